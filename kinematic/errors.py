@@ -1,0 +1,27 @@
+"""Exceptions raised by the exact core.
+
+Both are ``ValueError`` subclasses so that callers catching bad input in the usual way see them.
+"""
+
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy"]
+
+
+class InvalidBlockMDP(ValueError):
+    """A Block MDP (Python or JSON spec) violates the model of Section 2 of the paper.
+
+    The message names the offending entry, e.g.
+    ``transitions['s3']['a2'] sums to 9/10, not 1``.
+    """
+
+
+class AmbiguousTolerance(ValueError):
+    """Float-mode grouping cannot decide a partition consistently at the given tolerance.
+
+    Raised when states chain together within ``atol`` while their ends differ by more than
+    ``atol`` (so "equal up to atol" is not an equivalence on the data). Use exact mode or another
+    ``atol``.
+    """
+
+
+class InvalidPolicy(ValueError):
+    """A policy does not fit its Block MDP (wrong shape, negative or non-summing probabilities)."""

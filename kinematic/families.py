@@ -1,0 +1,302 @@
+"""Named Block MDPs: the diabolical combination lock (Section 7), the Figure
+``fig:mdp-canonical`` pair (Section 3), random sparse layered MDPs for scale, and the
+state-splitting transformations that make a non-canonical MDP out of any MDP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.model import BlockMDP, check_reachable
+from kinematic.numbers import Number, NumberMode, parse_number
+from kinematic.spec import from_spec, to_spec
+
+__all__ = [
+    "combination_lock",
+    "combination_lock_good_actions",
+    "figure2_canonical",
+    "figure2_split",
+    "random_sparse_mdp",
+    "split_state",
+    "unequal_split",
+]
+
+
+def combination_lock_good_actions(
+    horizon: int, actions: int, seed: int
+) -> tuple[list[str], list[str]]:
+    """The good actions ``u_{1:H}`` (for ``s_{h,a}``) and ``v_{1:H}`` (for ``s_{h,b}``).
+
+    Each coordinate is drawn uniformly from the ``K`` actions ``a1 .. aK`` with
+    ``numpy.random.default_rng(seed)``.
+    """
+    if horizon < 1:
+        raise ValueError(f"horizon must be at least 1, got {horizon}")
+    if actions < 2:
+        raise ValueError(f"the combination lock needs at least 2 actions, got {actions}")
+    draws = np.random.default_rng(seed).integers(actions, size=(2, horizon))
+    u, v = ([f"a{k + 1}" for k in row] for row in draws)
+    return u, v
+
+
+def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
+    """The diabolical combination lock of Section 7 ("The environment"), exact.
+
+    States ``s{h}a, s{h}b`` for every ``h`` and ``s{h}c`` for ``h >= 2``; actions ``a1 .. aK``;
+    start uniform over ``{s1a, s1b}``. The good action (``u_h`` at ``s{h}a``, ``v_h`` at
+    ``s{h}b``) moves uniformly to ``{s{h+1}a, s{h+1}b}``; every other action, and every action at
+    ``s{h}c``, moves to ``s{h+1}c``.
+
+    Rewards are expected values: 1 for the good action at layer H; ``0.1 x Ber(1/2)``, i.e.
+    ``1/20`` in expectation, for leaving a good state for the bad one (layers ``h < H``); 0
+    otherwise (at layer H there is no next state, so no anti-shaped reward). Hence
+    ``V* = 1`` and ``eta_min = 1/2``.
+    """
+    u, v = combination_lock_good_actions(horizon, actions, seed)
+    action_names = [f"a{k + 1}" for k in range(actions)]
+    half, anti_shaped = "1/2", "1/20"
+    layers = [["s1a", "s1b"]] + [[f"s{h}a", f"s{h}b", f"s{h}c"] for h in range(2, horizon + 1)]
+    transitions: dict[str, dict[str, dict[str, str]]] = {}
+    rewards: dict[str, dict[str, str]] = {}
+    for h in range(1, horizon + 1):
+        good = {f"s{h}a": u[h - 1], f"s{h}b": v[h - 1]}
+        for state, good_action in good.items():
+            if h == horizon:
+                rewards[state] = {good_action: "1"}
+                continue
+            transitions[state] = {
+                action: (
+                    {f"s{h + 1}a": half, f"s{h + 1}b": half}
+                    if action == good_action
+                    else {f"s{h + 1}c": "1"}
+                )
+                for action in action_names
+            }
+            rewards[state] = {a: anti_shaped for a in action_names if a != good_action}
+        if 1 < h < horizon:
+            transitions[f"s{h}c"] = {a: {f"s{h + 1}c": "1"} for a in action_names}
+    return from_spec(
+        {
+            "name": f"combolock-H{horizon}-K{actions}-seed{seed}",
+            "horizon": horizon,
+            "actions": action_names,
+            "layers": layers,
+            "start": {"s1a": half, "s1b": half},
+            "transitions": transitions,
+            "rewards": rewards,
+        }
+    )
+
+
+def random_sparse_mdp(
+    horizon: int, width: int, actions: int, successors: int, seed: int
+) -> BlockMDP:
+    """A random layered Block MDP in float mode, for measuring scale.
+
+    ``width`` states per layer, ``actions`` actions, and for every state-action pair
+    ``successors`` distinct next states with Dirichlet(1) probabilities; pair ``k`` of a layer
+    always includes next state ``k mod width`` so that every state is reachable. One observation
+    per state, no rewards. Built directly as arrays (no name dictionaries), so that large
+    instances are cheap to make.
+    """
+    if not 1 <= successors <= width:
+        raise ValueError(f"successors must lie in 1..width={width}, got {successors}")
+    rng = np.random.default_rng(seed)
+    pairs = width * actions
+    mode = NumberMode(exact=False)
+    transitions = []
+    for _ in range(horizon - 1):
+        columns = np.argsort(rng.random((pairs, width)), axis=1)[:, :successors]
+        forced = np.arange(pairs) % width
+        has_forced = (columns == forced[:, None]).any(axis=1)
+        columns[~has_forced, 0] = forced[~has_forced]
+        values = rng.dirichlet(np.ones(successors), size=pairs)
+        rows = np.repeat(np.arange(pairs), successors)
+        matrix = sp.csr_array(
+            (values.reshape(-1), (rows, columns.reshape(-1))), shape=(pairs, width)
+        )
+        transitions.append(matrix)
+    layers = tuple(tuple(f"s{h + 1}_{i}" for i in range(width)) for h in range(horizon))
+    mdp = BlockMDP(
+        name=f"random-H{horizon}-W{width}-A{actions}-S{successors}-seed{seed}",
+        layers=layers,
+        actions=tuple(f"a{k + 1}" for k in range(actions)),
+        start=np.full(width, 1.0 / width),
+        transitions=tuple(transitions),
+        observations=layers,
+        emission_state=tuple(np.arange(width) for _ in range(horizon)),
+        emission_probability=tuple(np.ones(width) for _ in range(horizon)),
+        rewards=tuple(np.zeros((width, actions)) for _ in range(horizon)),
+        mode=mode,
+    )
+    check_reachable(mdp)
+    return mdp
+
+
+def figure2_canonical() -> BlockMDP:
+    """The left MDP of Figure ``fig:mdp-canonical``: ``s1 -> s2 -> s3``, one action.
+
+    ``s2`` emits observation ``x2a`` 80% of the time and ``x2b`` otherwise.
+    """
+    return from_spec(
+        {
+            "name": "figure2",
+            "horizon": 3,
+            "actions": ["a"],
+            "layers": [["s1"], ["s2"], ["s3"]],
+            "start": {"s1": "1"},
+            "transitions": {"s1": {"a": {"s2": "1"}}, "s2": {"a": {"s3": "1"}}},
+            "emissions": {"s2": {"x2a": "4/5", "x2b": "1/5"}},
+        }
+    )
+
+
+def figure2_split() -> BlockMDP:
+    """The right MDP of Figure ``fig:mdp-canonical``: ``s2`` treated as ``s2a`` (the observations
+    it emits 80% of the time) and ``s2b`` (the rest). Its canonical form is
+    :func:`figure2_canonical`.
+    """
+    return split_state(figure2_canonical(), "s2", observations_a=["x2a"], names=("s2a", "s2b"))
+
+
+def split_state(
+    mdp: BlockMDP,
+    state: str,
+    observations_a: Sequence[str] | None = None,
+    weight: object | None = None,
+    names: tuple[str, str] | None = None,
+) -> BlockMDP:
+    """Treat ``state`` as two states with the same forward and proportional backward dynamics.
+
+    The two halves ``s_a, s_b`` are kinematically inseparable, so the result is not in canonical
+    form, and its canonical form is that of ``mdp`` (up to the names of merged states).
+
+    Give exactly one of:
+
+    observations_a
+        A non-empty proper subset of the observations of ``state``: ``s_a`` emits those,
+        ``s_b`` the others, each renormalised; ``s_a`` receives the share ``q(observations_a |
+        state)`` of every incoming probability.
+    weight
+        A number ``p`` in (0, 1): ``s_a`` receives the share ``p`` of every incoming
+        probability, ``s_b`` the rest; each observation ``x`` of ``state`` is refined into
+        ``x/a`` (emitted by ``s_a``) and ``x/b`` (by ``s_b``), with the rewards of ``x``.
+
+    ``names`` defaults to ``(state + "/a", state + "/b")``.
+    """
+    _check_state(mdp, state)
+    if (observations_a is None) == (weight is None):
+        raise ValueError("split_state: give exactly one of observations_a and weight")
+    if observations_a is None:
+        share = mdp.mode.scalar(parse_number(weight, "split_state weight"))
+        return _split(mdp, state, lambda source, action: share, names, by_observations=None)
+    emitted = {x: mdp.mode.scalar(p) for x, p in mdp.observations_of(state).items()}
+    chosen = set(observations_a)
+    if not chosen or not chosen < set(emitted) or len(chosen) != len(observations_a):
+        raise ValueError(
+            f"split_state: observations_a must be a non-empty proper subset of "
+            f"{sorted(emitted)}, got {list(observations_a)}"
+        )
+    share = sum((emitted[x] for x in chosen), mdp.mode.scalar(0))
+    return _split(mdp, state, lambda source, action: share, names, by_observations=chosen)
+
+
+def unequal_split(
+    mdp: BlockMDP,
+    state: str,
+    predecessor: tuple[str, str],
+    shares: tuple[object, object],
+    names: tuple[str, str] | None = None,
+) -> BlockMDP:
+    """Split ``state`` into two halves that are *not* backward KI (a negative control).
+
+    The first half receives the share ``shares[0]`` of ``T(state | predecessor)`` and the share
+    ``shares[1]`` of every other incoming probability; both halves keep the outgoing rows of
+    ``state``. Observations are refined as with ``split_state(weight=...)``. Unless
+    ``predecessor`` is the only pair leading to ``state``, the incoming columns of the halves are
+    not proportional, so by ``lem:bki-ratio`` they are backward separable.
+    """
+    _check_state(mdp, state)
+    special, other = (mdp.mode.scalar(parse_number(v, "unequal_split share")) for v in shares)
+    return _split(
+        mdp,
+        state,
+        lambda source, action: special if (source, action) == tuple(predecessor) else other,
+        names,
+        by_observations=None,
+    )
+
+
+def _check_state(mdp: BlockMDP, state: str) -> None:
+    if state not in mdp.state_location:
+        raise InvalidBlockMDP(f"split: unknown state {state!r}")
+
+
+def _split(
+    mdp: BlockMDP,
+    state: str,
+    share_of: Callable[[str | None, str | None], Number],
+    names: tuple[str, str] | None,
+    by_observations: set[str] | None,
+) -> BlockMDP:
+    """Replace ``state`` by two halves; ``share_of(source, action)`` is the first half's share of
+    ``T(state | source, action)`` (``source = action = None`` for the start distribution).
+
+    With ``by_observations``, the first half emits those observations and the second the rest
+    (renormalised); otherwise every observation ``x`` is refined into ``x/a`` and ``x/b``.
+    """
+    name_a, name_b = names or (f"{state}/a", f"{state}/b")
+    spec = to_spec(mdp)
+    emitted = {x: mdp.mode.scalar(p) for x, p in mdp.observations_of(state).items()}
+    rewards = spec.get("rewards", {})
+    if by_observations is not None:
+        mass = sum((emitted[x] for x in by_observations), mdp.mode.scalar(0))
+        emission_a = {x: p / mass for x, p in emitted.items() if x in by_observations}
+        emission_b = {x: p / (1 - mass) for x, p in emitted.items() if x not in by_observations}
+    else:
+        emission_a = {f"{x}/a": p for x, p in emitted.items()}
+        emission_b = {f"{x}/b": p for x, p in emitted.items()}
+        for x in emitted:
+            if x in rewards:
+                per_action = rewards.pop(x)
+                rewards[f"{x}/a"] = rewards[f"{x}/b"] = per_action
+
+    def divide(distribution: dict[str, object], source: str | None, action: str | None) -> dict:
+        if state not in distribution:
+            return distribution
+        share = share_of(source, action)
+        if not 0 < share < 1:
+            raise ValueError(f"split: shares must lie strictly between 0 and 1, got {share}")
+        result = {k: v for k, v in distribution.items() if k != state}
+        p = mdp.mode.scalar(parse_number(distribution[state], state))
+        result[name_a] = _same_kind(p * share, mdp)
+        result[name_b] = _same_kind(p * (1 - share), mdp)
+        return result
+
+    h, _ = mdp.state_location[state]
+    spec["layers"][h] = [
+        n for s in spec["layers"][h] for n in ((name_a, name_b) if s == state else (s,))
+    ]
+    spec["start"] = divide(spec["start"], None, None)
+    for source, per_action in spec["transitions"].items():
+        for action, distribution in per_action.items():
+            per_action[action] = divide(distribution, source, action)
+    if state in spec["transitions"]:
+        row = spec["transitions"].pop(state)
+        spec["transitions"][name_a] = spec["transitions"][name_b] = row
+    emissions = spec.setdefault("emissions", {})
+    emissions.pop(state, None)
+    emissions[name_a] = {x: _same_kind(p, mdp) for x, p in emission_a.items()}
+    emissions[name_b] = {x: _same_kind(p, mdp) for x, p in emission_b.items()}
+    spec["rewards"] = rewards
+    return from_spec(spec, atol=mdp.mode.atol)
+
+
+def _same_kind(value: Number, mdp: BlockMDP) -> object:
+    """Keep exact values exact (as ``"p/q"`` strings) and float values float."""
+    return str(Fraction(value)) if mdp.mode.exact else float(value)

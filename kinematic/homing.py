@@ -1,0 +1,247 @@
+"""Maximum visitation eta(s), eta_min and homing policies (paper, Section 2, ``def:homing``).
+
+``eta(s) = max_pi P_pi(s)`` over all non-stationary policies. By ``lem:homing_deterministic`` a
+deterministic non-stationary policy attains it, so backward induction computes it: for the
+targets ``S_h`` of one layer at once, ``V_h = I`` (one column per target) and
+``V_t(s) = max_a sum_s' T(s'|s, a) V_{t+1}(s')``; then ``eta = mu^T V_1``. One sparse-times-dense
+product per layer serves all targets of a layer together.
+
+The LP over occupancy measures (:func:`lp_maximum_visitation`) maximises over *stochastic*
+policies with ``scipy.optimize.linprog``; it is an independent cross-check of the dynamic program.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.model import BlockMDP
+from kinematic.numbers import Number
+from kinematic.policies import Policy, state_policy
+
+__all__ = [
+    "LinearProgramHoming",
+    "eta",
+    "eta_min",
+    "homing_policies",
+    "homing_policy",
+    "homing_policy_choices",
+    "lp_maximum_visitation",
+    "max_visitation",
+    "maximum_visitation",
+]
+
+
+def _backward_induction(
+    mdp: BlockMDP, target_layer: int, terminal: np.ndarray
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(t, Q_t, V_t)`` for ``t = target_layer - 1, ..., 0``.
+
+    ``terminal`` has shape ``(n_target_layer, k)``: ``k`` reward vectors on the target layer.
+    ``Q_t`` has shape ``(|A|, n_t, k)`` and ``V_t = max_a Q_t``.
+    """
+    values = terminal
+    for t in range(target_layer - 1, -1, -1):
+        product = mdp.action_major_transitions[t] @ values
+        q = np.asarray(product).reshape(mdp.number_of_actions, mdp.width(t), values.shape[1])
+        values = q.max(axis=0)
+        yield t, q, values
+
+
+def _greedy_actions(mdp: BlockMDP, q: np.ndarray) -> np.ndarray:
+    """Argmax over actions (axis 0) with ties broken towards the first action.
+
+    In float mode, actions within ``atol`` of the maximum count as tied.
+    """
+    if mdp.mode.exact:
+        return np.argmax(q, axis=0)
+    best = q.max(axis=0, keepdims=True)
+    return np.argmax(q >= best - mdp.mode.atol, axis=0)
+
+
+def _start_values(mdp: BlockMDP, target_layer: int, terminal: np.ndarray) -> np.ndarray:
+    """``max_pi E_pi[terminal(s_h)]`` for each column of ``terminal`` (``target_layer >= 1``)."""
+    (_, _, values), = deque(_backward_induction(mdp, target_layer, terminal), maxlen=1)
+    return np.asarray(mdp.start @ values).reshape(-1)
+
+
+def maximum_visitation(mdp: BlockMDP, workers: int | None = None) -> tuple[np.ndarray, ...]:
+    """``eta(s)`` for every state, per layer (``def:homing``, Section 2).
+
+    Layer 1 is the start distribution; every later layer is one batched backward induction
+    over all its states at once. In float mode the layers are spread over ``workers`` threads
+    (default: one per CPU; numpy and scipy release the GIL in these products).
+    """
+    def layer_eta(h: int) -> np.ndarray:
+        return _start_values(mdp, h, mdp.mode.identity(mdp.width(h)))
+
+    later = range(mdp.horizon - 1, 0, -1)  # longest inductions first
+    if mdp.mode.exact or mdp.horizon < 3:
+        computed = [layer_eta(h) for h in later]
+    else:
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+            computed = list(pool.map(layer_eta, later))
+    return (mdp.start.copy(), *reversed(computed))
+
+
+def eta(mdp: BlockMDP) -> dict[str, Number]:
+    """State name -> ``eta(s) = max_pi P_pi(s)``."""
+    return {
+        state: value
+        for layer, values in zip(mdp.layers, maximum_visitation(mdp), strict=True)
+        for state, value in zip(layer, values, strict=True)
+    }
+
+
+def eta_min(mdp: BlockMDP) -> Number:
+    """The reachability parameter ``eta_min = min_s eta(s)`` (Section 2)."""
+    return min(min(values) for values in maximum_visitation(mdp))
+
+
+def _target(mdp: BlockMDP, state: str) -> tuple[int, int]:
+    if state not in mdp.state_location:
+        raise InvalidBlockMDP(f"unknown state {state!r}")
+    return mdp.state_location[state]
+
+
+def max_visitation(mdp: BlockMDP, state: str) -> Number:
+    """``eta(state)`` by one backward induction for this target alone."""
+    h, i = _target(mdp, state)
+    if h == 0:
+        return mdp.start[i]
+    values = mdp.mode.zeros((mdp.width(h), 1))
+    values[i, 0] = mdp.mode.scalar(1)
+    return _start_values(mdp, h, values)[0]
+
+
+def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
+    """The decisions of a deterministic homing policy for ``state`` (``lem:homing_deterministic``).
+
+    Returns ``{s: action}`` for the states ``s`` of earlier layers from which ``state`` is
+    reachable; the choice elsewhere cannot change ``P_pi(state)``. Ties go to the first action.
+    """
+    h, i = _target(mdp, state)
+    values = mdp.mode.zeros((mdp.width(h), 1))
+    values[i, 0] = mdp.mode.scalar(1)
+    return _choices_for_targets(mdp, h, values)[0]
+
+
+def _choices_for_targets(
+    mdp: BlockMDP, h: int, terminal: np.ndarray
+) -> list[dict[str, str]]:
+    """Decisions per target (columns of ``terminal``), listed layer by layer."""
+    per_layer = [
+        (t, _greedy_actions(mdp, q), mdp.mode.positive(values))
+        for t, q, values in _backward_induction(mdp, h, terminal)
+    ]
+    choices: list[dict[str, str]] = [{} for _ in range(terminal.shape[1])]
+    for t, greedy, reaches in reversed(per_layer):
+        for s, k in zip(*np.nonzero(reaches), strict=True):
+            choices[k][mdp.layers[t][s]] = mdp.actions[greedy[s, k]]
+    return choices
+
+
+def homing_policies(mdp: BlockMDP) -> dict[str, dict[str, str]]:
+    """``homing_policy_choices`` for every state, one batched induction per layer.
+
+    Quadratic in the size of the MDP (each policy names a decision per earlier state).
+    """
+    result: dict[str, dict[str, str]] = {state: {} for state in mdp.layers[0]}
+    for h in range(1, mdp.horizon):
+        per_target = _choices_for_targets(mdp, h, mdp.mode.identity(mdp.width(h)))
+        result.update(zip(mdp.layers[h], per_target, strict=True))
+    return result
+
+
+def homing_policy(mdp: BlockMDP, state: str) -> Policy:
+    """A deterministic non-stationary homing policy ``pi_s`` (``def:homing``) as a :class:`Policy`.
+
+    States that cannot reach ``state``, and all layers from ``state``'s on, take the first action.
+    """
+    return state_policy(mdp, homing_policy_choices(mdp, state), default_action=mdp.actions[0])
+
+
+@dataclass(frozen=True)
+class LinearProgramHoming:
+    """Result of :func:`lp_maximum_visitation`.
+
+    Attributes
+    ----------
+    value : float
+        The LP optimum ``max_{pi stochastic} P_pi(state)``.
+    policy : Policy
+        The stochastic state policy read off the optimal occupancy measure,
+        ``pi(a|s) = d(s, a) / sum_a' d(s, a')`` (uniform where ``d(s, .) = 0``), in the MDP's
+        number mode (rounded to rationals with denominators up to 10^6 in exact mode).
+    """
+
+    value: float
+    policy: Policy
+
+
+def lp_maximum_visitation(mdp: BlockMDP, state: str) -> LinearProgramHoming:
+    """``max_pi P_pi(state)`` over stochastic policies, as a linear program over occupancies.
+
+    Variables ``d_t(s, a) >= 0`` for the layers before ``state``'s; constraints
+    ``sum_a d_1(s, a) = mu(s)`` and ``sum_a d_{t+1}(s', a) = sum_{s, a} T(s'|s, a) d_t(s, a)``;
+    objective ``sum_{s, a} T(state|s, a) d_{h-1}(s, a)``. Used to check
+    ``lem:homing_deterministic`` against :func:`max_visitation`. Solved in floating point by
+    HiGHS.
+    """
+    h, i = _target(mdp, state)
+    number_of_actions = mdp.number_of_actions
+    if h == 0:
+        return LinearProgramHoming(float(mdp.start[i]), state_policy(mdp, {}))
+    sizes = [mdp.width(t) * number_of_actions for t in range(h)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    blocks_rows, rhs = [], []
+    for t in range(h):
+        width = mdp.width(t)
+        row = [None] * h
+        row[t] = sp.kron(sp.eye(width), np.ones((1, number_of_actions)))
+        if t > 0:
+            previous = mdp.transition_tensor(t - 1).reshape(-1, width).astype(np.float64)
+            row[t - 1] = -sp.csr_array(previous.T)
+        blocks_rows.append(row)
+        rhs.append(
+            np.asarray(mdp.start, dtype=np.float64) if t == 0 else np.zeros(width)
+        )
+    equality = sp.block_array(blocks_rows, format="csr")
+    objective = np.zeros(offsets[-1])
+    last = mdp.transition_tensor(h - 1).reshape(-1, mdp.width(h))[:, i].astype(np.float64)
+    objective[offsets[h - 1]:] = -last
+    solution = linprog(
+        objective, A_eq=equality, b_eq=np.concatenate(rhs), bounds=(0, None), method="highs"
+    )
+    if solution.status != 0:
+        raise RuntimeError(f"linprog failed for {state!r}: {solution.message}")
+    choices = {}
+    for t in range(h):
+        occupancy = solution.x[offsets[t]:offsets[t + 1]].reshape(mdp.width(t), number_of_actions)
+        for s, row in enumerate(occupancy):
+            if row.sum() > 0:
+                choices[mdp.layers[t][s]] = _distribution(mdp, row / row.sum())
+    return LinearProgramHoming(-solution.fun, state_policy(mdp, choices))
+
+
+def _distribution(mdp: BlockMDP, probabilities: np.ndarray) -> dict[str, Number]:
+    """Action distribution in the MDP's mode; in exact mode rounded to rationals summing to 1."""
+    probabilities = np.clip(probabilities, 0, None)
+    probabilities = probabilities / probabilities.sum()
+    if not mdp.mode.exact:
+        return dict(zip(mdp.actions, probabilities.tolist(), strict=True))
+    rounded = [Fraction(p).limit_denominator(10**6) for p in probabilities[:-1]]
+    rounded.append(1 - sum(rounded, Fraction(0)))
+    if rounded[-1] < 0:  # rounding overshot: fall back to the most likely action
+        best = int(np.argmax(probabilities))
+        rounded = [Fraction(int(k == best)) for k in range(len(probabilities))]
+    return dict(zip(mdp.actions, rounded, strict=True))

@@ -1,0 +1,222 @@
+"""Backward, forward and full kinematic inseparability partitions (paper, Section 3).
+
+For states (equivalently their observations, ``lem:state-inseparable``) of layer ``h``:
+
+- backward KI (``def:bki``): by ``lem:bki-ratio``, ``s1 ~ s2`` iff the incoming columns
+  ``T(s1 | ., .)`` and ``T(s2 | ., .)`` over ``S_{h-1} x A`` are proportional. Layer 1 has no
+  backward dynamics: all its states form one block (``phi_B,1 = 1``).
+- forward KI (``def:fki``): ``s1 ~ s2`` iff ``T(. | s1, a) = T(. | s2, a)`` for every action.
+  Layer H has no forward dynamics: all its states form one block (``phi_F,H = 1``).
+- KI (``def:ki``): both.
+
+Grouping is near-linear: exact vectors (normalised columns, rows) are hashed; float vectors are
+first hashed bit for bit, then the remaining near-duplicates are found by sorting a random
+projection and checked in the max norm against ``atol``. Float grouping never splits or merges
+inconsistently: when states chain within ``atol`` while the ends of the chain differ by more,
+:class:`AmbiguousTolerance` is raised instead of a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from kinematic.errors import AmbiguousTolerance
+from kinematic.model import BlockMDP
+
+__all__ = [
+    "Partition",
+    "backward_ki_partition",
+    "forward_ki_partition",
+    "ki_partition",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """A partition of every layer's states into blocks.
+
+    Attributes
+    ----------
+    kind : str
+        ``"backward"``, ``"forward"`` or ``"ki"``.
+    layers : tuple of tuple of str
+        The states of each layer (as in the MDP).
+    labels : tuple of int ndarrays
+        ``labels[h][i]`` is the block of state ``layers[h][i]``; blocks are numbered
+        0, 1, ... per layer in order of first appearance.
+    """
+
+    kind: str
+    layers: tuple[tuple[str, ...], ...]
+    labels: tuple[np.ndarray, ...]
+
+    def blocks_of_layer(self, layer: int) -> list[list[str]]:
+        """The blocks of layer ``layer`` (0-based), each a list of state names."""
+        blocks: list[list[str]] = [[] for _ in range(self.blocks_per_layer[layer])]
+        for state, label in zip(self.layers[layer], self.labels[layer], strict=True):
+            blocks[label].append(state)
+        return blocks
+
+    def blocks(self) -> list[list[str]]:
+        """All blocks, layer by layer."""
+        return [block for h in range(len(self.layers)) for block in self.blocks_of_layer(h)]
+
+    @property
+    def blocks_per_layer(self) -> tuple[int, ...]:
+        """Number of blocks in each layer."""
+        return tuple(int(labels.max()) + 1 for labels in self.labels)
+
+    @property
+    def number_of_blocks(self) -> int:
+        """Size of the partition: ``N_BD``, ``N_FD`` or ``N_KD`` of Section 3."""
+        return sum(self.blocks_per_layer)
+
+    def same_block(self, first: str, second: str) -> bool:
+        """Whether two states lie in the same block (states of different layers never do)."""
+        location = {s: (h, i) for h, layer in enumerate(self.layers) for i, s in enumerate(layer)}
+        (h1, i1), (h2, i2) = location[first], location[second]
+        return h1 == h2 and self.labels[h1][i1] == self.labels[h2][i2]
+
+
+def _first_appearance(keys: list) -> np.ndarray:
+    """Labels numbered by first appearance of each distinct key."""
+    numbering: dict = {}
+    return np.asarray([numbering.setdefault(key, len(numbering)) for key in keys], dtype=np.intp)
+
+
+def _group_exact(rows: np.ndarray) -> np.ndarray:
+    """Labels of equal rows of an exact (object) matrix, by hashing their non-zero entries."""
+    keys = []
+    for row in rows:
+        nonzero = np.flatnonzero(row != 0)
+        keys.append(tuple(zip(nonzero.tolist(), row[nonzero].tolist(), strict=True)))
+    return _first_appearance(keys)
+
+
+def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.ndarray:
+    """Labels of rows equal within ``atol`` in the max norm (see the module docstring)."""
+    rows = sp.csr_array(rows)
+    rows.sort_indices()
+    keys = [
+        (rows.indices[a:b].tobytes(), rows.data[a:b].tobytes())
+        for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)
+    ]
+    exact_labels = _first_appearance(keys)
+    representatives = np.unique(exact_labels, return_index=True)[1]
+    unique_rows = rows[representatives]
+    count = len(representatives)
+    weights = np.random.default_rng(0).uniform(1.0, 2.0, size=rows.shape[1])
+    projection = unique_rows @ weights
+    order = np.argsort(projection, kind="stable")
+    threshold = atol * weights.sum()
+    first, second = [], []
+    for position, i in enumerate(order):
+        for j in order[position + 1:]:
+            if projection[j] - projection[i] > threshold:
+                break
+            first.append(i)
+            second.append(j)
+    close_first, close_second = _pairs_within(unique_rows, first, second, atol)
+    graph = sp.coo_array(
+        (np.ones(len(close_first)), (close_first, close_second)), shape=(count, count)
+    )
+    _, components = connected_components(graph, directed=False)
+    component_labels = _first_appearance(components.tolist())
+    _check_consistent(unique_rows, component_labels, atol, [names[r] for r in representatives])
+    return _first_appearance(component_labels[exact_labels].tolist())
+
+
+def _pairs_within(
+    rows: sp.csr_array, first: list[int], second: list[int], atol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate pairs whose rows differ by at most ``atol`` in the max norm."""
+    first_a, second_a = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+    if not len(first_a):
+        return first_a, second_a
+    distance = abs(rows[first_a] - rows[second_a]).max(axis=1).toarray().reshape(-1)
+    close = distance <= atol
+    return first_a[close], second_a[close]
+
+
+def _check_consistent(
+    rows: sp.csr_array, labels: np.ndarray, atol: float, names: list[str]
+) -> None:
+    """Every member of a block must lie within ``atol`` of the block's first member."""
+    anchors = np.unique(labels, return_index=True)[1][labels]
+    distance = abs(rows - rows[anchors]).max(axis=1).toarray().reshape(-1)
+    worst = int(np.argmax(distance)) if len(distance) else 0
+    if len(distance) and distance[worst] > atol:
+        raise AmbiguousTolerance(
+            f"states {names[anchors[worst]]!r} and {names[worst]!r} are linked by a chain of "
+            f"states within atol={atol} but differ by {distance[worst]:.3g}"
+        )
+
+
+def _group(mdp: BlockMDP, rows: np.ndarray | sp.csr_array, names: tuple[str, ...]) -> np.ndarray:
+    if mdp.mode.exact:
+        return _group_exact(rows)
+    return _group_float(rows, mdp.mode.atol, names)
+
+
+def _incoming_columns(mdp: BlockMDP, layer: int) -> np.ndarray | sp.csr_array:
+    """Rows ``T(s | ., .) / sum T(s | ., .)`` for the states ``s`` of ``layer`` (>= 1)."""
+    matrix = mdp.transitions[layer - 1]
+    if mdp.mode.exact:
+        columns = matrix.T
+        return columns / columns.sum(axis=1)[:, None]
+    columns = sp.csr_array(matrix.T)
+    totals = np.asarray(columns.sum(axis=1)).reshape(-1)
+    return sp.csr_array(sp.diags_array(1.0 / totals) @ columns)
+
+
+def _outgoing_rows(mdp: BlockMDP, layer: int) -> np.ndarray | sp.csr_array:
+    """Rows ``(T(. | s, a))_a`` concatenated over actions, for the states of ``layer``."""
+    matrix = mdp.transitions[layer]
+    width = mdp.width(layer)
+    if mdp.mode.exact:
+        return matrix.reshape(width, -1)
+    return sp.csr_array(matrix.reshape((width, matrix.shape[0] * matrix.shape[1] // width)))
+
+
+def backward_ki_partition(mdp: BlockMDP) -> Partition:
+    """The backward KI partition (``def:bki``), computed by ``lem:bki-ratio``.
+
+    Layer 1 is one block; in layer ``h >= 2`` two states share a block iff their incoming
+    transition columns are proportional.
+    """
+    labels = [np.zeros(mdp.width(0), dtype=np.intp)]
+    for h in range(1, mdp.horizon):
+        labels.append(_group(mdp, _incoming_columns(mdp, h), mdp.layers[h]))
+    return Partition("backward", mdp.layers, tuple(labels))
+
+
+def forward_ki_partition(mdp: BlockMDP) -> Partition:
+    """The forward KI partition (``def:fki``): equal outgoing rows for every action.
+
+    Layer H is one block.
+    """
+    labels = [
+        _group(mdp, _outgoing_rows(mdp, h), mdp.layers[h]) for h in range(mdp.horizon - 1)
+    ]
+    labels.append(np.zeros(mdp.width(mdp.horizon - 1), dtype=np.intp))
+    return Partition("forward", mdp.layers, tuple(labels))
+
+
+def ki_partition(
+    mdp: BlockMDP, backward: Partition | None = None, forward: Partition | None = None
+) -> Partition:
+    """The KI partition (``def:ki``): the common refinement of backward and forward KI.
+
+    Pass already computed ``backward`` / ``forward`` partitions to avoid recomputing them.
+    """
+    backward = backward_ki_partition(mdp) if backward is None else backward
+    forward = forward_ki_partition(mdp) if forward is None else forward
+    labels = tuple(
+        _first_appearance(list(zip(b.tolist(), f.tolist(), strict=True)))
+        for b, f in zip(backward.labels, forward.labels, strict=True)
+    )
+    return Partition("ki", mdp.layers, labels)

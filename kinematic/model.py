@@ -1,0 +1,462 @@
+"""The Block MDP model of Section 2 of the paper (``assumption:disjoint-emission``).
+
+A :class:`BlockMDP` is layered: states ``S_1 .. S_H`` (named strings, each in exactly one layer),
+actions ``A``, a start distribution over ``S_1``, transitions ``T(s'|s, a)`` from ``S_h`` into
+``S_{h+1}``, emissions ``q(x|s)`` whose supports are pairwise disjoint, and expected rewards
+``R(x, a)`` on observations. Inside, everything is indexed by dense integers per layer; names are
+kept at the edges. Build one with :func:`block_mdp` (Python values) or
+:func:`kinematic.spec.load_spec` (JSON); both validate and raise :class:`InvalidBlockMDP`
+naming the entry at fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
+
+__all__ = ["BlockMDP", "block_mdp", "relabel_states"]
+
+Matrix = np.ndarray | sp.csr_array
+
+
+@dataclass(frozen=True, eq=False)
+class BlockMDP:
+    """A layered Block MDP with disjoint emissions (paper, Section 2).
+
+    Attributes
+    ----------
+    name : str
+    layers : tuple of tuple of str
+        ``layers[h]`` lists the states of layer ``h + 1`` (the paper counts from 1).
+    actions : tuple of str
+    start : ndarray, shape (n_1,)
+        Start distribution over layer 1.
+    transitions : tuple of matrices
+        ``transitions[h]`` has shape ``(n_h * |A|, n_{h+1})``; row ``s * |A| + a`` holds
+        ``T(. | s, a)``. Dense object arrays in exact mode, ``scipy.sparse.csr_array`` in
+        float mode.
+    observations : tuple of tuple of str
+        Observation names per layer.
+    emission_state : tuple of int ndarrays
+        ``emission_state[h][x]`` is the index, within layer ``h``, of the state emitting ``x``
+        (the decoder of the paper); disjoint supports hold by construction.
+    emission_probability : tuple of ndarrays
+        ``q(x | decoder(x))`` per observation.
+    rewards : tuple of ndarrays
+        ``rewards[h]`` has shape ``(m_h, |A|)``: expected reward ``R(x, a)``.
+    mode : NumberMode
+    """
+
+    name: str
+    layers: tuple[tuple[str, ...], ...]
+    actions: tuple[str, ...]
+    start: np.ndarray
+    transitions: tuple[Matrix, ...]
+    observations: tuple[tuple[str, ...], ...]
+    emission_state: tuple[np.ndarray, ...]
+    emission_probability: tuple[np.ndarray, ...]
+    rewards: tuple[np.ndarray, ...]
+    mode: NumberMode
+
+    @property
+    def horizon(self) -> int:
+        return len(self.layers)
+
+    @property
+    def number_of_actions(self) -> int:
+        return len(self.actions)
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        return tuple(state for layer in self.layers for state in layer)
+
+    @cached_property
+    def state_location(self) -> dict[str, tuple[int, int]]:
+        """State name -> (layer index from 0, index within the layer)."""
+        return {s: (h, i) for h, layer in enumerate(self.layers) for i, s in enumerate(layer)}
+
+    @cached_property
+    def observation_location(self) -> dict[str, tuple[int, int]]:
+        """Observation name -> (layer index from 0, index within the layer's observations)."""
+        return {
+            x: (h, i) for h, layer in enumerate(self.observations) for i, x in enumerate(layer)
+        }
+
+    @cached_property
+    def action_major_transitions(self) -> tuple[Matrix, ...]:
+        """``transitions`` with rows reordered to ``a * n_h + s``: ``T[a]`` is a contiguous block.
+
+        Dynamic programs reshape ``T @ V`` to ``(|A|, n_h, k)`` and maximise over the first axis,
+        an element-wise maximum of contiguous blocks.
+        """
+        result = []
+        for h, matrix in enumerate(self.transitions):
+            width = self.width(h)
+            order = np.arange(width)[None, :] * self.number_of_actions
+            order = (order + np.arange(self.number_of_actions)[:, None]).reshape(-1)
+            result.append(matrix[order])
+        return tuple(result)
+
+    def width(self, layer: int) -> int:
+        """Number of states in layer ``layer`` (0-based)."""
+        return len(self.layers[layer])
+
+    def transition_tensor(self, layer: int) -> np.ndarray:
+        """Dense ``T[s, a, s']`` from layer ``layer`` (0-based) to the next one."""
+        matrix = self.transitions[layer]
+        dense = matrix.toarray() if sp.issparse(matrix) else matrix
+        return dense.reshape(self.width(layer), self.number_of_actions, self.width(layer + 1))
+
+    def emission_matrix(self, layer: int) -> np.ndarray:
+        """Dense ``q(x | s)`` of shape ``(n_h, m_h)`` for layer ``layer`` (0-based)."""
+        matrix = self.mode.zeros((self.width(layer), len(self.observations[layer])))
+        columns = np.arange(len(self.observations[layer]))
+        matrix[self.emission_state[layer], columns] = self.emission_probability[layer]
+        return matrix
+
+    def observations_of(self, state: str) -> dict[str, Number]:
+        """The emission distribution ``q(. | state)`` as observation name -> probability."""
+        h, i = self.state_location[state]
+        return {
+            self.observations[h][x]: self.emission_probability[h][x]
+            for x in np.flatnonzero(self.emission_state[h] == i)
+        }
+
+
+def _check_distribution(
+    mode: NumberMode, values: Mapping[str, Number], where: str
+) -> None:
+    for key, value in values.items():
+        if value < 0:
+            raise InvalidBlockMDP(f"{where}[{key!r}] is negative ({value})")
+    total = sum(values.values(), mode.scalar(0))
+    if not mode.equal(total, mode.scalar(1)):
+        raise InvalidBlockMDP(f"{where} sums to {total}, not 1")
+
+
+def _mapping(value: object, where: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise InvalidBlockMDP(f"{where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def block_mdp(
+    name: str,
+    layers: Sequence[Sequence[str]],
+    actions: Sequence[str],
+    start: Mapping[str, object],
+    transitions: Mapping[str, Mapping[str, Mapping[str, object]]],
+    emissions: Mapping[str, Mapping[str, object]] | None = None,
+    rewards: Mapping[str, Mapping[str, object]] | None = None,
+    atol: float = DEFAULT_ATOL,
+) -> BlockMDP:
+    """Build and validate a :class:`BlockMDP` from names and numbers.
+
+    Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; any float puts the
+    whole MDP in float mode with tolerance ``atol``, otherwise it is exact.
+
+    Parameters
+    ----------
+    layers : the states of each layer, layer 1 first.
+    start : state of layer 1 -> probability; states left out have probability 0.
+    transitions : state -> action -> next state -> probability, for every state of layers
+        1..H-1 and every action; next states lie in the following layer.
+    emissions : state -> observation -> probability (optional; a state left out emits one
+        observation named like itself). Supports must be disjoint (Assumption 1).
+    rewards : state or observation -> action -> expected reward (optional, default 0). A state
+        key gives the reward to every observation of that state.
+
+    Raises
+    ------
+    InvalidBlockMDP
+        Naming the entry at fault: empty layers, unknown or repeated names, negative or
+        non-summing probabilities, a transition that leaves the next layer, overlapping
+        emissions, NaN, or a state that no policy reaches (eta = 0).
+    """
+    layers_t = _check_layers(layers)
+    actions_t = _check_actions(actions)
+    location = {s: (h, i) for h, layer in enumerate(layers_t) for i, s in enumerate(layer)}
+    horizon = len(layers_t)
+
+    parsed_start = _parse_start(start, location)
+    parsed_transitions = _parse_transitions(transitions, location, actions_t, horizon)
+    parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
+    emitter = {x: s for s, dist in parsed_emissions.items() for x in dist}
+    parsed_rewards = _parse_rewards(rewards or {}, location, actions_t, parsed_emissions, emitter)
+
+    all_values = [*parsed_start.values()]
+    all_values += [p for per_action in parsed_transitions.values()
+                   for dist in per_action.values() for p in dist.values()]
+    all_values += [p for dist in parsed_emissions.values() for p in dist.values()]
+    all_values += [r for per_action in parsed_rewards.values() for r in per_action.values()]
+    mode = NumberMode.for_values(all_values, atol=atol)
+
+    def convert(values: Mapping[str, Number]) -> dict[str, Number]:
+        return {k: mode.scalar(v) for k, v in values.items()}
+
+    start_c = convert(parsed_start)
+    _check_distribution(mode, start_c, "start")
+    start_vector = mode.zeros(len(layers_t[0]))
+    for state, p in start_c.items():
+        start_vector[location[state][1]] = p
+
+    number_of_actions = len(actions_t)
+    matrices = []
+    for h in range(horizon - 1):
+        dense = mode.zeros((len(layers_t[h]) * number_of_actions, len(layers_t[h + 1])))
+        for i, state in enumerate(layers_t[h]):
+            for a, action in enumerate(actions_t):
+                dist = convert(parsed_transitions[state][action])
+                _check_distribution(mode, dist, f"transitions[{state!r}][{action!r}]")
+                for target, p in dist.items():
+                    dense[i * number_of_actions + a, location[target][1]] = p
+        matrices.append(mode.matrix(dense))
+
+    observations, emission_state, emission_probability, reward_arrays = [], [], [], []
+    for layer in layers_t:
+        names, owners, probabilities = [], [], []
+        for i, state in enumerate(layer):
+            dist = convert(parsed_emissions[state])
+            _check_distribution(mode, dist, f"emissions[{state!r}]")
+            for observation, p in dist.items():
+                if mode.is_zero(p):
+                    continue
+                names.append(observation)
+                owners.append(i)
+                probabilities.append(p)
+        observations.append(tuple(names))
+        emission_state.append(np.asarray(owners, dtype=np.intp))
+        emission_probability.append(mode.array(probabilities))
+        reward_matrix = mode.zeros((len(names), number_of_actions))
+        for x, observation in enumerate(names):
+            for action, value in parsed_rewards.get(observation, {}).items():
+                reward_matrix[x, actions_t.index(action)] = mode.scalar(value)
+        reward_arrays.append(reward_matrix)
+
+    mdp = BlockMDP(
+        name=str(name),
+        layers=layers_t,
+        actions=actions_t,
+        start=start_vector,
+        transitions=tuple(matrices),
+        observations=tuple(observations),
+        emission_state=tuple(emission_state),
+        emission_probability=tuple(emission_probability),
+        rewards=tuple(reward_arrays),
+        mode=mode,
+    )
+    check_reachable(mdp)
+    return mdp
+
+
+def check_reachable(mdp: BlockMDP) -> None:
+    """Raise :class:`InvalidBlockMDP` naming the first state that no policy reaches (eta = 0).
+
+    A state is reachable iff some path of positive-probability start and transitions leads to it,
+    which is what the uniform policy explores.
+    """
+    reached = mdp.mode.positive(mdp.start)
+    for h in range(mdp.horizon):
+        missing = np.flatnonzero(~reached)
+        if missing.size:
+            state = mdp.layers[h][missing[0]]
+            raise InvalidBlockMDP(
+                f"state {state!r} (layer {h + 1}) is unreachable: no policy visits it (eta = 0)"
+            )
+        if h + 1 < mdp.horizon:
+            rows = np.repeat(reached.astype(np.float64), mdp.number_of_actions)
+            support = mdp.transitions[h]
+            support = (support != 0) if sp.issparse(support) else mdp.mode.positive(support)
+            reached = np.asarray(rows @ support, dtype=np.float64).ravel() > 0
+
+
+def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
+    """The same MDP with states renamed by ``mapping`` (states left out keep their name)."""
+    layers = tuple(tuple(mapping.get(s, s) for s in layer) for layer in mdp.layers)
+    names = [s for layer in layers for s in layer]
+    if len(set(names)) != len(names):
+        raise InvalidBlockMDP("relabel_states: the mapping gives two states the same name")
+    return BlockMDP(
+        name=mdp.name,
+        layers=layers,
+        actions=mdp.actions,
+        start=mdp.start,
+        transitions=mdp.transitions,
+        observations=mdp.observations,
+        emission_state=mdp.emission_state,
+        emission_probability=mdp.emission_probability,
+        rewards=mdp.rewards,
+        mode=mdp.mode,
+    )
+
+
+def _check_layers(layers: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
+    if isinstance(layers, str | bytes) or not isinstance(layers, Sequence) or not layers:
+        raise InvalidBlockMDP("layers must be a non-empty list of lists of state names")
+    seen: dict[str, int] = {}
+    result = []
+    for h, layer in enumerate(layers, start=1):
+        if isinstance(layer, str) or not isinstance(layer, Sequence):
+            raise InvalidBlockMDP(f"layer {h} must be a list of state names, got {layer!r}")
+        if not layer:
+            raise InvalidBlockMDP(f"layer {h} is empty")
+        for state in layer:
+            if not isinstance(state, str) or not state:
+                raise InvalidBlockMDP(f"layer {h}: state name {state!r} is not a non-empty string")
+            if state in seen:
+                raise InvalidBlockMDP(
+                    f"state {state!r} appears twice (layers {seen[state]} and {h})"
+                )
+            seen[state] = h
+        result.append(tuple(layer))
+    return tuple(result)
+
+
+def _check_actions(actions: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(actions, str) or not isinstance(actions, Sequence) or not actions:
+        raise InvalidBlockMDP("actions must be a non-empty list of action names")
+    for action in actions:
+        if not isinstance(action, str) or not action:
+            raise InvalidBlockMDP(f"action name {action!r} is not a non-empty string")
+    duplicates = sorted({a for a in actions if list(actions).count(a) > 1})
+    if duplicates:
+        raise InvalidBlockMDP(f"action {duplicates[0]!r} appears twice")
+    return tuple(actions)
+
+
+def _parse_start(start: object, location: dict[str, tuple[int, int]]) -> dict[str, Number]:
+    result = {}
+    for state, value in _mapping(start, "start").items():
+        if state not in location:
+            raise InvalidBlockMDP(f"start: unknown state {state!r}")
+        if location[state][0] != 0:
+            raise InvalidBlockMDP(
+                f"start: state {state!r} is in layer {location[state][0] + 1}, not layer 1"
+            )
+        result[state] = parse_number(value, f"start[{state!r}]")
+    return result
+
+
+def _parse_transitions(
+    transitions: object,
+    location: dict[str, tuple[int, int]],
+    actions: tuple[str, ...],
+    horizon: int,
+) -> dict[str, dict[str, dict[str, Number]]]:
+    transitions = _mapping(transitions, "transitions")
+    for state in transitions:
+        if state not in location:
+            raise InvalidBlockMDP(f"transitions: unknown state {state!r}")
+        if location[state][0] == horizon - 1 and transitions[state]:
+            raise InvalidBlockMDP(
+                f"transitions[{state!r}]: {state!r} is in the last layer {horizon}, "
+                "which has no next layer"
+            )
+    result: dict[str, dict[str, dict[str, Number]]] = {}
+    for state, (h, _) in location.items():
+        if h == horizon - 1:
+            continue
+        if state not in transitions:
+            raise InvalidBlockMDP(f"transitions: state {state!r} (layer {h + 1}) has no entry")
+        per_action = _mapping(transitions[state], f"transitions[{state!r}]")
+        for action in per_action:
+            if action not in actions:
+                raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
+        result[state] = {}
+        for action in actions:
+            where = f"transitions[{state!r}][{action!r}]"
+            if action not in per_action:
+                raise InvalidBlockMDP(f"{where} is missing")
+            dist = {}
+            for target, value in _mapping(per_action[action], where).items():
+                if target not in location:
+                    raise InvalidBlockMDP(f"{where}: unknown state {target!r}")
+                if location[target][0] != h + 1:
+                    raise InvalidBlockMDP(
+                        f"{where}[{target!r}]: {target!r} is in layer {location[target][0] + 1}, "
+                        f"not the next layer {h + 2}"
+                    )
+                dist[target] = parse_number(value, f"{where}[{target!r}]")
+            result[state][action] = dist
+    return result
+
+
+def _parse_emissions(
+    emissions: object, location: dict[str, tuple[int, int]], layers: tuple[tuple[str, ...], ...]
+) -> dict[str, dict[str, Number]]:
+    emissions = _mapping(emissions, "emissions")
+    for state in emissions:
+        if state not in location:
+            raise InvalidBlockMDP(f"emissions: unknown state {state!r}")
+    result: dict[str, dict[str, Number]] = {}
+    emitter: dict[str, str] = {}
+    for layer in layers:
+        for state in layer:
+            given = emissions.get(state)
+            if given is None:
+                result[state] = {state: Fraction(1)}
+            else:
+                where = f"emissions[{state!r}]"
+                given = _mapping(given, where)
+                if not given:
+                    raise InvalidBlockMDP(f"{where} is empty")
+                result[state] = {
+                    str(x): parse_number(v, f"{where}[{x!r}]") for x, v in given.items()
+                }
+            for observation, p in result[state].items():
+                if p == 0:
+                    continue
+                if observation in emitter:
+                    raise InvalidBlockMDP(
+                        f"emissions: observation {observation!r} is emitted by both "
+                        f"{emitter[observation]!r} and {state!r} (supports must be disjoint)"
+                    )
+                if observation in location and observation != state:
+                    raise InvalidBlockMDP(
+                        f"emissions[{state!r}]: observation {observation!r} is also the name "
+                        f"of state {observation!r}"
+                    )
+                emitter[observation] = state
+    return result
+
+
+def _parse_rewards(
+    rewards: object,
+    location: dict[str, tuple[int, int]],
+    actions: tuple[str, ...],
+    emissions: dict[str, dict[str, Number]],
+    emitter: dict[str, str],
+) -> dict[str, dict[str, Number]]:
+    """Rewards keyed by observation; a state key is lifted to each of its observations."""
+    result: dict[str, dict[str, Number]] = {}
+    source: dict[str, str] = {}
+    for key, per_action in _mapping(rewards, "rewards").items():
+        where = f"rewards[{key!r}]"
+        if key in location:
+            targets = list(emissions[key])
+        elif key in emitter:
+            targets = [key]
+        else:
+            raise InvalidBlockMDP(f"rewards: unknown state or observation {key!r}")
+        values = {}
+        for action, value in _mapping(per_action, where).items():
+            if action not in actions:
+                raise InvalidBlockMDP(f"{where}: unknown action {action!r}")
+            values[action] = parse_number(value, f"{where}[{action!r}]")
+        for observation in targets:
+            if observation in source:
+                raise InvalidBlockMDP(
+                    f"rewards: observation {observation!r} gets rewards from both "
+                    f"{source[observation]!r} and {key!r}"
+                )
+            source[observation] = key
+            result[observation] = values
+    return result

@@ -1,0 +1,124 @@
+"""The two number modes of the toolkit: exact rationals and floats with a tolerance.
+
+A spec whose probabilities are ints, ``Fraction`` objects or strings such as ``"4/5"`` or
+``"0.25"`` is *exact*: every number is a :class:`fractions.Fraction`, arrays have ``dtype=object``
+and comparisons are ``==``. A spec with any float is in *float* mode: arrays are ``float64``,
+transition matrices are ``scipy.sparse`` and comparisons use the absolute tolerance ``atol``.
+Algorithms are written once against :class:`NumberMode` and the ``@`` operator, which both
+representations support.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from kinematic.errors import InvalidBlockMDP
+
+__all__ = ["DEFAULT_ATOL", "Number", "NumberMode", "parse_number"]
+
+Number = Fraction | float
+DEFAULT_ATOL = 1e-9
+
+
+def parse_number(value: object, where: str) -> Number:
+    """Read one probability or reward from a spec or from Python.
+
+    Ints, ``Fraction`` objects and numeric strings (``"p/q"``, ``"0.25"``) become exact
+    ``Fraction`` values; floats stay floats. Booleans, NaN, infinities and anything else raise
+    :class:`InvalidBlockMDP` naming ``where``.
+    """
+    if isinstance(value, bool):
+        raise InvalidBlockMDP(f"{where}: {value!r} is a boolean, not a number")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, Integral):
+        return Fraction(int(value))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InvalidBlockMDP(
+                f"{where}: {value!r} is not a number (use 'p/q', an int or a decimal)"
+            ) from None
+    if isinstance(value, Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise InvalidBlockMDP(f"{where}: {value!r} is not a finite number")
+        return number
+    raise InvalidBlockMDP(f"{where}: {value!r} is not a number")
+
+
+@dataclass(frozen=True)
+class NumberMode:
+    """Exact (``Fraction``) or float (with absolute tolerance ``atol``) arithmetic.
+
+    Attributes
+    ----------
+    exact : bool
+        True for rationals, False for ``float64``.
+    atol : float
+        Tolerance used by every float comparison (ignored in exact mode).
+    """
+
+    exact: bool
+    atol: float = DEFAULT_ATOL
+
+    @classmethod
+    def for_values(cls, values: Iterable[Number], atol: float = DEFAULT_ATOL) -> NumberMode:
+        """Exact mode unless some value is a float."""
+        return cls(exact=not any(isinstance(v, float) for v in values), atol=atol)
+
+    @property
+    def dtype(self) -> type:
+        return object if self.exact else np.float64
+
+    def scalar(self, value: Number) -> Number:
+        return Fraction(value) if self.exact else float(value)
+
+    def array(self, values: Iterable[Number] | np.ndarray) -> np.ndarray:
+        """A 1-d or n-d array of this mode's numbers."""
+        if self.exact:
+            source = np.asarray(values, dtype=object)
+            result = np.empty(source.shape, dtype=object)
+            result.flat[:] = [Fraction(v) for v in source.flat]
+            return result
+        return np.asarray(values, dtype=np.float64)
+
+    def zeros(self, shape: int | tuple[int, ...]) -> np.ndarray:
+        if self.exact:
+            result = np.empty(shape, dtype=object)
+            result.fill(Fraction(0))
+            return result
+        return np.zeros(shape, dtype=np.float64)
+
+    def identity(self, size: int) -> np.ndarray:
+        result = self.zeros((size, size))
+        np.fill_diagonal(result, self.scalar(1))
+        return result
+
+    def matrix(self, dense: np.ndarray) -> np.ndarray | sp.csr_array:
+        """The storage used for transition matrices: dense object array or sparse CSR."""
+        return dense if self.exact else sp.csr_array(dense)
+
+    def is_zero(self, value: Number) -> bool:
+        return value == 0 if self.exact else abs(value) <= self.atol
+
+    def equal(self, left: Number, right: Number) -> bool:
+        return left == right if self.exact else abs(left - right) <= self.atol
+
+    def positive(self, values: np.ndarray) -> np.ndarray:
+        """Boolean mask of entries that are strictly positive in this mode."""
+        if self.exact:
+            return np.asarray(values > 0, dtype=bool)
+        return np.asarray(values > self.atol, dtype=bool)
+
+    def to_json(self, value: Number) -> str | float:
+        """``"p/q"`` strings in exact mode, plain floats otherwise."""
+        return str(Fraction(value)) if self.exact else float(value)

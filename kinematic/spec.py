@@ -1,0 +1,123 @@
+"""JSON spec <-> :class:`BlockMDP` (format of DESIGN.md, "JSON spec").
+
+Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``emissions`` and
+``rewards`` are optional. :func:`to_spec` writes only non-default, non-zero entries, so
+``to_spec(from_spec(s))`` is a normal form that can be compared with ``==``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.model import BlockMDP, block_mdp
+from kinematic.numbers import DEFAULT_ATOL
+
+__all__ = ["dumps_spec", "from_spec", "load_spec", "to_spec"]
+
+_REQUIRED = ("name", "horizon", "actions", "layers", "start", "transitions")
+_KNOWN = (*_REQUIRED, "emissions", "rewards")
+
+
+def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
+    """Build a validated :class:`BlockMDP` from a parsed JSON spec.
+
+    Raises
+    ------
+    InvalidBlockMDP
+        On a missing or unknown top-level key, a ``horizon`` that does not match the number of
+        layers, or any model error of :func:`kinematic.model.block_mdp`.
+    """
+    if not isinstance(spec, Mapping):
+        raise InvalidBlockMDP(f"spec must be a JSON object, got {type(spec).__name__}")
+    for key in _REQUIRED:
+        if key not in spec:
+            raise InvalidBlockMDP(f"spec: missing key {key!r}")
+    unknown = sorted(set(spec) - set(_KNOWN))
+    if unknown:
+        raise InvalidBlockMDP(f"spec: unknown key {unknown[0]!r} (known: {', '.join(_KNOWN)})")
+    horizon = spec["horizon"]
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+        raise InvalidBlockMDP(f"spec: horizon must be a positive int, got {horizon!r}")
+    if not isinstance(spec["layers"], list) or len(spec["layers"]) != horizon:
+        count = len(spec["layers"]) if isinstance(spec["layers"], list) else "no"
+        raise InvalidBlockMDP(f"spec: horizon is {horizon} but there are {count} layers")
+    return block_mdp(
+        name=spec["name"],
+        layers=spec["layers"],
+        actions=spec["actions"],
+        start=spec["start"],
+        transitions=spec["transitions"],
+        emissions=spec.get("emissions"),
+        rewards=spec.get("rewards"),
+        atol=atol,
+    )
+
+
+def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
+    """Read a JSON spec file; malformed JSON raises :class:`InvalidBlockMDP` with its position."""
+    text = Path(path).read_text()
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidBlockMDP(
+            f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    return from_spec(spec, atol=atol)
+
+
+def to_spec(mdp: BlockMDP) -> dict:
+    """The JSON spec of ``mdp`` (only non-zero entries; emissions only where not default)."""
+    mode = mdp.mode
+    number = mode.to_json
+    transitions: dict[str, dict[str, dict[str, object]]] = {}
+    for h in range(mdp.horizon - 1):
+        tensor = mdp.transition_tensor(h)
+        for i, state in enumerate(mdp.layers[h]):
+            transitions[state] = {
+                action: {
+                    mdp.layers[h + 1][j]: number(tensor[i, a, j])
+                    for j in np.flatnonzero(mode.positive(tensor[i, a]))
+                }
+                for a, action in enumerate(mdp.actions)
+            }
+    emissions, rewards = {}, {}
+    for h, layer in enumerate(mdp.layers):
+        for state in layer:
+            dist = mdp.observations_of(state)
+            if list(dist) != [state]:
+                emissions[state] = {x: number(p) for x, p in dist.items()}
+        for x, observation in enumerate(mdp.observations[h]):
+            nonzero = {
+                action: number(mdp.rewards[h][x, a])
+                for a, action in enumerate(mdp.actions)
+                if not mode.is_zero(mdp.rewards[h][x, a])
+            }
+            if nonzero:
+                rewards[observation] = nonzero
+    spec = {
+        "name": mdp.name,
+        "horizon": mdp.horizon,
+        "actions": list(mdp.actions),
+        "layers": [list(layer) for layer in mdp.layers],
+        "start": {
+            mdp.layers[0][i]: number(p)
+            for i, p in enumerate(mdp.start)
+            if not mode.is_zero(p)
+        },
+        "transitions": transitions,
+    }
+    if emissions:
+        spec["emissions"] = emissions
+    if rewards:
+        spec["rewards"] = rewards
+    return spec
+
+
+def dumps_spec(mdp: BlockMDP, indent: int | None = 1) -> str:
+    """``to_spec`` as JSON text."""
+    return json.dumps(to_spec(mdp), indent=indent)

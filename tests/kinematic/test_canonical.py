@@ -1,0 +1,87 @@
+"""The canonical form (Section 3, Figure ``fig:mdp-canonical``)."""
+
+from collections import defaultdict
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kinematic.canonical import canonical_form
+from kinematic.families import figure2_canonical, figure2_split
+from kinematic.homing import eta
+from kinematic.inseparability import ki_partition
+from kinematic.model import relabel_states
+from kinematic.spec import to_spec
+from kinematic.strategies import block_mdps, policies, split_states
+from tests.kinematic.brute_force import observation_trajectories
+
+SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=2, max_splits=2)
+
+
+@given(block_mdps(max_splits=2))
+def test_canonical_form_is_a_fixed_point(mdp):
+    """Merging KI classes leaves no two KI states: canonical(canonical(M)) = canonical(M)."""
+    once = canonical_form(mdp).mdp
+    assert ki_partition(once).number_of_blocks == len(once.states)
+    assert to_spec(canonical_form(once).mdp) == to_spec(once)
+
+
+@given(st.data())
+def test_canonical_form_emits_the_same_observation_process(data):
+    """Under any observation policy, the distribution of (x_1, a_1, ..., x_H, a_H) is the same
+    for M and its canonical form, exactly."""
+    mdp = data.draw(SMALL)
+    policy = data.draw(policies(mdp))
+    canonical = canonical_form(mdp).mdp
+    assert observation_trajectories(canonical, policy) == observation_trajectories(mdp, policy)
+
+
+@given(block_mdps(max_splits=2))
+def test_eta_of_a_class_is_the_sum_over_its_members(mdp):
+    """lem:abstraction-policy: one policy maximises every member, so eta(C) = sum eta(s)."""
+    result = canonical_form(mdp)
+    members = defaultdict(list)
+    for state, merged in result.state_map.items():
+        members[merged].append(state)
+    original, merged_eta = eta(mdp), eta(result.mdp)
+    for merged, states in members.items():
+        assert merged_eta[merged] == sum(original[s] for s in states)
+
+
+@given(split_states(block_mdps(max_splits=0, max_observations=3)))
+def test_splitting_a_state_leaves_the_canonical_form_unchanged(case):
+    """canonical(split(M)) = canonical(M) up to the names of states; a weight split also refines
+    each observation x of the split state into x/a, x/b, which is undone before comparing."""
+    mdp, split, state = case
+    before, after = canonical_form(mdp), canonical_form(split)
+    assert len(after.mdp.states) == len(before.mdp.states)
+    halves = [s for s in split.states if s not in mdp.state_location]
+    origin = {s: (state if s in halves else s) for s in split.states}
+    renaming = {after.state_map[s]: before.state_map[origin[s]] for s in split.states}
+    renamed = to_spec(relabel_states(after.mdp, renaming))
+    assert merge_refined_observations(renamed, mdp.observations_of(state)) == to_spec(before.mdp)
+
+
+def merge_refined_observations(spec: dict, observations) -> dict:
+    """Undo the refinement x -> x/a, x/b of a weight split (identity for observation splits)."""
+    refined = {f"{x}/{half}": x for x in observations for half in "ab"}
+    emissions = {}
+    for state, distribution in spec.get("emissions", {}).items():
+        merged = defaultdict(Fraction)
+        for observation, p in distribution.items():
+            merged[refined.get(observation, observation)] += Fraction(p)
+        if dict(merged) != {state: 1}:
+            emissions[state] = {x: str(p) for x, p in merged.items()}
+    rewards = {refined.get(x, x): r for x, r in spec.get("rewards", {}).items()}
+    result = {k: v for k, v in spec.items() if k not in ("emissions", "rewards")}
+    result.update({"emissions": emissions} if emissions else {})
+    result.update({"rewards": rewards} if rewards else {})
+    return result
+
+
+def test_figure2_split_has_the_figure2_canonical_form():
+    """Figure fig:mdp-canonical: the split MDP's canonical form is the 3-state MDP."""
+    result = canonical_form(figure2_split())
+    assert result.state_map == {"s1": "s1", "s2a": "s2a+s2b", "s2b": "s2a+s2b", "s3": "s3"}
+    renamed = relabel_states(result.mdp, {"s2a+s2b": "s2"})
+    assert to_spec(renamed) == to_spec(figure2_canonical())

@@ -1,0 +1,56 @@
+"""``python -m kinematic`` (DESIGN.md, "JSON spec and analysis")."""
+
+import json
+import subprocess
+import sys
+
+from kinematic.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "kinematic", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_family_then_analyze_json(tmp_path):
+    spec = tmp_path / "lock.json"
+    assert main(["family", "combolock", "--horizon", "10", "--actions", "10", "--seed", "0",
+                 "--out", str(spec)]) == 0
+    result = run("analyze", str(spec), "--json")
+    assert result.returncode == 0, result.stderr
+    analysis = json.loads(result.stdout)
+    assert analysis["eta_min"] == "1/2"
+    assert analysis["eta"]["s5c"] == "1"
+    assert analysis["n_bd"] == 1 + 2 * 9
+    assert analysis["per_layer"][0] == {
+        "layer": 1, "states": 2, "n_bd": 1, "n_fd": 2, "n_kd": 2, "eta_min": "1/2"
+    }
+    assert ["s2a", "s2b"] in analysis["partitions"]["backward"]
+    assert analysis["n_kd"] == len(analysis["partitions"]["ki"])
+    assert sum(len(layer) for layer in analysis["canonical"]["layers"]) == analysis["n_kd"]
+    assert "homing_policies" not in analysis
+
+
+def test_policies_are_opt_in_and_readable_report(tmp_path, capsys):
+    spec = tmp_path / "fig2.json"
+    assert main(["family", "figure2", "--split", "--out", str(spec)]) == 0
+    assert main(["analyze", str(spec), "--json", "--policies"]) == 0
+    analysis = json.loads(capsys.readouterr().out)
+    assert analysis["homing_policies"]["s3"] == {"s1": "a", "s2a": "a", "s2b": "a"}
+    assert analysis["partitions"]["ki"] == [["s1"], ["s2a", "s2b"], ["s3"]]
+    assert main(["analyze", str(spec)]) == 0
+    report = capsys.readouterr().out
+    assert "KI blocks with more than one state: {s2a, s2b}" in report
+    assert "canonical form: 3 states (from 4)" in report
+
+
+def test_bad_input_exits_2_with_the_culprit(tmp_path):
+    spec = tmp_path / "bad.json"
+    spec.write_text(json.dumps({"name": "x", "horizon": 1, "actions": ["a"], "layers": [["s"]],
+                                "start": {"s": "1/2"}, "transitions": {}}))
+    result = run("analyze", str(spec))
+    assert result.returncode == 2
+    assert "start sums to 1/2, not 1" in result.stderr
+    missing = run("analyze", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "nope.json" in missing.stderr

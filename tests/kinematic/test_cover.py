@@ -1,0 +1,60 @@
+"""Policy-cover quality alpha (``def:policy-cover``)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kinematic.cover import is_policy_cover, policy_cover_alpha
+from kinematic.families import combination_lock, combination_lock_good_actions
+from kinematic.homing import eta, homing_policy
+from kinematic.policies import state_policy, uniform_policy
+from kinematic.strategies import block_mdps, policies
+from tests.kinematic.brute_force import path_visitation
+
+
+@given(block_mdps(max_splits=1))
+def test_homing_policies_form_a_one_cover(mdp):
+    """{pi_s : s in S} is a 1-policy cover, exactly."""
+    report = policy_cover_alpha(mdp, [homing_policy(mdp, s) for s in mdp.states])
+    assert report.alpha == 1
+    assert is_policy_cover(mdp, [homing_policy(mdp, s) for s in mdp.states], 1)
+
+
+@given(st.data())
+def test_alpha_is_the_worst_ratio_of_the_best_policy(data):
+    """alpha(s) = max_{pi in Psi} P_pi(s) / eta(s), min over states; adding policies only helps."""
+    mdp = data.draw(block_mdps())
+    cover = data.draw(st.lists(policies(mdp), min_size=1, max_size=3))
+    report = policy_cover_alpha(mdp, cover)
+    values = eta(mdp)
+    visits = [path_visitation(mdp, policy) for policy in cover]
+    for state in mdp.states:
+        expected = max(v[state] for v in visits) / values[state]
+        assert report.alpha_per_state[state] == expected
+    assert report.alpha == min(report.alpha_per_state.values())
+    assert 0 <= report.alpha <= 1
+    larger = policy_cover_alpha(mdp, [*cover, data.draw(policies(mdp))])
+    assert larger.alpha >= report.alpha
+
+
+def test_a_cover_that_misses_the_bad_states():
+    """The optimal lock policy never visits s_hc: alpha = 0 there, 1 on the good states."""
+    horizon, actions = 5, 3
+    mdp = combination_lock(horizon, actions, seed=1)
+    u, v = combination_lock_good_actions(horizon, actions, seed=1)
+    good = {f"s{h + 1}a": u[h] for h in range(horizon)}
+    good |= {f"s{h + 1}b": v[h] for h in range(horizon)}
+    report = policy_cover_alpha(mdp, [state_policy(mdp, good)])
+    assert report.alpha == 0
+    assert report.alpha_per_layer == (1, 0, 0, 0, 0)
+    assert all(report.alpha_per_state[f"s{h}c"] == 0 for h in range(2, horizon + 1))
+    assert not is_policy_cover(mdp, [state_policy(mdp, good)], Fraction(1, 2))
+    with_uniform = policy_cover_alpha(mdp, [state_policy(mdp, good), uniform_policy(mdp)])
+    assert with_uniform.alpha_per_state["s2c"] == Fraction(2, 3)
+
+
+def test_empty_cover_is_rejected():
+    with pytest.raises(ValueError, match="at least one policy"):
+        policy_cover_alpha(combination_lock(2, 2, 0), [])

@@ -1,0 +1,95 @@
+"""eta(s), eta_min and homing policies (``def:homing``, ``lem:homing_deterministic``)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kinematic.families import combination_lock
+from kinematic.homing import (
+    eta,
+    eta_min,
+    homing_policies,
+    homing_policy,
+    lp_maximum_visitation,
+    max_visitation,
+    maximum_visitation,
+)
+from kinematic.policies import state_policy
+from kinematic.strategies import block_mdps, policies
+from kinematic.visitation import state_visitation
+from tests.kinematic.brute_force import as_float, brute_force_eta, path_visitation
+
+SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=3, max_splits=0)
+
+
+@given(SMALL)
+def test_eta_by_dynamic_programming_equals_brute_force(mdp):
+    """eta(s) by batched backward induction = max over all deterministic policies, exactly."""
+    assert eta(mdp) == brute_force_eta(mdp)
+
+
+@given(block_mdps())
+def test_batched_and_single_target_inductions_agree(mdp):
+    """All targets of a layer at once give the same eta as one induction per target."""
+    batched = eta(mdp)
+    assert batched == {s: max_visitation(mdp, s) for s in mdp.states}
+    assert eta_min(mdp) == min(batched.values())
+
+
+@given(block_mdps())
+def test_homing_policies_attain_eta(mdp):
+    """The deterministic policy of every state visits it with probability exactly eta(s)."""
+    values = eta(mdp)
+    all_choices = homing_policies(mdp)
+    for state in mdp.states:
+        visits = path_visitation(mdp, homing_policy(mdp, state))
+        assert visits[state] == values[state]
+        lifted = state_policy(mdp, all_choices[state], default_action=mdp.actions[-1])
+        assert path_visitation(mdp, lifted)[state] == values[state]
+
+
+@given(st.data())
+def test_no_stochastic_policy_beats_eta(data):
+    """lem:homing_deterministic: P_pi(s) <= eta(s) for random stochastic observation policies."""
+    mdp = data.draw(block_mdps())
+    policy = data.draw(policies(mdp))
+    values = maximum_visitation(mdp)
+    for visits, best in zip(state_visitation(mdp, policy), values, strict=True):
+        assert all(v <= b for v, b in zip(visits, best, strict=True))
+
+
+@given(block_mdps(max_splits=0))
+def test_linear_program_over_stochastic_policies_matches(mdp):
+    """lem:homing_deterministic: the LP optimum over stochastic policies equals eta(s) (to the
+    solver's tolerance), and the LP's stochastic policy, evaluated exactly, never exceeds eta."""
+    values = eta(mdp)
+    for state in mdp.states:
+        result = lp_maximum_visitation(mdp, state)
+        assert result.value == pytest.approx(float(values[state]), abs=1e-7)
+        assert path_visitation(mdp, result.policy)[state] <= values[state]
+
+
+@given(block_mdps())
+def test_float_mode_agrees_with_exact_mode(mdp):
+    """The same MDP read with float probabilities gives eta within the tolerance."""
+    floats = as_float(mdp)
+    assert not floats.mode.exact
+    exact = eta(mdp)
+    for state, value in eta(floats).items():
+        assert value == pytest.approx(float(exact[state]), abs=1e-12)
+
+
+def test_combination_lock_eta():
+    """Section 7: the reachability parameter is 1/2; the bad states are reached surely."""
+    mdp = combination_lock(horizon=12, actions=10, seed=0)
+    values = eta(mdp)
+    assert eta_min(mdp) == Fraction(1, 2)
+    assert all(values[f"s{h}c"] == 1 for h in range(2, 13))
+    assert all(values[f"s{h}{k}"] == Fraction(1, 2) for h in range(1, 13) for k in "ab")
+
+
+def test_unknown_state_is_named():
+    with pytest.raises(ValueError, match="unknown state 'nope'"):
+        max_visitation(combination_lock(3, 2, 0), "nope")

@@ -1,0 +1,160 @@
+"""Validation of Block MDPs: every error names its culprit (DESIGN.md, "The Block MDP model")."""
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.model import block_mdp, relabel_states
+from kinematic.spec import from_spec, load_spec, to_spec
+from kinematic.strategies import block_mdps
+
+VALID = {
+    "name": "fig2",
+    "horizon": 3,
+    "actions": ["a1", "a2"],
+    "layers": [["s1"], ["s2a", "s2b"], ["s3"]],
+    "start": {"s1": "1"},
+    "transitions": {
+        "s1": {"a1": {"s2a": "4/5", "s2b": "1/5"}, "a2": {"s2a": "4/5", "s2b": "1/5"}},
+        "s2a": {"a1": {"s3": "1"}, "a2": {"s3": "1"}},
+        "s2b": {"a1": {"s3": "1"}, "a2": {"s3": "1"}},
+    },
+    "emissions": {"s1": {"x1": "1"}},
+    "rewards": {"s3": {"a1": "1"}},
+}
+
+
+def mutated(change) -> dict:
+    spec = copy.deepcopy(VALID)
+    change(spec)
+    return spec
+
+
+def test_valid_spec_is_exact_and_round_trips():
+    mdp = from_spec(VALID)
+    assert mdp.mode.exact
+    assert to_spec(mdp) == VALID
+    assert mdp.transition_tensor(0)[0, 0, 0] == Fraction(4, 5)
+
+
+def test_floats_switch_to_float_mode_with_the_same_structure():
+    spec = mutated(lambda s: s["transitions"]["s1"].update(a1={"s2a": 0.8, "s2b": 0.2}))
+    mdp = from_spec(spec)
+    assert not mdp.mode.exact
+    assert mdp.transition_tensor(0)[0, 0, 0] == 0.8
+    assert to_spec(mdp)["transitions"]["s1"]["a2"] == {"s2a": 0.8, "s2b": 0.2}
+
+
+def set_in(path, value):
+    def change(spec):
+        target = spec
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (set_in(["transitions", "s2a", "a2"], {"s3": "9/10"}),
+         "transitions['s2a']['a2'] sums to 9/10, not 1"),
+        (set_in(["transitions", "s1", "a1"], {"s2a": "6/5", "s2b": "-1/5"}),
+         "transitions['s1']['a1']['s2b'] is negative (-1/5)"),
+        (set_in(["transitions", "s1", "a1"], {"s3": "1"}),
+         "transitions['s1']['a1']['s3']: 's3' is in layer 3, not the next layer 2"),
+        (set_in(["emissions"], {"s2a": {"x": "1"}, "s2b": {"x": "1/2", "y": "1/2"}}),
+         "observation 'x' is emitted by both 's2a' and 's2b'"),
+        (lambda s: (s["transitions"]["s1"].update(a1={"s2a": "1"}, a2={"s2a": "1"})),
+         "state 's2b' (layer 2) is unreachable"),
+        (set_in(["start"], {"s9": "1"}), "start: unknown state 's9'"),
+        (set_in(["start"], {"s2a": "1"}), "start: state 's2a' is in layer 2, not layer 1"),
+        (set_in(["transitions", "s1", "a3"], {"s2a": "1"}),
+         "transitions['s1']: unknown action 'a3'"),
+        (lambda s: s["transitions"]["s1"].pop("a2"), "transitions['s1']['a2'] is missing"),
+        (lambda s: s["transitions"].pop("s2b"), "transitions: state 's2b' (layer 2) has no entry"),
+        (set_in(["transitions", "s1", "a1"], {"zz": "1"}),
+         "transitions['s1']['a1']: unknown state 'zz'"),
+        (set_in(["transitions", "s3"], {"a1": {"s1": "1"}}),
+         "transitions['s3']: 's3' is in the last layer 3"),
+        (set_in(["emissions", "s9"], {"x": "1"}), "emissions: unknown state 's9'"),
+        (set_in(["emissions", "s1"], {"x1": "1/2"}), "emissions['s1'] sums to 1/2, not 1"),
+        (set_in(["emissions", "s1"], {"s3": "1"}),
+         "observation 's3' is also the name of state 's3'"),
+        (set_in(["rewards", "zz"], {"a1": "1"}), "rewards: unknown state or observation 'zz'"),
+        (set_in(["rewards", "s3"], {"a7": "1"}), "rewards['s3']: unknown action 'a7'"),
+        (set_in(["layers"], [["s1"], [], ["s3"]]), "layer 2 is empty"),
+        (set_in(["layers"], [["s1"], ["s2a", "s2b"], ["s2a"]]),
+         "state 's2a' appears twice (layers 2 and 3)"),
+        (set_in(["horizon"], 4), "spec: horizon is 4 but there are 3 layers"),
+        (lambda s: s.pop("start"), "spec: missing key 'start'"),
+        (set_in(["start", "s1"], "one"), "start['s1']: 'one' is not a number"),
+        (set_in(["start", "s1"], float("nan")), "start['s1']: nan is not a finite number"),
+        (set_in(["transitions", "s2a", "a1", "s3"], True), "is a boolean, not a number"),
+        (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),
+    ],
+)
+def test_validation_errors_name_the_culprit(change, message):
+    spec = mutated(change)
+    with pytest.raises(InvalidBlockMDP) as error:
+        from_spec(spec)
+    assert message in str(error.value)
+
+
+def test_float_tolerance_for_sums():
+    ok = mutated(set_in(["transitions", "s1", "a1"], {"s2a": 0.1 + 0.2, "s2b": 0.7}))
+    from_spec(ok)
+    bad = mutated(set_in(["transitions", "s1", "a1"], {"s2a": 0.3, "s2b": 0.6999}))
+    with pytest.raises(InvalidBlockMDP, match=r"transitions\['s1'\]\['a1'\] sums to 0.9999"):
+        from_spec(bad)
+
+
+def test_malformed_json_names_the_position(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"name": "x",\n "horizon": }')
+    with pytest.raises(InvalidBlockMDP, match=r"bad.json: malformed JSON at line 2, column 13"):
+        load_spec(path)
+
+
+def test_json_nan_literal_is_rejected(tmp_path):
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(VALID).replace('"4/5"', "NaN"))
+    with pytest.raises(InvalidBlockMDP, match=r"transitions\['s1'\]\['a1'\]\['s2a'\]: nan"):
+        load_spec(path)
+
+
+def test_state_rewards_lift_to_every_observation():
+    spec = mutated(set_in(["emissions", "s3"], {"x3a": "1/2", "x3b": "1/2"}))
+    mdp = from_spec(spec)
+    assert to_spec(mdp)["rewards"] == {"x3a": {"a1": "1"}, "x3b": {"a1": "1"}}
+
+
+def test_python_api_accepts_fractions_and_ints():
+    mdp = block_mdp(
+        name="tiny",
+        layers=[["s"], ["t"]],
+        actions=["go"],
+        start={"s": 1},
+        transitions={"s": {"go": {"t": Fraction(1)}}},
+    )
+    assert mdp.mode.exact and mdp.observations == (("s",), ("t",))
+
+
+def test_relabel_keeps_everything_but_names():
+    mdp = from_spec(VALID)
+    renamed = relabel_states(mdp, {"s2a": "left"})
+    assert renamed.layers[1] == ("left", "s2b")
+    with pytest.raises(InvalidBlockMDP, match="same name"):
+        relabel_states(mdp, {"s2a": "s2b"})
+
+
+@given(block_mdps())
+def test_spec_round_trip_is_a_normal_form(mdp):
+    """to_spec(from_spec(to_spec(M))) == to_spec(M) for generated MDPs, via JSON text."""
+    spec = to_spec(mdp)
+    assert to_spec(from_spec(json.loads(json.dumps(spec)))) == spec
