@@ -121,6 +121,8 @@ def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.
             first.append(i)
             second.append(j)
     close_first, close_second = _pairs_within(unique_rows, first, second, atol)
+    if not len(close_first):  # no near-duplicates: the bit-for-bit groups are final
+        return exact_labels
     graph = sp.coo_array(
         (np.ones(len(close_first)), (close_first, close_second)), shape=(count, count)
     )

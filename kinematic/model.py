@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from kinematic.errors import InvalidBlockMDP
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 
-__all__ = ["BlockMDP", "block_mdp", "relabel_states"]
+__all__ = ["BlockMDP", "block_mdp", "check_reachable", "relabel_states", "with_float_numbers"]
 
 Matrix = np.ndarray | sp.csr_array
 
@@ -276,6 +276,30 @@ def check_reachable(mdp: BlockMDP) -> None:
             support = mdp.transitions[h]
             support = (support != 0) if sp.issparse(support) else mdp.mode.positive(support)
             reached = np.asarray(rows @ support, dtype=np.float64).ravel() > 0
+
+
+def with_float_numbers(mdp: BlockMDP, atol: float = DEFAULT_ATOL) -> BlockMDP:
+    """The same MDP in float mode (``float64``, sparse transitions, tolerance ``atol``)."""
+    mode = NumberMode(exact=False, atol=atol)
+
+    def floats(array: np.ndarray) -> np.ndarray:
+        return np.asarray(array, dtype=np.float64)
+
+    return BlockMDP(
+        name=mdp.name,
+        layers=mdp.layers,
+        actions=mdp.actions,
+        start=floats(mdp.start),
+        transitions=tuple(
+            sp.csr_array(m.astype(np.float64)) if sp.issparse(m) else sp.csr_array(floats(m))
+            for m in mdp.transitions
+        ),
+        observations=mdp.observations,
+        emission_state=mdp.emission_state,
+        emission_probability=tuple(floats(p) for p in mdp.emission_probability),
+        rewards=tuple(floats(r) for r in mdp.rewards),
+        mode=mode,
+    )
 
 
 def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:

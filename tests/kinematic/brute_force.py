@@ -96,18 +96,3 @@ def observation_trajectories(mdp: BlockMDP, policy: Policy) -> dict[tuple, Fract
         beliefs = following
     return {prefix: sum(belief.values()) for prefix, belief in beliefs.items()}
 
-
-def as_float(mdp: BlockMDP) -> BlockMDP:
-    """The same MDP with every probability and reward given as a float (float mode)."""
-    from kinematic.spec import from_spec
-
-    def convert(value):
-        if isinstance(value, dict):
-            return {k: convert(v) for k, v in value.items()}
-        return float(Fraction(value))
-
-    spec = to_spec(mdp)
-    for key in ("start", "transitions", "emissions", "rewards"):
-        if key in spec:
-            spec[key] = convert(spec[key])
-    return from_spec(spec)

@@ -16,10 +16,11 @@ from kinematic.homing import (
     max_visitation,
     maximum_visitation,
 )
+from kinematic.model import with_float_numbers
 from kinematic.policies import state_policy
 from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import state_visitation
-from tests.kinematic.brute_force import as_float, brute_force_eta, path_visitation
+from tests.kinematic.brute_force import brute_force_eta, path_visitation
 
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=3, max_splits=0)
 
@@ -74,7 +75,7 @@ def test_linear_program_over_stochastic_policies_matches(mdp):
 @given(block_mdps())
 def test_float_mode_agrees_with_exact_mode(mdp):
     """The same MDP read with float probabilities gives eta within the tolerance."""
-    floats = as_float(mdp)
+    floats = with_float_numbers(mdp)
     assert not floats.mode.exact
     exact = eta(mdp)
     for state, value in eta(floats).items():

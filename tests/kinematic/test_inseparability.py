@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from kinematic.errors import AmbiguousTolerance
 from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
+from kinematic.model import with_float_numbers
 from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import state_visitation
-from tests.kinematic.brute_force import as_float
 
 
 def visitation_by_name(mdp, policy):
@@ -99,7 +99,7 @@ def test_separable_pair_breaks_the_policy_ratio(case):
 
 @given(block_mdps(max_splits=2))
 def test_float_mode_gives_the_exact_partitions(mdp):
-    floats = as_float(mdp)
+    floats = with_float_numbers(mdp)
     for partition in (backward_ki_partition, forward_ki_partition, ki_partition):
         assert partition(floats).blocks() == partition(mdp).blocks()
 
