@@ -19,6 +19,7 @@ from kinematic.spec import from_spec, to_spec
 __all__ = [
     "combination_lock",
     "combination_lock_good_actions",
+    "combination_lock_optimal_choices",
     "figure2_canonical",
     "figure2_split",
     "random_sparse_mdp",
@@ -42,6 +43,15 @@ def combination_lock_good_actions(
     draws = np.random.default_rng(seed).integers(actions, size=(2, horizon))
     u, v = ([f"a{k + 1}" for k in row] for row in draws)
     return u, v
+
+
+def combination_lock_optimal_choices(horizon: int, actions: int, seed: int) -> dict[str, str]:
+    """The optimal policy ``pi*`` of Section 7 on latent states: ``u_h`` at ``s{h}a``, ``v_h`` at
+    ``s{h}b`` (any action at ``s{h}c``). Lift it with :func:`kinematic.policies.state_policy`."""
+    u, v = combination_lock_good_actions(horizon, actions, seed)
+    choices = {f"s{h + 1}a": action for h, action in enumerate(u)}
+    choices.update({f"s{h + 1}b": action for h, action in enumerate(v)})
+    return choices
 
 
 def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.cover import is_policy_cover, policy_cover_alpha
-from kinematic.families import combination_lock, combination_lock_good_actions
+from kinematic.families import combination_lock, combination_lock_optimal_choices
 from kinematic.homing import eta, homing_policy
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps, policies
@@ -43,9 +43,7 @@ def test_a_cover_that_misses_the_bad_states():
     """The optimal lock policy never visits s_hc: alpha = 0 there, 1 on the good states."""
     horizon, actions = 5, 3
     mdp = combination_lock(horizon, actions, seed=1)
-    u, v = combination_lock_good_actions(horizon, actions, seed=1)
-    good = {f"s{h + 1}a": u[h] for h in range(horizon)}
-    good |= {f"s{h + 1}b": v[h] for h in range(horizon)}
+    good = combination_lock_optimal_choices(horizon, actions, seed=1)
     report = policy_cover_alpha(mdp, [state_policy(mdp, good)])
     assert report.alpha == 0
     assert report.alpha_per_layer == (1, 0, 0, 0, 0)

@@ -80,6 +80,7 @@ def test_float_mode_agrees_with_exact_mode(mdp):
     exact = eta(mdp)
     for state, value in eta(floats).items():
         assert value == pytest.approx(float(exact[state]), abs=1e-12)
+        assert lp_maximum_visitation(floats, state).value == pytest.approx(value, abs=1e-7)
 
 
 def test_combination_lock_eta():

@@ -2,11 +2,13 @@
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kinematic.families import combination_lock, combination_lock_good_actions
-from kinematic.policies import state_policy, uniform_policy
+from kinematic.families import combination_lock, combination_lock_optimal_choices
+from kinematic.model import with_float_numbers
+from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import (
     observation_visitation,
@@ -47,11 +49,25 @@ def test_combination_lock_values():
     """V(pi*) = 1 for the good actions; the uniform policy earns the anti-shaped reward often."""
     horizon, actions = 6, 4
     mdp = combination_lock(horizon, actions, seed=3)
-    u, v = combination_lock_good_actions(horizon, actions, seed=3)
-    good = {f"s{h + 1}a": u[h] for h in range(horizon)}
-    good |= {f"s{h + 1}b": v[h] for h in range(horizon)}
+    good = combination_lock_optimal_choices(horizon, actions, seed=3)
     assert policy_value(mdp, state_policy(mdp, good)) == 1
     # Uniform: leave the good chain at step h with prob (1/4)^(h-1) (3/4) -> reward 1/20 each.
     expected = sum(Fraction(1, 4) ** (h - 1) * Fraction(3, 4) * Fraction(1, 20)
                    for h in range(1, horizon)) + Fraction(1, 4) ** horizon
     assert policy_value(mdp, uniform_policy(mdp)) == expected
+
+
+@given(st.data())
+def test_float_mode_visitation_and_value_match_exact(data):
+    """The float representation (sparse matrices) gives the exact answers within tolerance."""
+    mdp = data.draw(block_mdps())
+    policy = data.draw(policies(mdp))
+    floats = with_float_numbers(mdp)
+    float_policy = Policy(tuple(p.astype(float) for p in policy.action_probabilities))
+    for exact, approximate in zip(
+        state_visitation(mdp, policy), state_visitation(floats, float_policy), strict=True
+    ):
+        assert approximate == pytest.approx([float(v) for v in exact], abs=1e-12)
+    assert policy_value(floats, float_policy) == pytest.approx(
+        float(policy_value(mdp, policy)), abs=1e-12
+    )
