@@ -20,6 +20,7 @@ __all__ = [
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
+    "figure1_noncompositional",
     "figure2_canonical",
     "figure2_split",
     "random_sparse_mdp",
@@ -148,6 +149,41 @@ def random_sparse_mdp(
     return mdp
 
 
+def figure1_noncompositional() -> BlockMDP:
+    """A Block MDP in which homing policies are not compositional (``prop:comp-homing``), rebuilt
+    from the text of Figure ``fig:mdp-example-left``: the agent starts in ``s1`` with actions
+    ``a1, a2, a3``; the homing policy of ``s5`` takes ``a1`` in ``s1`` and reaches ``s5`` with
+    probability 1, while the homing policies of ``s2, s3, s4`` do not take ``a1``.
+
+    ``a1`` leads to ``s2`` or ``s3`` (1/2 each), ``a2`` to ``s2`` (3/5) or ``s4`` (2/5), ``a3`` to
+    ``s3`` (3/5) or ``s4`` (2/5); ``s2`` and ``s3`` always lead to ``s5``, ``s4`` always to
+    ``s6``. So ``eta(s2) = eta(s3) = 3/5``, ``eta(s4) = 2/5`` (never through ``a1``), and
+    ``eta(s5) = 1`` only through ``a1``: any mixture of the layer-2 homing policies followed by
+    any action reaches ``s5`` with probability at most 3/5. (The figure itself is not in the
+    source; ``s6`` and the numbers are ours.)
+    """
+    go = {"a1": {}, "a2": {}, "a3": {}}
+    return from_spec(
+        {
+            "name": "figure1",
+            "horizon": 3,
+            "actions": list(go),
+            "layers": [["s1"], ["s2", "s3", "s4"], ["s5", "s6"]],
+            "start": {"s1": "1"},
+            "transitions": {
+                "s1": {
+                    "a1": {"s2": "1/2", "s3": "1/2"},
+                    "a2": {"s2": "3/5", "s4": "2/5"},
+                    "a3": {"s3": "3/5", "s4": "2/5"},
+                },
+                "s2": {a: {"s5": "1"} for a in go},
+                "s3": {a: {"s5": "1"} for a in go},
+                "s4": {a: {"s6": "1"} for a in go},
+            },
+        }
+    )
+
+
 def figure2_canonical() -> BlockMDP:
     """The left MDP of Figure ``fig:mdp-canonical``: ``s1 -> s2 -> s3``, one action.
 
@@ -206,12 +242,7 @@ def split_state(
         share = mdp.mode.scalar(parse_number(weight, "split_state weight"))
         return _split(mdp, state, lambda source, action: share, names, by_observations=None)
     emitted = {x: mdp.mode.scalar(p) for x, p in mdp.observations_of(state).items()}
-    chosen = set(observations_a)
-    if not chosen or not chosen < set(emitted) or len(chosen) != len(observations_a):
-        raise ValueError(
-            f"split_state: observations_a must be a non-empty proper subset of "
-            f"{sorted(emitted)}, got {list(observations_a)}"
-        )
+    chosen = _observation_subset(mdp, state, observations_a)
     share = sum((emitted[x] for x in chosen), mdp.mode.scalar(0))
     return _split(mdp, state, lambda source, action: share, names, by_observations=chosen)
 
@@ -222,24 +253,38 @@ def unequal_split(
     predecessor: tuple[str, str],
     shares: tuple[object, object],
     names: tuple[str, str] | None = None,
+    observations_a: Sequence[str] | None = None,
 ) -> BlockMDP:
     """Split ``state`` into two halves that are *not* backward KI (a negative control).
 
     The first half receives the share ``shares[0]`` of ``T(state | predecessor)`` and the share
     ``shares[1]`` of every other incoming probability; both halves keep the outgoing rows of
-    ``state``. Observations are refined as with ``split_state(weight=...)``. Unless
+    ``state``. Observations are refined as with ``split_state(weight=...)``, or, with
+    ``observations_a``, divided as with ``split_state(observations_a=...)``. Unless
     ``predecessor`` is the only pair leading to ``state``, the incoming columns of the halves are
     not proportional, so by ``lem:bki-ratio`` they are backward separable.
     """
     _check_state(mdp, state)
     special, other = (mdp.mode.scalar(parse_number(v, "unequal_split share")) for v in shares)
+    chosen = None if observations_a is None else _observation_subset(mdp, state, observations_a)
     return _split(
         mdp,
         state,
         lambda source, action: special if (source, action) == tuple(predecessor) else other,
         names,
-        by_observations=None,
+        by_observations=chosen,
     )
+
+
+def _observation_subset(mdp: BlockMDP, state: str, observations_a: Sequence[str]) -> set[str]:
+    emitted = mdp.observations_of(state)
+    chosen = set(observations_a)
+    if not chosen or not chosen < set(emitted) or len(chosen) != len(observations_a):
+        raise ValueError(
+            f"split: observations_a must be a non-empty proper subset of "
+            f"{sorted(emitted)}, got {list(observations_a)}"
+        )
+    return chosen
 
 
 def _check_state(mdp: BlockMDP, state: str) -> None:

@@ -28,13 +28,14 @@ from kinematic.numbers import Number
 from kinematic.policies import Policy, state_policy
 
 __all__ = [
-    "LinearProgramHoming",
+    "LinearProgramOptimum",
     "eta",
     "eta_min",
     "homing_policies",
     "homing_policy",
     "homing_policy_choices",
     "lp_maximum_visitation",
+    "lp_optimal_value",
     "max_visitation",
     "maximum_visitation",
 ]
@@ -207,16 +208,16 @@ def homing_policy(mdp: BlockMDP, state: str) -> Policy:
 
 
 @dataclass(frozen=True)
-class LinearProgramHoming:
-    """Result of :func:`lp_maximum_visitation`.
+class LinearProgramOptimum:
+    """Result of :func:`lp_optimal_value` and :func:`lp_maximum_visitation`.
 
     Attributes
     ----------
     value : float
-        The LP optimum ``max_{pi stochastic} P_pi(state)``.
+        The LP optimum ``max_{pi stochastic} V(pi; R)``.
     policy : Policy
-        The stochastic state policy read off the optimal occupancy measure,
-        ``pi(a|s) = d(s, a) / sum_a' d(s, a')`` (uniform where ``d(s, .) = 0``), in the MDP's
+        The stochastic observation policy read off the optimal occupancy measure,
+        ``pi(a|x) = d(x, a) / sum_a' d(x, a')`` (uniform where ``d(x, .) = 0``), in the MDP's
         number mode (rounded to rationals with denominators up to 10^6 in exact mode).
     """
 
@@ -224,60 +225,71 @@ class LinearProgramHoming:
     policy: Policy
 
 
-def lp_maximum_visitation(mdp: BlockMDP, state: str) -> LinearProgramHoming:
-    """``max_pi P_pi(state)`` over stochastic policies, as a linear program over occupancies.
+def lp_optimal_value(mdp: BlockMDP, rewards: tuple[np.ndarray, ...]) -> LinearProgramOptimum:
+    """``max_pi V(pi; R)`` over stochastic observation policies, as a linear program over
+    occupancy measures (solved in floating point by HiGHS).
 
-    Variables ``d_t(s, a) >= 0`` for the layers before ``state``'s; constraints
-    ``sum_a d_1(s, a) = mu(s)`` and ``sum_a d_{t+1}(s', a) = sum_{s, a} T(s'|s, a) d_t(s, a)``;
-    objective ``sum_{s, a} T(state|s, a) d_{h-1}(s, a)``. Used to check
-    ``lem:homing_deterministic`` against :func:`max_visitation`. Solved in floating point by
-    HiGHS.
+    Variables ``d_h(x, a) >= 0``; constraints ``sum_a d_1(x, a) = mu(decoder(x)) q(x|decoder(x))``
+    and ``sum_a d_{h+1}(x', a) = sum_{x, a} T(x'|x, a) d_h(x, a)``; objective
+    ``sum_{h, x, a} d_h(x, a) R(x, a)``. Used to check ``lem:homing_deterministic``.
     """
-    h, i = _target(mdp, state)
     number_of_actions = mdp.number_of_actions
-    if h == 0:
-        return LinearProgramHoming(float(mdp.start[i]), state_policy(mdp, {}))
-    sizes = [mdp.width(t) * number_of_actions for t in range(h)]
+    sizes = [len(x) * number_of_actions for x in mdp.observations]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     blocks_rows, rhs = [], []
-    for t in range(h):
-        width = mdp.width(t)
-        row = [None] * h
-        row[t] = sp.kron(sp.eye(width), np.ones((1, number_of_actions)))
-        if t > 0:
-            previous = mdp.transition_tensor(t - 1).reshape(-1, width).astype(np.float64)
-            row[t - 1] = -sp.csr_array(previous.T)
+    for h in range(mdp.horizon):
+        count = len(mdp.observations[h])
+        row: list = [None] * mdp.horizon
+        row[h] = sp.kron(sp.eye(count), np.ones((1, number_of_actions)))
+        if h > 0:
+            previous = mdp.observation_transition_tensor(h - 1).reshape(-1, count)
+            row[h - 1] = -sp.csr_array(np.asarray(previous, dtype=np.float64).T)
+            rhs.append(np.zeros(count))
+        else:
+            start = mdp.start[mdp.emission_state[0]] * mdp.emission_probability[0]
+            rhs.append(np.asarray(start, dtype=np.float64))
         blocks_rows.append(row)
-        rhs.append(
-            np.asarray(mdp.start, dtype=np.float64) if t == 0 else np.zeros(width)
-        )
-    equality = sp.block_array(blocks_rows, format="csr")
-    objective = np.zeros(offsets[-1])
-    last = mdp.transition_tensor(h - 1).reshape(-1, mdp.width(h))[:, i].astype(np.float64)
-    objective[offsets[h - 1]:] = -last
+    objective = -np.concatenate([np.asarray(r, dtype=np.float64).reshape(-1) for r in rewards])
     solution = linprog(
-        objective, A_eq=equality, b_eq=np.concatenate(rhs), bounds=(0, None), method="highs"
+        objective,
+        A_eq=sp.block_array(blocks_rows, format="csr"),
+        b_eq=np.concatenate(rhs),
+        bounds=(0, None),
+        method="highs",
     )
     if solution.status != 0:
-        raise RuntimeError(f"linprog failed for {state!r}: {solution.message}")
-    choices = {}
-    for t in range(h):
-        occupancy = solution.x[offsets[t]:offsets[t + 1]].reshape(mdp.width(t), number_of_actions)
-        for s, row in enumerate(occupancy):
-            if row.sum() > 0:
-                choices[mdp.layers[t][s]] = _distribution(mdp, row / row.sum())
-    return LinearProgramHoming(-solution.fun, state_policy(mdp, choices))
+        raise RuntimeError(f"linprog failed: {solution.message}")
+    tables = []
+    for h in range(mdp.horizon):
+        occupancy = solution.x[offsets[h]:offsets[h + 1]].reshape(-1, number_of_actions)
+        table = mdp.mode.zeros(occupancy.shape)
+        for x, row_values in enumerate(occupancy):
+            total = row_values.sum()
+            shares = row_values / total if total > 0 else np.full(number_of_actions, 1.0)
+            table[x] = _distribution(mdp, shares)
+        tables.append(table)
+    return LinearProgramOptimum(-solution.fun, Policy(tuple(tables)))
 
 
-def _distribution(mdp: BlockMDP, probabilities: np.ndarray) -> dict[str, Number]:
+def lp_maximum_visitation(mdp: BlockMDP, state: str) -> LinearProgramOptimum:
+    """``max_pi P_pi(state)`` over stochastic policies: :func:`lp_optimal_value` with reward 1 at
+    the observations of ``state``. Used to check ``lem:homing_deterministic`` against
+    :func:`max_visitation`."""
+    h, i = _target(mdp, state)
+    rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
+    rewards[h][mdp.emission_state[h] == i, :] = mdp.mode.scalar(1)
+    return lp_optimal_value(mdp, tuple(rewards))
+
+
+def _distribution(mdp: BlockMDP, probabilities: np.ndarray) -> list[Number]:
     """Action distribution in the MDP's mode; in exact mode rounded to rationals summing to 1."""
     probabilities = np.clip(probabilities, 0, None)
     probabilities = probabilities / probabilities.sum()
     if not mdp.mode.exact:
-        return dict(zip(mdp.actions, probabilities.tolist(), strict=True))
+        return probabilities.tolist()
     rounded = [Fraction(p).limit_denominator(10**6) for p in probabilities[:-1]]
     rounded.append(1 - sum(rounded, Fraction(0)))
     if rounded[-1] < 0:  # rounding overshot: fall back to the most likely action
         best = int(np.argmax(probabilities))
         rounded = [Fraction(int(k == best)) for k in range(len(probabilities))]
-    return dict(zip(mdp.actions, rounded, strict=True))
+    return rounded

@@ -18,6 +18,7 @@ inconsistently: when states chain within ``atol`` while the ends of the chain di
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,11 +27,13 @@ from scipy.sparse.csgraph import connected_components
 
 from kinematic.errors import AmbiguousTolerance
 from kinematic.model import BlockMDP
+from kinematic.numbers import NumberMode
 
 __all__ = [
     "Partition",
     "backward_ki_partition",
     "forward_ki_partition",
+    "group_rows",
     "ki_partition",
 ]
 
@@ -158,10 +161,15 @@ def _check_consistent(
         )
 
 
-def _group(mdp: BlockMDP, rows: np.ndarray | sp.csr_array, names: tuple[str, ...]) -> np.ndarray:
-    if mdp.mode.exact:
-        return _group_exact(rows)
-    return _group_float(rows, mdp.mode.atol, names)
+def group_rows(
+    mode: NumberMode, rows: np.ndarray | sp.csr_array, names: Sequence[str]
+) -> np.ndarray:
+    """Labels (by first appearance) of the equal rows of a matrix: exactly equal in exact mode,
+    equal within ``atol`` in float mode (see the module docstring). ``names`` label the rows in
+    error messages."""
+    if mode.exact:
+        return _group_exact(np.asarray(rows))
+    return _group_float(rows, mode.atol, tuple(names))
 
 
 def _incoming_columns(mdp: BlockMDP, layer: int) -> np.ndarray | sp.csr_array:
@@ -192,7 +200,7 @@ def backward_ki_partition(mdp: BlockMDP) -> Partition:
     """
     labels = [np.zeros(mdp.width(0), dtype=np.intp)]
     for h in range(1, mdp.horizon):
-        labels.append(_group(mdp, _incoming_columns(mdp, h), mdp.layers[h]))
+        labels.append(group_rows(mdp.mode, _incoming_columns(mdp, h), mdp.layers[h]))
     return Partition("backward", mdp.layers, tuple(labels))
 
 
@@ -202,7 +210,7 @@ def forward_ki_partition(mdp: BlockMDP) -> Partition:
     Layer H is one block.
     """
     labels = [
-        _group(mdp, _outgoing_rows(mdp, h), mdp.layers[h]) for h in range(mdp.horizon - 1)
+        group_rows(mdp.mode, _outgoing_rows(mdp, h), mdp.layers[h]) for h in range(mdp.horizon - 1)
     ]
     labels.append(np.zeros(mdp.width(mdp.horizon - 1), dtype=np.intp))
     return Partition("forward", mdp.layers, tuple(labels))

@@ -115,6 +115,13 @@ class BlockMDP:
         dense = matrix.toarray() if sp.issparse(matrix) else matrix
         return dense.reshape(self.width(layer), self.number_of_actions, self.width(layer + 1))
 
+    def observation_transition_tensor(self, layer: int) -> np.ndarray:
+        """Dense ``T(x' | x, a) = T(decoder(x') | decoder(x), a) q(x' | decoder(x'))`` from
+        layer ``layer`` (0-based), shape ``(m_layer, |A|, m_{layer+1})``."""
+        tensor = self.transition_tensor(layer)[self.emission_state[layer]]
+        following = self.emission_state[layer + 1]
+        return tensor[:, :, following] * self.emission_probability[layer + 1]
+
     def emission_matrix(self, layer: int) -> np.ndarray:
         """Dense ``q(x | s)`` of shape ``(n_h, m_h)`` for layer ``layer`` (0-based)."""
         matrix = self.mode.zeros((self.width(layer), len(self.observations[layer])))

@@ -20,6 +20,7 @@ __all__ = [
     "check_policy",
     "state_action_probabilities",
     "state_policy",
+    "transfer_policy",
     "uniform_policy",
 ]
 
@@ -99,6 +100,19 @@ def state_policy(
         policy.action_probabilities[h][mdp.emission_state[h] == i] = row
     check_policy(mdp, policy)
     return policy
+
+
+def transfer_policy(policy: Policy, source: BlockMDP, target: BlockMDP) -> Policy:
+    """The same observation policy for another MDP with the same observation names per layer
+    (rows are positional, so they are reordered by name)."""
+    tables = []
+    for h, names in enumerate(target.observations):
+        where = source.observations[h]
+        if set(names) != set(where):
+            raise InvalidPolicy(f"policy transfer: layer {h + 1} observations differ")
+        order = [where.index(name) for name in names]
+        tables.append(policy.action_probabilities[h][order])
+    return Policy(tuple(tables))
 
 
 def state_action_probabilities(mdp: BlockMDP, policy: Policy, layer: int) -> np.ndarray:

@@ -7,6 +7,8 @@ is ``P(s_h = s)`` for the layer ``h`` of ``s``. ``P_pi(x) = P_pi(decoder(x)) q(x
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 
 from kinematic.model import BlockMDP
@@ -14,10 +16,12 @@ from kinematic.policies import Policy, check_policy, state_action_probabilities
 
 __all__ = [
     "observation_occupancy",
+    "observation_values",
     "observation_visitation",
     "occupancy",
     "policy_value",
     "state_visitation",
+    "trajectory_distribution",
 ]
 
 
@@ -71,3 +75,60 @@ def policy_value(
     for h, joint in enumerate(observation_occupancy(mdp, policy)):
         total += (joint * rewards[h]).sum()
     return total
+
+
+def observation_values(
+    mdp: BlockMDP, policy: Policy, rewards: tuple[np.ndarray, ...] | None = None
+) -> tuple[np.ndarray, ...]:
+    """Values to go ``V(x_h; pi_{h:H}) = E_pi[sum_{h' >= h} R(x_h', a_h') | x_h]`` per layer, one
+    entry per observation (the ``V(x; pi)`` of ``lem:perf-diff``)."""
+    check_policy(mdp, policy)
+    rewards = mdp.rewards if rewards is None else rewards
+    values: list[np.ndarray] = []
+    following = None
+    for h in range(mdp.horizon - 1, -1, -1):
+        q = rewards[h]
+        if following is not None:
+            per_state = np.asarray(mdp.transitions[h] @ following).reshape(
+                mdp.width(h), mdp.number_of_actions
+            )
+            q = q + per_state[mdp.emission_state[h]]
+        value = (policy.action_probabilities[h] * q).sum(axis=1)
+        values.append(value)
+        following = mdp.emission_matrix(h) @ value
+    return tuple(reversed(values))
+
+
+def trajectory_distribution(mdp: BlockMDP, policy: Policy) -> dict[tuple[str, ...], object]:
+    """The distribution of observation-action trajectories ``(x_1, a_1, ..., x_H, a_H)`` under
+    ``policy``, by the forward algorithm over latent states (names as keys; positive entries only).
+
+    Exponential in the horizon: meant for small MDPs, e.g. to check that two MDPs are
+    indistinguishable from observations (Figure ``fig:mdp-canonical``).
+    """
+    check_policy(mdp, policy)
+    beliefs: dict[tuple[str, ...], np.ndarray] = {(): mdp.start}
+    for h in range(mdp.horizon):
+        following: dict[tuple[str, ...], np.ndarray] = defaultdict(
+            lambda h=h: mdp.mode.zeros(mdp.width(h + 1) if h + 1 < mdp.horizon else 1)
+        )
+        emission = mdp.emission_matrix(h)
+        for prefix, belief in beliefs.items():
+            for x, observation in enumerate(mdp.observations[h]):
+                seen = belief * emission[:, x]
+                if not mdp.mode.positive(seen).any():
+                    continue
+                for a, action in enumerate(mdp.actions):
+                    weight = seen * policy.action_probabilities[h][x, a]
+                    if not mdp.mode.positive(weight).any():
+                        continue
+                    key = (*prefix, observation, action)
+                    if h + 1 < mdp.horizon:
+                        rows = np.arange(mdp.width(h)) * mdp.number_of_actions + a
+                        following[key] = following[key] + np.asarray(
+                            weight @ mdp.transitions[h][rows]
+                        ).reshape(-1)
+                    else:
+                        following[key] = following[key] + weight.sum()
+        beliefs = following
+    return {prefix: belief.sum() for prefix, belief in beliefs.items()}

@@ -70,29 +70,3 @@ def brute_force_eta(mdp: BlockMDP) -> dict[str, Fraction]:
         for state, p in path_visitation(mdp, policy).items():
             best[state] = max(best[state], p)
     return {s: best[s] for s in mdp.states}
-
-
-def observation_trajectories(mdp: BlockMDP, policy: Policy) -> dict[tuple, Fraction]:
-    """The distribution of ``(x_1, a_1, ..., x_H, a_H)`` by the forward algorithm on names."""
-    _, start, transitions = _tables(mdp)
-    emissions = {s: mdp.observations_of(s) for s in mdp.states}
-    # belief: trajectory prefix -> {latent state: joint probability}
-    beliefs: dict[tuple, dict[str, Fraction]] = {(): dict(start)}
-    for h in range(mdp.horizon):
-        following: dict[tuple, dict[str, Fraction]] = defaultdict(lambda: defaultdict(Fraction))
-        for prefix, belief in beliefs.items():
-            for state, p_state in belief.items():
-                for observation, q in emissions[state].items():
-                    x = mdp.observation_location[observation][1]
-                    for a, action in enumerate(mdp.actions):
-                        weight = p_state * q * policy.action_probabilities[h][x, a]
-                        if not weight:
-                            continue
-                        key = (*prefix, observation, action)
-                        if h + 1 == mdp.horizon:
-                            following[key]["end"] += weight
-                        for target, p_next in transitions.get(state, {}).get(action, {}).items():
-                            following[key][target] += weight * p_next
-        beliefs = following
-    return {prefix: sum(belief.values()) for prefix, belief in beliefs.items()}
-

@@ -13,7 +13,7 @@ from kinematic.inseparability import ki_partition
 from kinematic.model import relabel_states
 from kinematic.spec import to_spec
 from kinematic.strategies import block_mdps, policies, split_states
-from tests.kinematic.brute_force import observation_trajectories
+from kinematic.visitation import trajectory_distribution
 
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=2, max_splits=2)
 
@@ -33,7 +33,7 @@ def test_canonical_form_emits_the_same_observation_process(data):
     mdp = data.draw(SMALL)
     policy = data.draw(policies(mdp))
     canonical = canonical_form(mdp).mdp
-    assert observation_trajectories(canonical, policy) == observation_trajectories(mdp, policy)
+    assert trajectory_distribution(canonical, policy) == trajectory_distribution(mdp, policy)
 
 
 @given(block_mdps(max_splits=2))

@@ -15,6 +15,7 @@ from kinematic.visitation import (
     occupancy,
     policy_value,
     state_visitation,
+    trajectory_distribution,
 )
 from tests.kinematic.brute_force import path_visitation
 
@@ -71,3 +72,17 @@ def test_float_mode_visitation_and_value_match_exact(data):
     assert policy_value(floats, float_policy) == pytest.approx(
         float(policy_value(mdp, policy)), abs=1e-12
     )
+
+
+@given(st.data())
+def test_trajectory_distribution_marginals_are_the_visitations(data):
+    """Summing the trajectory distribution over all but x_h gives P_pi(x_h), exactly."""
+    mdp = data.draw(block_mdps(max_horizon=3, max_width=2, max_actions=2))
+    policy = data.draw(policies(mdp))
+    trajectories = trajectory_distribution(mdp, policy)
+    assert sum(trajectories.values()) == 1
+    for h, visits in enumerate(observation_visitation(mdp, policy)):
+        marginal = dict.fromkeys(mdp.observations[h], 0)
+        for trajectory, p in trajectories.items():
+            marginal[trajectory[2 * h]] += p
+        assert marginal == dict(zip(mdp.observations[h], visits, strict=True))

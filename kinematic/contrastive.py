@@ -1,0 +1,131 @@
+"""HOMER's contrastive learning problem (paper, Section 4 and ``app:appendix-sample-complexity``).
+
+At iteration ``h`` HOMER draws two independent transitions ``(x1, a1, x1')`` and
+``(x2, a2, x2')`` from ``Unf(Psi_{h-1}) o Unf(A)`` and a label ``y ~ Ber(1/2)``; it keeps the
+real transition ``(x1, a1, x1', 1)`` or the imposter ``(x1, a1, x2', 0)``. This module computes
+that distribution ``D`` exactly, its Bayes-optimal square-loss predictor ``E_D[y | x, a, x']``,
+the closed form ``f_rho`` of ``lem:p-form``, the prior ``rho`` (``lem:bound-rho-prior``) and the
+level sets of a predictor in ``x'`` (``prop:bki-in-class``). Everything is on observations,
+layers 0-based: ``x`` in ``layer - 1``, ``x'`` in ``layer``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from kinematic.inseparability import group_rows
+from kinematic.model import BlockMDP
+from kinematic.policies import Policy
+from kinematic.visitation import observation_visitation
+
+__all__ = [
+    "ContrastiveDistribution",
+    "bayes_optimal_predictor",
+    "contrastive_distribution",
+    "f_rho",
+    "level_sets",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class ContrastiveDistribution:
+    """The distribution ``D(x, a, x', y)`` of ``alg:learn_homing_policy`` at one layer.
+
+    Attributes
+    ----------
+    layer : int
+        The layer of ``x'`` (0-based, at least 1).
+    roll_in : ndarray
+        ``mu(x)``: the distribution of ``x`` in ``layer - 1`` under ``Unf(Psi_{h-1})``.
+    prior : ndarray
+        ``rho(x')``: the marginal of ``x'`` under ``Unf(Psi_{h-1}) o Unf(A)``.
+    joint : ndarray, shape (m_{h-1}, |A|, m_h, 2)
+        ``D(x, a, x', y)``.
+    """
+
+    layer: int
+    roll_in: np.ndarray
+    prior: np.ndarray
+    joint: np.ndarray
+
+
+def contrastive_distribution(
+    mdp: BlockMDP,
+    cover: Sequence[Policy],
+    layer: int,
+    positive_probability: object = Fraction(1, 2),
+) -> ContrastiveDistribution:
+    """``D`` for the roll-in ``Unf(cover)`` to ``layer - 1``, then ``Unf(A)``.
+
+    ``positive_probability`` is the probability of the label ``y = 1`` (1/2 in HOMER).
+    """
+    if not 1 <= layer < mdp.horizon:
+        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
+    if not cover:
+        raise ValueError("the roll-in needs at least one policy")
+    mode = mdp.mode
+    share = mode.scalar(1) / len(cover)
+    roll_in = sum(observation_visitation(mdp, policy)[layer - 1] for policy in cover) * share
+    transitions = mdp.observation_transition_tensor(layer - 1)
+    uniform = mode.scalar(1) / mdp.number_of_actions
+    real = roll_in[:, None, None] * uniform * transitions
+    prior = real.sum(axis=(0, 1))
+    imposter = np.repeat(
+        roll_in[:, None, None] * uniform * prior[None, None, :], mdp.number_of_actions, axis=1
+    )
+    p = mode.scalar(positive_probability)
+    joint = np.stack([(1 - p) * imposter, p * real], axis=-1)
+    return ContrastiveDistribution(layer, roll_in, prior, joint)
+
+
+def bayes_optimal_predictor(distribution: ContrastiveDistribution) -> np.ndarray:
+    """``E_D[y | x, a, x'] = D(x, a, x', 1) / D(x, a, x')`` where ``D(x, a, x') > 0``; NaN (float)
+    or None (exact) elsewhere."""
+    joint = distribution.joint
+    total = joint.sum(axis=-1)
+    result = np.empty(total.shape, dtype=joint.dtype)
+    positive = total > 0
+    result[positive] = joint[..., 1][positive] / total[positive]
+    result[~positive] = None if joint.dtype == object else np.nan
+    return result
+
+
+def f_rho(mdp: BlockMDP, distribution: ContrastiveDistribution) -> np.ndarray:
+    """The closed form of ``lem:p-form`` on states, lifted to observations:
+    ``T(s'|s, a) / (T(s'|s, a) + rho(s'))`` with ``s = decoder(x)``, ``s' = decoder(x')``,
+    ``rho(s') = sum_{x' in s'} rho(x')``; undefined (None / NaN) where ``D(x, a, x') = 0``."""
+    h = distribution.layer
+    state_prior = mdp.mode.zeros(mdp.width(h))
+    for x, state in enumerate(mdp.emission_state[h]):
+        state_prior[state] += distribution.prior[x]
+    tensor = mdp.transition_tensor(h - 1)[mdp.emission_state[h - 1]]
+    tensor = tensor[:, :, mdp.emission_state[h]]
+    rho = state_prior[mdp.emission_state[h]][None, None, :]
+    result = np.empty(tensor.shape, dtype=tensor.dtype)
+    defined = distribution.joint.sum(axis=-1) > 0
+    result[defined] = (tensor / (tensor + np.where(rho == 0, 1, rho)))[defined]
+    result[~defined] = None if tensor.dtype == object else np.nan
+    return result
+
+
+def level_sets(
+    mdp: BlockMDP, predictor: np.ndarray, distribution: ContrastiveDistribution
+) -> list[list[str]]:
+    """The level sets of ``x' -> predictor(., ., x')`` over the observations ``x'`` with
+    ``rho(x') > 0``, comparing on the ``(x, a)`` with ``mu(x) > 0`` (``prop:bki-in-class``)."""
+    h = distribution.layer
+    contexts = np.flatnonzero(mdp.mode.positive(distribution.roll_in))
+    targets = np.flatnonzero(mdp.mode.positive(distribution.prior))
+    columns = predictor[contexts][:, :, targets].reshape(-1, len(targets)).T
+    names = [mdp.observations[h][x] for x in targets]
+    if not mdp.mode.exact:
+        columns = np.asarray(columns, dtype=np.float64)
+    labels = group_rows(mdp.mode, columns, names)
+    sets: list[list[str]] = [[] for _ in range(int(labels.max()) + 1 if len(labels) else 0)]
+    for name, label in zip(names, labels, strict=True):
+        sets[label].append(name)
+    return sets

@@ -1,0 +1,272 @@
+"""Planning with policy covers (paper, Section 3.1 and Appendix ``app:psdp-appendix``).
+
+- :func:`optimal_values`: exact dynamic programming over observations, ``max_pi V(pi; R)`` and a
+  deterministic optimal policy (``lem:homing_deterministic``).
+- :func:`psdp_exact`: PSDP (``alg:rl_via_homing_policies``) with infinite data and the fully
+  expressive policy class: at step ``t`` the contextual-bandit oracle returns, for every
+  observation in the support of the roll-in distribution ``Unf(Psi_t)``, the action maximising
+  the value of continuing with the policies already learned for ``t+1 .. h``.
+- :func:`exp_oracle_exact`: ExpOracle (``alg:oracle-exp``) with :func:`psdp_exact` and a given
+  abstraction: the policy covers ``Psi_1 .. Psi_H``.
+- :func:`psdp_sampled`, :func:`exp_oracle_sampled`: the same with ``n`` sampled episodes per
+  contextual-bandit problem and the tabular oracle ``CB(D, Pi)`` over all deterministic
+  observation policies (inverse-propensity scores summed per observation and action).
+
+Rewards are per layer ``(m_h, |A|)`` arrays ``R(x, a)`` as in :class:`BlockMDP`. An internal
+reward ``R_{i,h}(x, a, x') = 1{phi(x') = i, step(x') = h}`` is the layer-``h`` reward
+``1{phi(x) = i}`` (whatever the action) and is optimised by decisions at layers ``1 .. h-1``.
+Layers are 0-based in code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kinematic.model import BlockMDP
+from kinematic.numbers import Number
+from kinematic.policies import Policy
+from kinematic.sampling import sample_episodes
+from kinematic.visitation import state_visitation
+
+__all__ = [
+    "OptimalSolution",
+    "block_rewards",
+    "exp_oracle_exact",
+    "exp_oracle_sampled",
+    "inverse_propensity_scores",
+    "observation_labels",
+    "optimal_values",
+    "psdp_exact",
+    "psdp_sampled",
+    "tabular_cb_oracle",
+]
+
+Rewards = tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class OptimalSolution:
+    """Result of :func:`optimal_values`.
+
+    Attributes
+    ----------
+    value : Number
+        ``max_pi V(pi; R)``.
+    observation_values : tuple of ndarrays
+        ``V*_h(x)`` per layer.
+    policy : Policy
+        A deterministic optimal observation policy (ties: first action).
+    """
+
+    value: Number
+    observation_values: tuple[np.ndarray, ...]
+    policy: Policy
+
+
+def _deterministic(mdp: BlockMDP, choices: Sequence[np.ndarray]) -> Policy:
+    """The deterministic policy taking action ``choices[h][x]`` at observation ``x``."""
+    tables = []
+    for h, chosen in enumerate(choices):
+        table = mdp.mode.zeros((len(mdp.observations[h]), mdp.number_of_actions))
+        table[np.arange(len(chosen)), chosen] = mdp.mode.scalar(1)
+        tables.append(table)
+    return Policy(tuple(tables))
+
+
+def _greedy(mdp: BlockMDP, q: np.ndarray) -> np.ndarray:
+    """Argmax over the last axis, ties to the first action (within ``atol`` in float mode)."""
+    if mdp.mode.exact:
+        return np.argmax(q, axis=-1)
+    return np.argmax(q >= q.max(axis=-1, keepdims=True) - mdp.mode.atol, axis=-1)
+
+
+def _continuation(mdp: BlockMDP, layer: int, state_values: np.ndarray) -> np.ndarray:
+    """``sum_s' T(s' | decoder(x), a) W(s')`` for the observations of ``layer``, ``(m, |A|)``."""
+    per_state = np.asarray(mdp.transitions[layer] @ state_values).reshape(
+        mdp.width(layer), mdp.number_of_actions
+    )
+    return per_state[mdp.emission_state[layer]]
+
+
+def _state_values(mdp: BlockMDP, layer: int, observation_values: np.ndarray) -> np.ndarray:
+    """``W(s) = sum_x q(x | s) V(x)`` on the states of ``layer``."""
+    return mdp.emission_matrix(layer) @ observation_values
+
+
+def optimal_values(mdp: BlockMDP, rewards: Rewards | None = None) -> OptimalSolution:
+    """``max_pi V(pi; R)`` by backward induction over observations (``lem:homing_deterministic``).
+
+    ``Q_h(x, a) = R(x, a) + sum_s' T(s' | decoder(x), a) W_{h+1}(s')``, ``V_h(x) = max_a Q_h``,
+    ``W_h(s) = sum_x q(x|s) V_h(x)``; exact in exact mode.
+    """
+    rewards = mdp.rewards if rewards is None else rewards
+    values: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
+    choices: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
+    following = None
+    for h in range(mdp.horizon - 1, -1, -1):
+        q = rewards[h].copy()
+        if following is not None:
+            q = q + _continuation(mdp, h, following)
+        choices[h] = _greedy(mdp, q)
+        values[h] = q.max(axis=1)
+        following = _state_values(mdp, h, values[h])
+    return OptimalSolution(mdp.start @ following, tuple(values), _deterministic(mdp, choices))
+
+
+def observation_labels(
+    mdp: BlockMDP, state_labels: Sequence[np.ndarray]
+) -> tuple[np.ndarray, ...]:
+    """Lift per-layer state labels (e.g. ``Partition.labels``) to the observations."""
+    return tuple(
+        np.asarray(labels)[mdp.emission_state[h]] for h, labels in enumerate(state_labels)
+    )
+
+
+def block_rewards(mdp: BlockMDP, layer: int, labels: np.ndarray, block: int) -> Rewards:
+    """The internal reward ``R_{i,h}``: 1 at the observations of ``layer`` labelled ``block``."""
+    rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
+    rewards[layer][np.asarray(labels) == block, :] = mdp.mode.scalar(1)
+    return tuple(rewards)
+
+
+def psdp_exact(
+    mdp: BlockMDP, covers: Sequence[Sequence[Policy]], rewards: Rewards, last_layer: int
+) -> Policy:
+    """PSDP (``alg:rl_via_homing_policies``) with infinite data and a fully expressive ``Pi``.
+
+    ``covers[t]`` is ``Psi_t`` for ``t = 1 .. last_layer`` (0-based; ``covers[0]`` is unused, the
+    start distribution is fixed). Decisions are made at layers ``0 .. last_layer``; later layers
+    take the first action. At layer ``t`` the oracle picks, at every observation reached by
+    ``Unf(Psi_t)``, an action maximising ``R + V(. ; pi_{t+1:h})``; elsewhere it is indifferent
+    and keeps the first action.
+    """
+    choices = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
+    following = None
+    for h in range(mdp.horizon - 1, last_layer, -1):
+        q = rewards[h].copy()
+        if following is not None:
+            q = q + _continuation(mdp, h, following)
+        following = _state_values(mdp, h, q[:, 0])
+    for t in range(last_layer, -1, -1):
+        q = rewards[t].copy()
+        if following is not None:
+            q = q + _continuation(mdp, t, following)
+        support = _start_support(mdp) if t == 0 else _cover_support(mdp, covers[t], t)
+        choices[t] = np.where(support, _greedy(mdp, q), 0)
+        following = _state_values(mdp, t, q[np.arange(len(q)), choices[t]])
+    return _deterministic(mdp, choices)
+
+
+def _start_support(mdp: BlockMDP) -> np.ndarray:
+    return mdp.mode.positive(mdp.start)[mdp.emission_state[0]]
+
+
+def _cover_support(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:
+    if not cover:
+        raise ValueError(f"PSDP needs a non-empty policy cover for layer {layer + 1}")
+    reached = np.zeros(mdp.width(layer), dtype=bool)
+    for policy in cover:
+        reached |= mdp.mode.positive(state_visitation(mdp, policy)[layer])
+    return reached[mdp.emission_state[layer]]
+
+
+def exp_oracle_exact(mdp: BlockMDP, labels: Sequence[np.ndarray]) -> list[list[Policy]]:
+    """ExpOracle's reward-free phase (``alg:oracle-exp``) with :func:`psdp_exact`.
+
+    ``labels[h][x]`` is the abstraction ``phi(x)`` on the observations of layer ``h``. Returns
+    ``Psi_1 .. Psi_H`` (``Psi_1`` empty); ``Psi_h`` has one policy per label used in layer ``h``.
+    """
+    covers: list[list[Policy]] = [[]]
+    for h in range(1, mdp.horizon):
+        covers.append([
+            psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            for block in np.unique(labels[h])
+        ])
+    return covers
+
+
+def tabular_cb_oracle(scores: np.ndarray) -> np.ndarray:
+    """``CB(D, Pi)`` for ``Pi`` = all deterministic maps observation -> action.
+
+    ``scores[x, a]`` is ``sum_i 1{x_i = x, a_i = a} r_i / p_i`` over the dataset (see
+    :func:`inverse_propensity_scores`); the oracle maximises ``sum_x scores[x, pi(x)]``, i.e. takes
+    the best action per observation. Ties, and observations never seen, take the first action.
+    """
+    return np.argmax(scores >= scores.max(axis=1, keepdims=True), axis=1)
+
+
+def inverse_propensity_scores(
+    observations: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    propensities: np.ndarray | float,
+    shape: tuple[int, int],
+) -> np.ndarray:
+    """``scores[x, a] = sum_i 1{x_i = x, a_i = a} r_i / p_i`` (the objective of ``CB``)."""
+    scores = np.zeros(shape)
+    np.add.at(scores, (observations, actions), rewards / propensities)
+    return scores
+
+
+CHUNK = 200_000
+"""Episodes sampled at once by :func:`psdp_sampled` (bounds its memory)."""
+
+
+def psdp_sampled(
+    mdp: BlockMDP,
+    covers: Sequence[Sequence[Policy]],
+    rewards: Rewards,
+    last_layer: int,
+    samples: int,
+    rng: np.random.Generator,
+    bernoulli_rewards: bool = True,
+) -> Policy:
+    """PSDP (``alg:rl_via_homing_policies``) with ``samples`` episodes per step and
+    :func:`tabular_cb_oracle`.
+
+    Step ``t``: roll in with a uniformly chosen policy of ``Psi_t`` to layer ``t``, take a uniform
+    action (``p = 1/|A|``), then follow the policies learned for ``t+1 .. last_layer`` (and the
+    first action afterwards); the reward is the sum of ``R`` from layer ``t`` on (drawn as
+    ``Bernoulli(R)`` when ``bernoulli_rewards``).
+    """
+    choices = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
+    for t in range(last_layer, -1, -1):
+        continuation = _deterministic(mdp, choices)
+        shape = (len(mdp.observations[t]), mdp.number_of_actions)
+        scores = np.zeros(shape)
+        for start in range(0, samples, CHUNK):
+            episodes = sample_episodes(
+                mdp,
+                roll_in=list(covers[t]) if t > 0 else [continuation],
+                switch_layer=t,
+                continuation=continuation,
+                samples=min(CHUNK, samples - start),
+                rng=rng,
+                rewards=rewards,
+                bernoulli_rewards=bernoulli_rewards,
+            )
+            scores += inverse_propensity_scores(
+                episodes.observations[:, t], episodes.actions[:, t],
+                episodes.rewards[:, t:].sum(axis=1), 1 / mdp.number_of_actions, shape,
+            )
+        choices[t] = tabular_cb_oracle(scores)
+    return _deterministic(mdp, choices)
+
+
+def exp_oracle_sampled(
+    mdp: BlockMDP,
+    labels: Sequence[np.ndarray],
+    samples: int,
+    rng: np.random.Generator,
+) -> list[list[Policy]]:
+    """ExpOracle's reward-free phase (``alg:oracle-exp``) with :func:`psdp_sampled`."""
+    covers: list[list[Policy]] = [[]]
+    for h in range(1, mdp.horizon):
+        covers.append([
+            psdp_sampled(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1, samples, rng)
+            for block in np.unique(labels[h])
+        ])
+    return covers

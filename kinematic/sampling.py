@@ -1,0 +1,90 @@
+"""Sampling episodes of a Block MDP in numpy, many at once (for the sampled planners).
+
+The procedure of ``alg:rl_via_homing_policies`` (line ``line:psdp-sampling-proc``):
+``Unf(Psi_t) o Unf(A) o pi_{t+1} o ... ``: each episode rolls in with a policy drawn uniformly
+from ``roll_in`` until layer ``switch_layer``, takes a uniformly random action there, and follows
+``continuation`` afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from kinematic.model import BlockMDP
+from kinematic.policies import Policy
+
+__all__ = ["Episodes", "sample_episodes"]
+
+
+@dataclass(frozen=True)
+class Episodes:
+    """``samples x H`` arrays: latent state and observation indices (within their layer),
+    actions, and rewards."""
+
+    states: np.ndarray
+    observations: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+
+
+def _categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per row of a (rows x k) matrix of probabilities."""
+    cumulative = probabilities.cumsum(axis=1)
+    draws = rng.random(len(probabilities))[:, None] * cumulative[:, -1:]
+    return np.minimum((cumulative <= draws).sum(axis=1), probabilities.shape[1] - 1)
+
+
+def _floats(array: np.ndarray | sp.csr_array) -> np.ndarray:
+    dense = array.toarray() if sp.issparse(array) else array
+    return np.asarray(dense, dtype=np.float64)
+
+
+def sample_episodes(
+    mdp: BlockMDP,
+    roll_in: Sequence[Policy],
+    switch_layer: int,
+    continuation: Policy,
+    samples: int,
+    rng: np.random.Generator,
+    rewards: tuple[np.ndarray, ...] | None = None,
+    bernoulli_rewards: bool = False,
+) -> Episodes:
+    """Sample ``samples`` episodes: ``Unf(roll_in)`` before ``switch_layer``, a uniform action at
+    ``switch_layer``, ``continuation`` after it.
+
+    Rewards are ``R(x, a)`` (default: the MDP's), or ``Bernoulli(R(x, a))`` draws when
+    ``bernoulli_rewards`` (then every ``R`` must lie in [0, 1]).
+    """
+    if not roll_in:
+        raise ValueError("sample_episodes needs at least one roll-in policy")
+    rewards = mdp.rewards if rewards is None else rewards
+    float_rewards = [_floats(r) for r in rewards]
+    if bernoulli_rewards and any(((r < 0) | (r > 1)).any() for r in float_rewards):
+        raise ValueError("Bernoulli rewards need every R(x, a) in [0, 1]")
+    horizon, number_of_actions = mdp.horizon, mdp.number_of_actions
+    chosen = rng.integers(len(roll_in), size=samples)
+    shape = (samples, horizon)
+    states, observations = np.zeros(shape, np.intp), np.zeros(shape, np.intp)
+    actions, collected = np.zeros(shape, np.intp), np.zeros(shape)
+    current = _categorical(np.tile(_floats(mdp.start), (samples, 1)), rng)
+    for h in range(horizon):
+        emission = _floats(mdp.emission_matrix(h))
+        observed = _categorical(emission[current], rng)
+        if h < switch_layer:
+            tables = np.stack([_floats(p.action_probabilities[h]) for p in roll_in])
+            acted = _categorical(tables[chosen, observed], rng)
+        elif h == switch_layer:
+            acted = rng.integers(number_of_actions, size=samples)
+        else:
+            acted = _categorical(_floats(continuation.action_probabilities[h])[observed], rng)
+        mean = float_rewards[h][observed, acted]
+        collected[:, h] = (rng.random(samples) < mean) if bernoulli_rewards else mean
+        states[:, h], observations[:, h], actions[:, h] = current, observed, acted
+        if h + 1 < horizon:
+            rows = _floats(mdp.transitions[h])[current * number_of_actions + acted]
+            current = _categorical(rows, rng)
+    return Episodes(states, observations, actions, collected)

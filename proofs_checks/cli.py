@@ -1,0 +1,99 @@
+"""``python -m proofs_checks [--examples N] [--json] [--only LABEL ...]`` runs the registry;
+``python -m proofs_checks sample-sizes ...`` prints the sample sizes of HOMER and ExpOracle."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from proofs_checks.registry import all_claims, run_claim
+from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
+
+__all__ = ["main"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    claims = all_claims()
+    if args.only:
+        known = {c.label for c in claims}
+        unknown = [label for label in args.only if label not in known]
+        if unknown:
+            print(f"error: unknown label {unknown[0]!r}; known: {', '.join(sorted(known))}",
+                  file=sys.stderr)
+            return 2
+        claims = [c for c in claims if c.label in args.only]
+    reports = []
+    for claim in claims:
+        report = run_claim(claim, args.examples)
+        reports.append(report)
+        if not args.json:
+            caught = "yes" if report.negative_control_caught else "NO"
+            print(f"{report.label:<40} {report.instances:>9} {report.violations:>10} "
+                  f"{caught:>8} {report.seconds:>8.1f}  {report.statement}", flush=True)
+            if report.violations:
+                print("  violation witness: " + json.dumps(report.witness))
+    if args.json:
+        print(json.dumps([r.as_json() for r in reports]))
+    failed = [r for r in reports if r.violations or not r.negative_control_caught]
+    if not args.json:
+        print(f"{len(reports)} claims, {sum(r.violations for r in reports)} violated, "
+              f"{sum(not r.negative_control_caught for r in reports)} negative controls missed")
+    return 1 if failed else 0
+
+
+def _sample_sizes(args: argparse.Namespace) -> int:
+    homer = homer_sample_sizes(args.abstract_states, args.horizon, args.actions, args.eta,
+                               args.epsilon, args.delta, args.log_policies,
+                               args.log_abstractions)
+    oracle = exp_oracle_sample_sizes(args.abstract_states, args.horizon, args.actions, args.eta,
+                                     args.epsilon, args.delta, args.log_policies)
+    if args.json:
+        print(json.dumps([homer.as_json(), oracle.as_json()]))
+        return 0
+    for sizes in (homer, oracle):
+        print(f"{sizes.algorithm}  [{sizes.constants}]")
+        if sizes.n_reg is not None:
+            print(f"  n_reg  = {sizes.n_reg:.3e}")
+        print(f"  n_psdp = {sizes.n_psdp:.3e}")
+        print(f"  n_eval = {sizes.n_eval:.3e}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sample-sizes"]:
+        parser = argparse.ArgumentParser(
+            prog="python -m proofs_checks sample-sizes",
+            description="Sample sizes of alg:learn_homing_policy and alg:oracle-exp.",
+        )
+        parser.add_argument("--abstract-states", "-N", type=int, required=True,
+                            help="N, at least N_KD")
+        parser.add_argument("--horizon", type=int, required=True)
+        parser.add_argument("--actions", type=int, required=True)
+        parser.add_argument("--eta", type=float, required=True, help="eta <= eta_min")
+        parser.add_argument("--epsilon", type=float, default=0.1)
+        parser.add_argument("--delta", type=float, default=0.1)
+        parser.add_argument("--log-policies", type=float, required=True, help="ln |Pi|")
+        parser.add_argument("--log-abstractions", type=float, required=True, help="ln |Phi_N|")
+        parser.add_argument("--json", action="store_true")
+        try:
+            return _sample_sizes(parser.parse_args(argv[1:]))
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    parser = argparse.ArgumentParser(
+        prog="python -m proofs_checks",
+        description="Check every registered claim of the paper, with its negative control. "
+                    "Subcommand: sample-sizes.",
+    )
+    parser.add_argument("--examples", type=int, default=100,
+                        help="instances per claim (sampling-heavy claims run a share of it)")
+    parser.add_argument("--json", action="store_true", help="print one JSON list")
+    parser.add_argument("--only", nargs="+", metavar="LABEL", help="run only these labels")
+    args = parser.parse_args(argv)
+    if not args.json:
+        print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
+              f"{'seconds':>8}  statement")
+    return _run(args)

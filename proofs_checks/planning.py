@@ -1,0 +1,351 @@
+"""Section 3.1 and Appendices ``app:psdp-appendix``, ``app:appendix-oracle-alg``: planning with
+policy covers, exactly and from samples.
+
+- ``alg:rl_via_homing_policies``: exact PSDP (infinite data) with 1-covers and the internal
+  reward of a backward KI block returns a policy homing every state of the block.
+- ``alg:oracle-exp``: ExpOracle with exact PSDP and the backward KI abstraction returns
+  1-policy covers.
+- ``prop:csc-call``, ``thm:psdp-spread``, ``thm:exp-oracle``: with sampled data and the tabular
+  contextual-bandit oracle, the guarantee holds in at least the promised fraction of repeated
+  trials (the observed failure rate is reported against delta).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from kinematic.families import combination_lock
+from kinematic.homing import eta, eta_min, homing_policy, maximum_visitation
+from kinematic.inseparability import backward_ki_partition
+from kinematic.model import BlockMDP
+from kinematic.planning import (
+    block_rewards,
+    exp_oracle_exact,
+    exp_oracle_sampled,
+    inverse_propensity_scores,
+    observation_labels,
+    optimal_values,
+    psdp_exact,
+    psdp_sampled,
+    tabular_cb_oracle,
+)
+from kinematic.policies import Policy, state_policy
+from kinematic.strategies import block_mdps
+from kinematic.visitation import policy_value, state_visitation
+from proofs_checks.registry import Claim, Outcome, register
+from proofs_checks.sample_sizes import exp_oracle_sample_sizes
+from proofs_checks.witness import number, policy_json, spec
+
+DELTA = 0.1
+"""Failure probability used by the sampled checks."""
+
+
+def _homing_covers(mdp: BlockMDP) -> list[list[Policy]]:
+    """``Psi_t`` = the homing policies of the states of layer ``t`` (a 1-policy cover)."""
+    return [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+
+
+def _first_action_covers(mdp: BlockMDP) -> list[list[Policy]]:
+    """``Psi_t`` = one policy that always takes the first action (usually not a cover)."""
+    return [[state_policy(mdp, {}, default_action=mdp.actions[0])] for _ in mdp.layers]
+
+
+def _cover_alpha(mdp: BlockMDP, cover: list[Policy], layer: int) -> Fraction:
+    best = np.max(np.stack([state_visitation(mdp, p)[layer] for p in cover]), axis=0)
+    return min(best / maximum_visitation(mdp)[layer])
+
+
+def check_psdp_homes_blocks(mdp: BlockMDP, covers_of=_homing_covers) -> Outcome:
+    """For every layer h >= 2 and backward KI block i: PSDP(Psi_{1:h-1}, R_{i,h}, h-1) with exact
+    data visits every state of the block with probability eta(s)."""
+    covers = covers_of(mdp)
+    partition = backward_ki_partition(mdp)
+    labels = observation_labels(mdp, partition.labels)
+    values = eta(mdp)
+    for h in range(1, mdp.horizon):
+        for block, states in enumerate(partition.blocks_of_layer(h)):
+            policy = psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            visits = state_visitation(mdp, policy)[h]
+            for state in states:
+                reached = visits[mdp.state_location[state][1]]
+                if reached != values[state]:
+                    return Outcome(False, {
+                        "instance": spec(mdp), "block": states, "state": state,
+                        "psdp_policy": policy_json(mdp, policy),
+                        "covers": [[policy_json(mdp, p) for p in c] for c in covers[:h]],
+                        "P_pi(s)": number(reached), "eta(s)": number(values[state]),
+                    })
+    return Outcome(True)
+
+
+register(Claim(
+    label="alg:rl_via_homing_policies",
+    statement="exact PSDP with 1-policy covers and the internal reward of a backward KI block "
+              "returns a homing policy of every state in the block",
+    instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+    check=check_psdp_homes_blocks,
+    negative_control="roll in with one first-action policy instead of a policy cover, on "
+                     "combination locks",
+    negative_instances=lambda: st.builds(combination_lock, st.just(3), st.integers(3, 4),
+                                         st.integers(0, 1000)),
+    negative_check=lambda mdp: check_psdp_homes_blocks(mdp, _first_action_covers),
+))
+
+
+def check_exp_oracle_exact(mdp: BlockMDP, trivial: bool = False) -> Outcome:
+    """ExpOracle (exact PSDP, backward KI abstraction) returns Psi_h with alpha = 1 for every h.
+    ``trivial`` (negative control): the one-class abstraction instead."""
+    partition = backward_ki_partition(mdp)
+    state_labels = (
+        [np.zeros_like(labels) for labels in partition.labels] if trivial else partition.labels
+    )
+    covers = exp_oracle_exact(mdp, observation_labels(mdp, state_labels))
+    for h in range(1, mdp.horizon):
+        alpha = _cover_alpha(mdp, covers[h], h)
+        if alpha != 1:
+            return Outcome(False, {
+                "instance": spec(mdp), "layer": h + 1, "alpha": number(alpha),
+                "abstraction": "one class per layer" if trivial else "backward KI",
+                "cover": [policy_json(mdp, p) for p in covers[h]],
+            })
+    return Outcome(True)
+
+
+register(Claim(
+    label="alg:oracle-exp",
+    statement="ExpOracle with exact PSDP and a backward KI abstraction returns 1-policy covers",
+    instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+    check=check_exp_oracle_exact,
+    negative_control="the trivial one-class abstraction (a reward-free bisimulation)",
+    negative_instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=0),
+    negative_check=lambda mdp: check_exp_oracle_exact(mdp, trivial=True),
+))
+
+# --- prop:csc-call ----------------------------------------------------------------------------
+
+
+def error_csc(actions: int, samples: int, log_policies: float, delta: float) -> float:
+    """``eps_csc = 4 sqrt(|A| / n * ln(2 |Pi| / delta))`` of ``thm:psdp-spread``."""
+    return 4 * math.sqrt(actions / samples * (math.log(2 / delta) + log_policies))
+
+
+@st.composite
+def _bandits(draw: st.DrawFn):
+    """A contextual bandit: context probabilities, mean rewards in [0, 1], a seed."""
+    contexts = draw(st.integers(1, 4))
+    actions = draw(st.integers(2, 3))
+    weights = [draw(st.integers(1, 4)) for _ in range(contexts)]
+    means = [[Fraction(draw(st.integers(0, 4)), 4) for _ in range(actions)]
+             for _ in range(contexts)]
+    return (np.array(weights) / sum(weights), np.array(means, dtype=float),
+            draw(st.integers(0, 2**31)))
+
+
+CB_SAMPLES, CB_TRIALS = 5000, 20
+
+
+@st.composite
+def _bandits_with_a_mediocre_arm(draw: st.DrawFn):
+    """Bandits where every context has an arm of mean 1, one of mean 1/2 and the rest 0."""
+    contexts = draw(st.integers(1, 3))
+    actions = draw(st.integers(2, 3))
+    means = []
+    for _ in range(contexts):
+        order = draw(st.permutations(range(actions)))
+        row = [0.0] * actions
+        row[order[0]], row[order[1]] = 1.0, 0.5
+        means.append(row)
+    weights = [draw(st.integers(1, 4)) for _ in range(contexts)]
+    return np.array(weights) / sum(weights), np.array(means), draw(st.integers(0, 2**31))
+
+
+def check_csc_call(bandit, logging: str = "uniform") -> Outcome:
+    """Over repeated datasets of n samples (uniform logging, Bernoulli rewards), CB's policy is
+    within eps_csc of the best in at least 1 - delta of the trials.
+
+    ``logging="skewed"`` (negative control): the logging policy picks the arm of mean 1/2 with
+    probability 0.9, but the oracle still divides by p = 1/|A|.
+    """
+    contexts, means, seed = bandit
+    rng = np.random.default_rng(seed)
+    actions = means.shape[1]
+    best = float(contexts @ means.max(axis=1))
+    error = error_csc(actions, CB_SAMPLES, len(contexts) * math.log(actions), DELTA)
+    failures, regrets = 0, []
+    for _ in range(CB_TRIALS):
+        x = rng.choice(len(contexts), size=CB_SAMPLES, p=contexts)
+        if logging == "uniform":
+            a = rng.integers(actions, size=CB_SAMPLES)
+        else:
+            mediocre = np.argmin(np.abs(means - 0.5), axis=1)[x]
+            a = np.where(rng.random(CB_SAMPLES) < 0.9, mediocre,
+                         rng.integers(actions, size=CB_SAMPLES))
+        r = (rng.random(CB_SAMPLES) < means[x, a]).astype(float)
+        chosen = tabular_cb_oracle(
+            inverse_propensity_scores(x, a, r, 1 / actions, means.shape))
+        regret = best - float(contexts @ means[np.arange(len(contexts)), chosen])
+        regrets.append(regret)
+        failures += regret > error
+    if failures / CB_TRIALS > DELTA:
+        return Outcome(False, {
+            "contexts": contexts.tolist(), "mean_rewards": means.tolist(), "seed": seed,
+            "logging": logging, "samples": CB_SAMPLES, "eps_csc": error, "delta": DELTA,
+            "failure_rate": failures / CB_TRIALS, "regrets": regrets,
+        })
+    return Outcome(True, {"failure_rate": failures / CB_TRIALS, "eps_csc": error})
+
+
+register(Claim(
+    label="prop:csc-call",
+    statement="with n uniform-logging samples, CB(D, Pi) is within eps_csc of the best policy "
+              "with probability >= 1 - delta",
+    instances=_bandits,
+    check=check_csc_call,
+    negative_control="logging skewed to a mediocre arm, propensities ignored by the oracle",
+    negative_instances=_bandits_with_a_mediocre_arm,
+    negative_check=lambda bandit: check_csc_call(bandit, logging="skewed"),
+    cost=0.25,
+))
+
+# --- thm:psdp-spread --------------------------------------------------------------------------
+
+PSDP_SAMPLES, PSDP_TRIALS = 40_000, 3
+
+
+@st.composite
+def _small_mdps_with_seed(draw: st.DrawFn):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
+                          max_observations=1, max_splits=0))
+    assume(any((r != 0).any() for r in mdp.rewards))
+    return mdp, draw(st.integers(0, 2**31))
+
+
+def largest_return(mdp: BlockMDP) -> Fraction:
+    """The largest sum of rewards along any possible trajectory (the theorem assumes <= 1)."""
+    following = None
+    for h in range(mdp.horizon - 1, -1, -1):
+        tensor = mdp.transition_tensor(h) if h + 1 < mdp.horizon else None
+        best = []
+        for i in range(mdp.width(h)):
+            options = []
+            for x in np.flatnonzero(mdp.emission_state[h] == i):
+                for a in range(mdp.number_of_actions):
+                    future = 0 if tensor is None else max(
+                        following[j] for j in np.flatnonzero(tensor[i, a] != 0))
+                    options.append(mdp.rewards[h][x, a] + future)
+            best.append(max(options))
+        following = best
+    return max(following[i] for i in np.flatnonzero(mdp.start != 0))
+
+
+def check_psdp_spread(case, covers_of=_homing_covers) -> Outcome:
+    """PSDP with n samples per step and alpha-covers of size <= N, rewards scaled so that every
+    trajectory earns at most 1, gets V >= max V - N h eps_csc / alpha in at least 1 - h delta of
+    the trials."""
+    mdp, seed = case
+    rng = np.random.default_rng(seed)
+    scale = max(Fraction(1), largest_return(mdp))
+    rewards = tuple(r / scale for r in mdp.rewards)
+    covers = covers_of(mdp)
+    last = mdp.horizon - 1
+    size = max(len(c) for c in covers[1:]) if mdp.horizon > 1 else 1
+    alpha = min((_cover_alpha(mdp, covers[t], t) for t in range(1, mdp.horizon)), default=1)
+    alpha = alpha if covers_of is _homing_covers else Fraction(1)  # negative: assume alpha = 1
+    log_policies = max(len(x) for x in mdp.observations) * math.log(mdp.number_of_actions)
+    error = error_csc(mdp.number_of_actions, PSDP_SAMPLES, log_policies, DELTA)
+    bound = size * mdp.horizon * error / float(alpha) if alpha > 0 else math.inf
+    best = float(optimal_values(mdp, rewards).value)
+    failures, gaps = 0, []
+    for _ in range(PSDP_TRIALS):
+        policy = psdp_sampled(mdp, covers, rewards, last, PSDP_SAMPLES, rng)
+        gap = best - float(policy_value(mdp, policy, rewards))
+        gaps.append(gap)
+        failures += gap > bound
+    if failures / PSDP_TRIALS > mdp.horizon * DELTA:
+        return Outcome(False, {
+            "instance": spec(mdp), "seed": seed, "rewards_divided_by": number(scale),
+            "alpha_assumed": number(alpha), "N": size, "samples": PSDP_SAMPLES,
+            "bound": bound, "gaps": gaps, "failure_rate": failures / PSDP_TRIALS,
+            "allowed": mdp.horizon * DELTA,
+        })
+    return Outcome(True, {"bound": bound, "gaps": gaps})
+
+
+@st.composite
+def _locks_with_seed(draw: st.DrawFn, horizon: int, actions: int):
+    """Combination locks (Section 7) with a seed for the sampler."""
+    return (combination_lock(horizon, actions, draw(st.integers(0, 1000))),
+            draw(st.integers(0, 2**31)))
+
+
+register(Claim(
+    label="thm:psdp-spread",
+    statement="PSDP with alpha-policy covers is within N h eps_csc / alpha of the best policy "
+              "with probability >= 1 - h delta",
+    instances=_small_mdps_with_seed,
+    check=check_psdp_spread,
+    negative_control="roll in with one first-action policy (not a cover) yet claim alpha = 1, "
+                     "on combination locks",
+    negative_instances=lambda: _locks_with_seed(3, 4),
+    negative_check=lambda case: check_psdp_spread(case, _first_action_covers),
+    cost=0.1,
+))
+
+# --- thm:exp-oracle -----------------------------------------------------------------------------
+
+ORACLE_TRIALS = 2
+
+
+@st.composite
+def _oracle_instances(draw: st.DrawFn):
+    """Two-layer MDPs with two actions and eta_min >= 1/2, where the theorem's n is affordable."""
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=2, max_width=2, max_actions=2,
+                          max_observations=1, max_splits=0, rewards=False))
+    assume(mdp.number_of_actions == 2 and eta_min(mdp) >= Fraction(1, 2))
+    return mdp, draw(st.integers(0, 2**31))
+
+
+def check_exp_oracle_sampled(case, samples: int | None = None) -> Outcome:
+    """ExpOracle with the theorem's n_psdp (for delta, N = number of backward KI blocks per
+    layer, eta = eta_min) returns 1/2-policy covers in at least 1 - delta of the trials.
+    ``samples`` (negative control) overrides n_psdp."""
+    mdp, seed = case
+    rng = np.random.default_rng(seed)
+    partition = backward_ki_partition(mdp)
+    blocks = max(partition.blocks_per_layer)
+    log_policies = max(len(x) for x in mdp.observations) * math.log(mdp.number_of_actions)
+    sizes = exp_oracle_sample_sizes(blocks, mdp.horizon, mdp.number_of_actions,
+                                    float(eta_min(mdp)), 0.5, DELTA, log_policies)
+    n = sizes.n_psdp if samples is None else samples
+    labels = observation_labels(mdp, partition.labels)
+    failures, alphas = 0, []
+    for _ in range(ORACLE_TRIALS):
+        covers = exp_oracle_sampled(mdp, labels, n, rng)
+        alpha = min(_cover_alpha(mdp, covers[h], h) for h in range(1, mdp.horizon))
+        alphas.append(number(alpha))
+        failures += alpha < Fraction(1, 2)
+    if failures / ORACLE_TRIALS > DELTA:
+        return Outcome(False, {"instance": spec(mdp), "seed": seed, "n_psdp": n,
+                               "alphas": alphas, "failure_rate": failures / ORACLE_TRIALS,
+                               "delta": DELTA})
+    return Outcome(True, {"n_psdp": n, "alphas": alphas})
+
+
+register(Claim(
+    label="thm:exp-oracle",
+    statement="ExpOracle with n_psdp = 256 N^4 H^2 |A| ln(2|Pi|/delta') / eta^2 returns "
+              "1/2-policy covers with probability >= 1 - delta",
+    instances=_oracle_instances,
+    check=check_exp_oracle_sampled,
+    negative_control="n_psdp = 1 sample per PSDP call, on combination locks (H=2, K=4)",
+    negative_instances=lambda: _locks_with_seed(2, 4),
+    negative_check=lambda case: check_exp_oracle_sampled(case, samples=1),
+    cost=0.05,
+))
+
+__all__ = ["error_csc"]

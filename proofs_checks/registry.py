@@ -1,0 +1,188 @@
+"""The registry of claims and the runner behind ``python -m proofs_checks``.
+
+Instances come from Hypothesis strategies, driven by :func:`hypothesis.given` with a fixed seed
+(``derandomize``) and no example database, so a run is reproducible. The first violation stops
+the search; Hypothesis then shrinks it, so the reported witness is a small instance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+
+__all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "register", "run_claim"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of checking one instance: whether the claim holds, and a JSON-ready witness
+    (the instance as a spec, the policies, the two sides of the identity, ...)."""
+
+    holds: bool
+    witness: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of the paper as a check.
+
+    Attributes
+    ----------
+    label : str
+        Its label in the reference source (``lem:bki-ratio``).
+    statement : str
+        One line.
+    instances : callable
+        Returns the Hypothesis strategy of instances the claim is checked on.
+    check : callable
+        ``check(instance) -> Outcome``.
+    negative_control : str
+        What the negative control changes.
+    negative_instances : callable
+        Returns the strategy of mutated instances.
+    negative_check : callable or None
+        The check under the weakened hypothesis (default: ``check``). The control is *caught*
+        when it reports a violation on some negative instance.
+    cost : float
+        Share of ``--examples`` this claim runs (sampling-heavy claims run fewer instances).
+    """
+
+    label: str
+    statement: str
+    instances: Callable[[], st.SearchStrategy]
+    check: Callable[[Any], Outcome]
+    negative_control: str
+    negative_instances: Callable[[], st.SearchStrategy]
+    negative_check: Callable[[Any], Outcome] | None = None
+    cost: float = 1.0
+
+
+@dataclass(frozen=True)
+class ClaimReport:
+    """What running one claim found."""
+
+    label: str
+    statement: str
+    instances: int
+    violations: int
+    witness: dict[str, Any] | None
+    negative_control: str
+    negative_control_caught: bool
+    negative_witness: dict[str, Any] | None
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "statement": self.statement,
+            "instances": self.instances,
+            "violations": self.violations,
+            "witness": self.witness,
+            "negative_control": self.negative_control,
+            "negative_control_caught": self.negative_control_caught,
+            "negative_witness": self.negative_witness,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add ``claim`` to the registry (labels are unique)."""
+    if claim.label in _REGISTRY:
+        raise ValueError(f"claim {claim.label!r} is registered twice")
+    _REGISTRY[claim.label] = claim
+    return claim
+
+
+SECTIONS = ("preliminaries", "inseparability", "planning", "homer_analysis", "supporting")
+"""The modules holding the claims, in the order of the paper; each registers on import."""
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim, section by section in the order of the paper."""
+    for section in SECTIONS:
+        importlib.import_module(f"proofs_checks.{section}")
+    return list(_REGISTRY.values())
+
+
+class _Violation(Exception):
+    pass
+
+
+MIN_NEGATIVE_EXAMPLES = 40
+"""A negative control searches at least this many instances (times the claim's cost), however
+small ``--examples`` is: it must find its violation to count as caught."""
+
+SHRINK_BUDGET = 100
+"""How many candidate instances are checked while shrinking a violation."""
+
+
+def _search(
+    strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int
+) -> tuple[int, Outcome | None]:
+    """Check up to ``examples`` instances; return how many were tried before the first
+    violation (or all), and the shrunk violation if any."""
+    tried = 0
+    shrink_checks = 0
+    failure: Outcome | None = None
+
+    @settings(
+        max_examples=max(1, examples),
+        database=None,
+        derandomize=True,
+        deadline=None,
+        verbosity=Verbosity.quiet,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+    )
+    @given(strategy)
+    def run(instance: Any) -> None:
+        nonlocal tried, failure, shrink_checks
+        if failure is None:  # count until the first violation, not the shrinking replays
+            tried += 1
+        else:
+            shrink_checks += 1
+            if shrink_checks > SHRINK_BUDGET:
+                # Keep the smallest witness checked so far: from here on every input "fails"
+                # without being checked, which lets Hypothesis finish shrinking at once.
+                raise _Violation
+        outcome = check(instance)
+        if not outcome.holds:
+            failure = outcome
+            raise _Violation
+
+    with contextlib.suppress(_Violation):
+        run()
+    return tried, failure
+
+
+def run_claim(claim: Claim, examples: int) -> ClaimReport:
+    """Check ``claim`` on ``examples * claim.cost`` instances and run its negative control."""
+    start = time.perf_counter()
+    budget = max(1, round(examples * claim.cost))
+    tried, failure = _search(claim.instances(), claim.check, budget)
+    negative_budget = max(1, round(max(examples, MIN_NEGATIVE_EXAMPLES) * claim.cost))
+    _, negative = _search(
+        claim.negative_instances(), claim.negative_check or claim.check, negative_budget
+    )
+    return ClaimReport(
+        label=claim.label,
+        statement=claim.statement,
+        instances=tried,
+        violations=int(failure is not None),
+        witness=failure.witness if failure else None,
+        negative_control=claim.negative_control,
+        negative_control_caught=negative is not None,
+        negative_witness=negative.witness if negative else None,
+        seconds=time.perf_counter() - start,
+    )
