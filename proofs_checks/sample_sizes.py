@@ -43,9 +43,11 @@ def _check(**values: float) -> None:
     for name, value in values.items():
         if not value > 0:
             raise ValueError(f"{name} must be positive, got {value}")
-    for name in ("eta", "epsilon", "delta"):
+    for name in ("epsilon", "delta"):
         if name in values and not values[name] < 1:
             raise ValueError(f"{name} must lie in (0, 1), got {values[name]}")
+    if "eta" in values and not values["eta"] <= 1:  # eta = eta_min = 1 is allowed
+        raise ValueError(f"eta must lie in (0, 1], got {values['eta']}")
 
 
 def homer_sample_sizes(

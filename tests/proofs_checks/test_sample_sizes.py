@@ -28,7 +28,7 @@ def test_exp_oracle_sizes_use_the_proof_constants():
 
 
 def test_bad_parameters_are_named():
-    with pytest.raises(ValueError, match="eta must lie in"):
+    with pytest.raises(ValueError, match=r"eta must lie in \(0, 1\]"):
         homer_sample_sizes(2, 3, 2, eta=1.5, epsilon=0.1, delta=0.1, log_policies=1,
                            log_abstractions=1)
 
