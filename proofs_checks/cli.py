@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from proofs_checks.planning import DELTA
 from proofs_checks.registry import all_claims, run_claim
 from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
 
@@ -32,6 +33,9 @@ def _run(args: argparse.Namespace) -> int:
             caught = "yes" if report.negative_control_caught else "NO"
             print(f"{report.label:<40} {report.instances:>9} {report.violations:>10} "
                   f"{caught:>8} {report.seconds:>8.1f}  {report.statement}", flush=True)
+            if report.observed_failure_rate is not None:
+                print(f"{'':<40} observed failure rate {report.observed_failure_rate:.3f} "
+                      f"over the trials (delta = {DELTA})")
             if report.violations:
                 print("  violation witness: " + json.dumps(report.witness))
     if args.json:

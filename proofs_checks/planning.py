@@ -146,7 +146,7 @@ def _bandits(draw: st.DrawFn):
             draw(st.integers(0, 2**31)))
 
 
-CB_SAMPLES, CB_TRIALS = 5000, 20
+CB_SAMPLES, CB_TRIALS = 5000, 40
 
 
 @st.composite
@@ -214,7 +214,7 @@ register(Claim(
 
 # --- thm:psdp-spread --------------------------------------------------------------------------
 
-PSDP_SAMPLES, PSDP_TRIALS = 40_000, 3
+PSDP_SAMPLES, PSDP_TRIALS = 40_000, 5
 
 
 @st.composite
@@ -273,7 +273,7 @@ def check_psdp_spread(case, covers_of=_homing_covers) -> Outcome:
             "bound": bound, "gaps": gaps, "failure_rate": failures / PSDP_TRIALS,
             "allowed": mdp.horizon * DELTA,
         })
-    return Outcome(True, {"bound": bound, "gaps": gaps})
+    return Outcome(True, {"bound": bound, "gaps": gaps, "failure_rate": failures / PSDP_TRIALS})
 
 
 @st.composite
@@ -298,7 +298,7 @@ register(Claim(
 
 # --- thm:exp-oracle -----------------------------------------------------------------------------
 
-ORACLE_TRIALS = 2
+ORACLE_TRIALS = 4
 
 
 @st.composite
@@ -333,7 +333,8 @@ def check_exp_oracle_sampled(case, samples: int | None = None) -> Outcome:
         return Outcome(False, {"instance": spec(mdp), "seed": seed, "n_psdp": n,
                                "alphas": alphas, "failure_rate": failures / ORACLE_TRIALS,
                                "delta": DELTA})
-    return Outcome(True, {"n_psdp": n, "alphas": alphas})
+    return Outcome(True, {"n_psdp": n, "alphas": alphas,
+                          "failure_rate": failures / ORACLE_TRIALS})
 
 
 register(Claim(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from kinematic.families import figure1_noncompositional
@@ -70,6 +71,21 @@ def check_open_loop_suffices(mdp: BlockMDP) -> Outcome:
     return Outcome(True)
 
 
+@st.composite
+def _observation_dependent_rewards(draw: st.DrawFn) -> BlockMDP:
+    """Generated MDPs (>= 2 start states, >= 2 actions) whose only rewards are at layer 1:
+    the k-th start state pays 1 for action k mod 2. A closed-loop policy earns 1, an open-loop
+    one (same first action everywhere) strictly less."""
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
+                          rewards=False))
+    assume(mdp.width(0) >= 2 and mdp.number_of_actions >= 2)
+    spec_dict = to_spec(mdp)
+    spec_dict["rewards"] = {
+        state: {mdp.actions[k % 2]: "1"} for k, state in enumerate(mdp.layers[0])
+    }
+    return from_spec(spec_dict)
+
+
 register(Claim(
     label="lem:homing_deterministic",
     statement="max over deterministic non-stationary policies of V(pi; R) (and of P_pi(s)) "
@@ -77,8 +93,7 @@ register(Claim(
     instances=lambda: block_mdps(max_horizon=3, max_width=3, max_actions=3),
     check=check_homing_deterministic,
     negative_control="restrict the deterministic policies to open-loop action sequences",
-    negative_instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_width=2,
-                                          max_actions=2),
+    negative_instances=_observation_dependent_rewards,
     negative_check=check_open_loop_suffices,
 ))
 

@@ -77,6 +77,8 @@ class ClaimReport:
     negative_control_caught: bool
     negative_witness: dict[str, Any] | None
     seconds: float
+    observed_failure_rate: float | None = None
+    """For claims about repeated sampled trials: the mean failure rate over the instances."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +91,7 @@ class ClaimReport:
             "negative_control_caught": self.negative_control_caught,
             "negative_witness": self.negative_witness,
             "seconds": round(self.seconds, 3),
+            "observed_failure_rate": self.observed_failure_rate,
         }
 
 
@@ -128,12 +131,14 @@ SHRINK_BUDGET = 100
 
 def _search(
     strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int
-) -> tuple[int, Outcome | None]:
+) -> tuple[int, Outcome | None, list[float]]:
     """Check up to ``examples`` instances; return how many were tried before the first
-    violation (or all), and the shrunk violation if any."""
+    violation (or all), the shrunk violation if any, and the ``failure_rate`` reported by the
+    instances that passed (claims about repeated sampled trials report one)."""
     tried = 0
     shrink_checks = 0
     failure: Outcome | None = None
+    rates: list[float] = []
 
     @settings(
         max_examples=max(1, examples),
@@ -160,19 +165,21 @@ def _search(
         if not outcome.holds:
             failure = outcome
             raise _Violation
+        if failure is None and "failure_rate" in outcome.witness:
+            rates.append(outcome.witness["failure_rate"])
 
     with contextlib.suppress(_Violation):
         run()
-    return tried, failure
+    return tried, failure, rates
 
 
 def run_claim(claim: Claim, examples: int) -> ClaimReport:
     """Check ``claim`` on ``examples * claim.cost`` instances and run its negative control."""
     start = time.perf_counter()
     budget = max(1, round(examples * claim.cost))
-    tried, failure = _search(claim.instances(), claim.check, budget)
+    tried, failure, rates = _search(claim.instances(), claim.check, budget)
     negative_budget = max(1, round(max(examples, MIN_NEGATIVE_EXAMPLES) * claim.cost))
-    _, negative = _search(
+    _, negative, _ = _search(
         claim.negative_instances(), claim.negative_check or claim.check, negative_budget
     )
     return ClaimReport(
@@ -185,4 +192,5 @@ def run_claim(claim: Claim, examples: int) -> ClaimReport:
         negative_control_caught=negative is not None,
         negative_witness=negative.witness if negative else None,
         seconds=time.perf_counter() - start,
+        observed_failure_rate=sum(rates) / len(rates) if rates else None,
     )

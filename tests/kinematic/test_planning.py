@@ -1,0 +1,100 @@
+"""Exact and sampled planning (``alg:rl_via_homing_policies``, ``alg:oracle-exp``), the
+contrastive distribution of HOMER, and the episode sampler."""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, f_rho
+from kinematic.families import combination_lock
+from kinematic.homing import homing_policy
+from kinematic.inseparability import backward_ki_partition
+from kinematic.planning import (
+    exp_oracle_sampled,
+    inverse_propensity_scores,
+    observation_labels,
+    optimal_values,
+    psdp_exact,
+    psdp_sampled,
+    tabular_cb_oracle,
+)
+from kinematic.policies import Policy, uniform_policy
+from kinematic.sampling import sample_episodes
+from kinematic.strategies import block_mdps, policies
+from kinematic.visitation import policy_value, state_visitation
+
+SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=2, max_observations=2, max_splits=0)
+
+
+def all_deterministic_observation_policies(mdp):
+    observations = [(h, x) for h, layer in enumerate(mdp.observations) for x in range(len(layer))]
+    for actions in itertools.product(range(mdp.number_of_actions), repeat=len(observations)):
+        tables = [mdp.mode.zeros((len(layer), mdp.number_of_actions))
+                  for layer in mdp.observations]
+        for (h, x), a in zip(observations, actions, strict=True):
+            tables[h][x, a] = Fraction(1)
+        yield Policy(tuple(tables))
+
+
+@given(SMALL)
+def test_optimal_value_is_the_best_deterministic_observation_policy(mdp):
+    """Dynamic programming over observations = enumeration of all deterministic policies."""
+    solution = optimal_values(mdp)
+    best = max(policy_value(mdp, p) for p in all_deterministic_observation_policies(mdp))
+    assert solution.value == best == policy_value(mdp, solution.policy)
+
+
+@given(block_mdps(max_horizon=3, max_splits=1))
+def test_exact_psdp_with_homing_covers_is_optimal(mdp):
+    """With 1-covers and infinite data, PSDP's reward-sensitive phase finds V*."""
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    assert policy_value(mdp, policy) == optimal_values(mdp).value
+
+
+def test_sampled_exp_oracle_and_psdp_solve_a_small_lock():
+    mdp = combination_lock(horizon=4, actions=3, seed=2)
+    rng = np.random.default_rng(0)
+    labels = observation_labels(mdp, backward_ki_partition(mdp).labels)
+    covers = exp_oracle_sampled(mdp, labels, samples=3000, rng=rng)
+    policy = psdp_sampled(mdp, covers, mdp.rewards, mdp.horizon - 1, samples=3000, rng=rng)
+    assert policy_value(mdp, policy) == 1
+
+
+def test_cb_oracle_breaks_ties_and_unseen_contexts_towards_the_first_action():
+    scores = inverse_propensity_scores(
+        np.array([0, 0, 1]), np.array([1, 0, 1]), np.array([1.0, 1.0, 0.5]), 0.5, (3, 2))
+    assert scores.tolist() == [[2.0, 2.0], [0.0, 1.0], [0.0, 0.0]]
+    assert tabular_cb_oracle(scores).tolist() == [0, 1, 0]
+
+
+def test_sampler_frequencies_match_exact_visitation():
+    mdp = combination_lock(horizon=5, actions=3, seed=1)
+    policy = uniform_policy(mdp)
+    samples = 40_000
+    episodes = sample_episodes(mdp, [policy], switch_layer=mdp.horizon, continuation=policy,
+                               samples=samples, rng=np.random.default_rng(3))
+    for h, exact in enumerate(state_visitation(mdp, policy)):
+        counts = np.bincount(episodes.states[:, h], minlength=mdp.width(h))
+        for count, p in zip(counts, exact, strict=True):
+            p = float(p)
+            assert abs(count / samples - p) <= 5 * np.sqrt(p * (1 - p) / samples) + 1e-12
+
+
+@given(st.data())
+def test_contrastive_distribution_is_a_distribution_with_the_right_marginals(data):
+    mdp = data.draw(block_mdps(min_horizon=2, max_horizon=3))
+    layer = data.draw(st.integers(1, mdp.horizon - 1))
+    cover = data.draw(st.lists(policies(mdp), min_size=1, max_size=2))
+    distribution = contrastive_distribution(mdp, cover, layer)
+    joint = distribution.joint
+    assert joint.sum() == 1
+    assert (joint[..., 1].sum(axis=(0, 1)) == distribution.prior / 2).all()  # real x'
+    assert (joint[..., 0].sum(axis=(0, 1)) == distribution.prior / 2).all()  # imposter x'
+    assert (joint.sum(axis=(1, 2, 3)) == distribution.roll_in).all()
+    defined = joint.sum(axis=-1) > 0
+    bayes, closed_form = bayes_optimal_predictor(distribution), f_rho(mdp, distribution)
+    assert (bayes[defined] == closed_form[defined]).all()
