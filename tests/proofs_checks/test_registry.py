@@ -2,6 +2,7 @@
 in the reference source, and violations come with witnesses."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,10 @@ from proofs_checks.cli import main
 from proofs_checks.registry import Claim, Outcome, all_claims, run_claim
 from proofs_checks.witness import spec
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
+# The reference paper lies in shared/reference beside the repository (as in CI); override with
+# KINEMATIC_REFERENCE for another layout.
+REFERENCE = Path(os.environ.get(
+    "KINEMATIC_REFERENCE", Path(__file__).resolve().parents[3] / "shared" / "reference"))
 EXAMPLES = 10
 
 CLAIMS = all_claims()
