@@ -1,5 +1,7 @@
-"""Command line: ``python -m kinematic analyze SPEC.json [--json] [--policies]`` and
-``python -m kinematic family combolock|figure2 ...`` (writes a spec).
+"""Command line: ``python -m kinematic analyze SPEC.json [--json] [--policies]``,
+``python -m kinematic family combolock|figure2 ...`` (writes a spec),
+``python -m kinematic counterexamples [--json]`` (Section 5) and
+``python -m kinematic find-counterexample --objective inverse_dynamics|pcid_target``.
 """
 
 from __future__ import annotations
@@ -47,13 +49,65 @@ def _parser() -> argparse.ArgumentParser:
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )
     family_cmd.add_argument("--out", type=Path, help="file to write (default: standard output)")
+
+    counter_cmd = commands.add_parser(
+        "counterexamples", help="check the Section 5 counterexamples (exit 1 if one fails)"
+    )
+    counter_cmd.add_argument("--json", action="store_true", help="print one JSON list")
+
+    find_cmd = commands.add_parser(
+        "find-counterexample", help="search for a minimal counterexample to an objective"
+    )
+    find_cmd.add_argument("--objective", choices=["inverse_dynamics", "pcid_target"],
+                          required=True)
+    find_cmd.add_argument("--threshold", default="1/2", help="alpha below this is a failure")
+    find_cmd.add_argument("--max-examples", type=int, default=3000)
+    find_cmd.add_argument("--out", type=Path, help="write the found spec here")
+    find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _counterexamples(as_json: bool) -> int:
+    from kinematic.counterexamples import all_counterexamples
+
+    results = all_counterexamples()
+    if as_json:
+        print(json.dumps([r.as_json() for r in results]))
+    else:
+        for result in results:
+            print(f"[{'holds' if result.holds else 'FAILS'}] {result.name}: {result.claim}")
+            for key, value in result.numbers.items():
+                print(f"    {key}: {json.dumps(value)}")
+    return 0 if all(r.holds for r in results) else 1
+
+
+def _find(args: argparse.Namespace) -> int:
+    from kinematic.counterexamples.search import find_counterexample
+
+    found = find_counterexample(args.objective, args.threshold, args.max_examples)
+    if found is None:
+        print(f"no counterexample found in {args.max_examples} examples", file=sys.stderr)
+        return 1
+    if args.out:
+        args.out.write_text(json.dumps(found.spec, indent=1) + "\n")
+    if args.json:
+        print(json.dumps(found.as_json()))
+    else:
+        print(f"found in {found.seconds:.1f} s: {found.states} states, {found.layers} layers; "
+              f"worst-case alpha per layer {found.worst_case_alpha} (backward KI: "
+              f"{found.backward_ki_alpha})")
+        print(json.dumps(found.spec))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 on invalid input)."""
     args = _parser().parse_args(argv)
     try:
+        if args.command == "counterexamples":
+            return _counterexamples(args.json)
+        if args.command == "find-counterexample":
+            return _find(args)
         if args.command == "analyze":
             result = analyze(load_spec(args.spec, atol=args.atol), policies=args.policies)
             print(json.dumps(result) if args.json else format_report(result))

@@ -17,12 +17,15 @@ from kinematic.numbers import Number, NumberMode, parse_number
 from kinematic.spec import from_spec, to_spec
 
 __all__ = [
+    "autoencoder_counterexample",
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
+    "curiosity_counterexample",
     "figure1_noncompositional",
     "figure2_canonical",
     "figure2_split",
+    "pcid_chain",
     "random_sparse_mdp",
     "split_state",
     "unequal_split",
@@ -182,6 +185,81 @@ def figure1_noncompositional() -> BlockMDP:
             },
         }
     )
+
+
+def curiosity_counterexample() -> BlockMDP:
+    """The Block MDP of Figure ``fig:simon-deepak-counterexample`` (left), rebuilt from the text
+    of Section 5 (the figure is not in the source; the exact layout is ours).
+
+    Start uniform over ``{s1, s2}``; actions ``a1, a2``. Only ``a1`` leads into ``{s3, s4}``
+    (``s1 -> s3``, ``s2 -> s4``) and only ``a2`` into ``{s5, s6}`` (``s1 -> s5``,
+    ``s2 -> s6``). From layer 2 both actions lead to the same place: ``s3, s6 -> s7`` and
+    ``s4, s5 -> s8``. So the policy taking ``a1`` in ``s1`` and ``s3`` and ``a2`` in ``s2`` and
+    ``s6`` reaches ``s7`` with probability 1 and never ``s8``.
+    """
+    both = ("a1", "a2")
+    return from_spec({
+        "name": "curiosity-counterexample",
+        "horizon": 3,
+        "actions": list(both),
+        "layers": [["s1", "s2"], ["s3", "s4", "s5", "s6"], ["s7", "s8"]],
+        "start": {"s1": "1/2", "s2": "1/2"},
+        "transitions": {
+            "s1": {"a1": {"s3": "1"}, "a2": {"s5": "1"}},
+            "s2": {"a1": {"s4": "1"}, "a2": {"s6": "1"}},
+            "s3": {a: {"s7": "1"} for a in both},
+            "s4": {a: {"s8": "1"} for a in both},
+            "s5": {a: {"s8": "1"} for a in both},
+            "s6": {a: {"s7": "1"} for a in both},
+        },
+    })
+
+
+def pcid_chain(horizon: int) -> BlockMDP:
+    """The Block MDP of Figure ``fig:simon-alg-counterexample`` (middle) for ``horizon = 2``, and
+    its chained version, rebuilt from the text of Section 5.
+
+    Layer 1: ``s1a, s1b`` with probability 1/2 each (a stochastic start). From ``s{h}a``, action
+    ``a1`` (from ``s{h}b``, action ``a2``) moves uniformly to the good pair
+    ``{s{h+1}a, s{h+1}b}``; the other action, and every action in ``s{h}c``, moves to
+    ``s{h+1}c``. An observation policy stays in the good pair with probability 1; a policy that
+    must act alike in ``s{h}a`` and ``s{h}b`` keeps only half of it at each step.
+    """
+    if horizon < 2:
+        raise ValueError(f"the chain needs a horizon of at least 2, got {horizon}")
+    layers = [["s1a", "s1b"]] + [[f"s{h}a", f"s{h}b", f"s{h}c"] for h in range(2, horizon + 1)]
+    transitions: dict[str, dict[str, dict[str, str]]] = {}
+    for h in range(1, horizon):
+        good = {f"s{h + 1}a": "1/2", f"s{h + 1}b": "1/2"}
+        bad = {f"s{h + 1}c": "1"}
+        transitions[f"s{h}a"] = {"a1": good, "a2": bad}
+        transitions[f"s{h}b"] = {"a1": bad, "a2": good}
+        if h > 1:
+            transitions[f"s{h}c"] = {"a1": bad, "a2": bad}
+    return from_spec({
+        "name": f"pcid-chain-H{horizon}", "horizon": horizon, "actions": ["a1", "a2"],
+        "layers": layers, "start": {"s1a": "1/2", "s1b": "1/2"}, "transitions": transitions,
+    })
+
+
+def autoencoder_counterexample(bits: int, first_state_probability: object) -> BlockMDP:
+    """The Block MDP of Figure ``fig:autoencoder-counterexample`` (right), from the text of
+    Section 5: two states ``s0``, ``s1`` (probabilities ``p`` and ``1 - p``, one layer, one
+    action) whose observations are ``bits``-long binary strings: the first bit is the state, the
+    others are independent ``Ber(1/2)`` noise."""
+    if bits < 2:
+        raise ValueError(f"the observations need at least 2 bits, got {bits}")
+    p = Fraction(parse_number(first_state_probability, "first_state_probability"))
+    if not 0 < p < 1:
+        raise ValueError(f"first_state_probability must lie strictly between 0 and 1, got {p}")
+    noise = [format(k, f"0{bits - 1}b") for k in range(2 ** (bits - 1))]
+    share = str(Fraction(1, len(noise)))
+    return from_spec({
+        "name": f"autoencoder-d{bits}", "horizon": 1, "actions": ["a"],
+        "layers": [["s0", "s1"]], "start": {"s0": str(p), "s1": str(1 - p)},
+        "transitions": {},
+        "emissions": {f"s{b}": {f"{b}{rest}": share for rest in noise} for b in (0, 1)},
+    })
 
 
 def figure2_canonical() -> BlockMDP:

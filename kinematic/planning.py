@@ -57,12 +57,15 @@ class OptimalSolution:
         ``max_pi V(pi; R)``.
     observation_values : tuple of ndarrays
         ``V*_h(x)`` per layer.
+    action_values : tuple of ndarrays
+        ``Q*_h(x, a)`` per layer, shape ``(m_h, |A|)``.
     policy : Policy
         A deterministic optimal observation policy (ties: first action).
     """
 
     value: Number
     observation_values: tuple[np.ndarray, ...]
+    action_values: tuple[np.ndarray, ...]
     policy: Policy
 
 
@@ -104,16 +107,17 @@ def optimal_values(mdp: BlockMDP, rewards: Rewards | None = None) -> OptimalSolu
     """
     rewards = mdp.rewards if rewards is None else rewards
     values: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
-    choices: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
+    actions: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
     following = None
     for h in range(mdp.horizon - 1, -1, -1):
         q = rewards[h].copy()
         if following is not None:
             q = q + _continuation(mdp, h, following)
-        choices[h] = _greedy(mdp, q)
+        actions[h] = q
         values[h] = q.max(axis=1)
         following = _state_values(mdp, h, values[h])
-    return OptimalSolution(mdp.start @ following, tuple(values), _deterministic(mdp, choices))
+    policy = _deterministic(mdp, [_greedy(mdp, q) for q in actions])
+    return OptimalSolution(mdp.start @ following, tuple(values), tuple(actions), policy)
 
 
 def observation_labels(

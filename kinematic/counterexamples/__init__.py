@@ -1,0 +1,42 @@
+"""The counterexamples of Section 5 ("Can We Use Existing State Abstraction Oracles?"), computed
+exactly, and a Hypothesis-based finder for new ones (:mod:`kinematic.counterexamples.search`).
+
+Each module rebuilds an example from the text (the figures are not in the source) and returns
+:class:`Counterexample` records: the claim, whether it holds, and the exact numbers behind it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Counterexample", "all_counterexamples"]
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """One checked statement: ``name`` (curiosity, pcid_target, pcid_model_based, autoencoder,
+    bisimulation), the ``claim`` in words, whether it ``holds``, and its exact ``numbers``
+    (``"p/q"`` strings)."""
+
+    name: str
+    claim: str
+    holds: bool
+    numbers: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "claim": self.claim, "holds": self.holds,
+                "numbers": self.numbers}
+
+
+def all_counterexamples() -> list[Counterexample]:
+    """Every claim of Section 5, checked (the PCID chain for H = 2..12)."""
+    from kinematic.counterexamples import autoencoder, bisimulation, curiosity, pcid
+
+    return [
+        curiosity.curiosity_claim(),
+        pcid.pcid_target_claim(),
+        pcid.pcid_model_based_claim(),
+        autoencoder.autoencoder_claim(),
+        bisimulation.bisimulation_claim(),
+    ]

@@ -1,0 +1,104 @@
+"""Autoencoders (Section 5, "Training Autoencoders"), on
+:func:`kinematic.families.autoencoder_counterexample`.
+
+Over *all* encoders ``f: {0,1}^d -> {0,1}`` (one-bit codes; ``2^(2^d)`` of them, enumerated for
+``d <= 4``), each with its optimal decoder (per code and bit, the more likely bit value):
+
+- the paper's sentence: keeping a noise bit is never worse than keeping the state bit, and
+  strictly better when the two states have unequal probability;
+- the failure mode: when the states have unequal probability, no encoder of minimum loss
+  reveals the state (its code never determines the state bit), so the representation carries no
+  usable state information.
+
+Reported beside them: whether some minimiser ignores the state bit altogether. It does for
+``d = 2`` and ``d = 4`` but not for ``d = 3``, where the majority of the three bits (loss 3/4)
+beats every encoder that ignores the state bit (5/6 when ``P(s0) = 2/3``) - a stronger reading
+of the text ("optimal reconstruction loss is achieved by a representation that ignores the
+state bit") is false there. Losses are exact: probabilities are scaled to integers and divided
+back at the end.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import lcm
+
+import numpy as np
+
+from kinematic.counterexamples import Counterexample
+from kinematic.families import autoencoder_counterexample
+from kinematic.model import BlockMDP
+
+__all__ = ["autoencoder_claim", "encoder_losses"]
+
+MAX_BITS = 4
+
+
+def encoder_losses(mdp: BlockMDP) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """For every encoder ``k`` (bit ``x`` of ``k`` is the code of observation ``x``):
+    the scaled expected Hamming loss with the optimal decoder, the observations' bit matrix, the
+    encoders' code matrix, and the scale (loss = scaled / scale)."""
+    names = mdp.observations[0]
+    bits = len(names[0])
+    if bits > MAX_BITS:
+        raise ValueError(f"enumerating all encoders is limited to {MAX_BITS} bits")
+    probabilities = [
+        Fraction(mdp.start[mdp.emission_state[0][x]]) * Fraction(mdp.emission_probability[0][x])
+        for x in range(len(names))
+    ]
+    scale = lcm(*(p.denominator for p in probabilities))
+    weights = np.array([int(p * scale) for p in probabilities], dtype=np.int64)
+    matrix = np.array([[int(c) for c in name] for name in names], dtype=np.int64)
+    encoders = (np.arange(2 ** len(names))[:, None] >> np.arange(len(names))) & 1
+    losses = np.zeros(len(encoders), dtype=np.int64)
+    for code in (0, 1):
+        chosen = (encoders == code).astype(np.int64)
+        ones = chosen @ (weights[:, None] * matrix)  # sum of P(x) over x with code and bit = 1
+        mass = chosen @ weights
+        losses += np.minimum(ones, mass[:, None] - ones).sum(axis=1)
+    return losses, matrix, encoders, scale
+
+
+def autoencoder_claim() -> Counterexample:
+    numbers: dict = {}
+    holds = True
+    for bits in range(2, MAX_BITS + 1):
+        for p in (Fraction(1, 2), Fraction(2, 3)):
+            mdp = autoencoder_counterexample(bits, p)
+            losses, matrix, encoders, scale = encoder_losses(mdp)
+            best = losses.min()
+            state_bit = int(np.flatnonzero((encoders == matrix[:, 0]).all(axis=1))[0])
+            noise_bit = int(np.flatnonzero((encoders == matrix[:, 1]).all(axis=1))[0])
+            pairs = [(x, y) for x in range(len(matrix)) for y in range(len(matrix))
+                     if matrix[x, 0] == 0 and matrix[y, 0] == 1
+                     and (matrix[x, 1:] == matrix[y, 1:]).all()]
+            ignores = np.all([encoders[:, x] == encoders[:, y] for x, y in pairs], axis=0)
+            minimisers = losses == best
+            reveals = np.array([
+                all(len(set(matrix[encoders[k] == c, 0])) <= 1 for c in (0, 1))
+                for k in range(len(encoders))
+            ])
+            unequal = p != Fraction(1, 2)
+            case = {
+                "minimum expected Hamming loss": str(Fraction(int(best), scale)),
+                "loss keeping the state bit": str(Fraction(int(losses[state_bit]), scale)),
+                "loss keeping a noise bit": str(Fraction(int(losses[noise_bit]), scale)),
+                "best loss ignoring the state bit": str(
+                    Fraction(int(losses[ignores].min()), scale)),
+                "a minimiser ignores the state bit": bool((minimisers & ignores).any()),
+                "minimisers that reveal the state": int((minimisers & reveals).sum()),
+                "encoders enumerated": len(encoders),
+            }
+            numbers[f"d={bits}, P(s0)={p}"] = case
+            noise, state = losses[noise_bit], losses[state_bit]
+            holds &= bool(noise < state) if unequal else bool(noise <= state)
+            if unequal:
+                holds &= case["minimisers that reveal the state"] == 0
+    return Counterexample(
+        "autoencoder",
+        "over all one-bit encoders (d <= 4) with optimal decoders: keeping a noise bit is never "
+        "worse than keeping the state bit (strictly better when P(s0) != 1/2), and then no "
+        "minimiser of the loss reveals the state",
+        bool(holds),
+        numbers,
+    )

@@ -1,0 +1,125 @@
+"""What an abstraction does for exploration when interleaved with PSDP (paper, Section 5).
+
+HOMER-style exploration with an abstraction ``phi``: for each layer ``h`` and each class ``i``
+of ``phi`` on layer ``h``, PSDP maximises the internal reward ``R_{i,h} = 1{phi(x) = i}``; the
+policies form ``Psi_h``. With exact data PSDP returns *some* optimal policy for each reward; which
+one depends on how its contextual-bandit oracle breaks ties. :func:`worst_case_cover_alpha`
+computes the cover quality when every tie is broken against a state (the argument of the
+curiosity example); :func:`explore_with_objective` runs the whole interleaved loop, learning
+``phi`` on layer ``h`` from data rolled in with ``Psi_{h-1}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kinematic.homing import maximum_visitation
+from kinematic.model import BlockMDP
+from kinematic.numbers import Number
+from kinematic.planning import block_rewards, optimal_values, psdp_exact
+from kinematic.policies import Policy
+from kinematic.visitation import state_visitation
+
+__all__ = [
+    "ExplorationResult",
+    "explore_with_objective",
+    "least_visitation_among_optimal",
+    "worst_case_cover_alpha",
+]
+
+
+def least_visitation_among_optimal(
+    mdp: BlockMDP, rewards: tuple[np.ndarray, ...], layer: int
+) -> np.ndarray:
+    """For each state ``s`` of ``layer``: ``min P_pi(s)`` over the policies that are optimal for
+    ``rewards`` (those taking an action of ``argmax_a Q*(x, a)`` at every observation).
+
+    Exact dynamic program over observations with the action sets restricted to the optimal ones.
+    """
+    q_values = optimal_values(mdp, rewards).action_values
+    mode = mdp.mode
+    result = []
+    for i in range(mdp.width(layer)):
+        state_values = mode.zeros(mdp.width(layer))
+        state_values[i] = mode.scalar(1)
+        for t in range(layer - 1, -1, -1):
+            per_state = np.asarray(mdp.transitions[t] @ state_values).reshape(
+                mdp.width(t), mdp.number_of_actions)[mdp.emission_state[t]]
+            q = q_values[t]
+            best = q.max(axis=1, keepdims=True)
+            optimal = (q == best) if mode.exact else (q >= best - mode.atol)
+            restricted = np.where(optimal, per_state, 2)  # 2 > any probability
+            observation_values = restricted.min(axis=1)
+            state_values = mdp.emission_matrix(t) @ observation_values
+        result.append(mdp.start @ state_values)
+    return np.array(result, dtype=mode.dtype)
+
+
+def worst_case_cover_alpha(
+    mdp: BlockMDP, labels: Sequence[np.ndarray]
+) -> tuple[tuple[Number, ...], dict[str, Number]]:
+    """Cover quality of ``Psi_h = {one optimal policy per class of labels[h]}`` when the optimal
+    policies are chosen adversarially: for each state ``s`` of layer ``h``,
+    ``alpha(s) = max_i min_{pi optimal for R_{i,h}} P_pi(s) / eta(s)`` (the choices for different
+    classes are independent). Returns alpha per layer (layer 1: 1) and per state."""
+    eta_layers = maximum_visitation(mdp)
+    per_state: dict[str, Number] = {s: mdp.mode.scalar(1) for s in mdp.layers[0]}
+    per_layer = [mdp.mode.scalar(1)]
+    for h in range(1, mdp.horizon):
+        worst = np.stack([
+            least_visitation_among_optimal(mdp, block_rewards(mdp, h, labels[h], block), h)
+            for block in np.unique(labels[h])
+        ])
+        ratios = worst.max(axis=0) / eta_layers[h]
+        per_state.update(zip(mdp.layers[h], ratios, strict=True))
+        per_layer.append(min(ratios))
+    return tuple(per_layer), per_state
+
+
+@dataclass(frozen=True, eq=False)
+class ExplorationResult:
+    """Result of :func:`explore_with_objective`.
+
+    Attributes
+    ----------
+    labels : tuple of ndarrays
+        The learned abstraction on the observations of each layer (layer 1: one class).
+    covers : list of lists of Policy
+        ``Psi_1 .. Psi_H`` from exact PSDP (ties: first action).
+    alpha : tuple
+        Cover quality of each ``Psi_h`` on layer ``h`` for those covers.
+    worst_case_alpha : tuple
+        The same with every PSDP tie broken against the state (see
+        :func:`worst_case_cover_alpha`).
+    """
+
+    labels: tuple[np.ndarray, ...]
+    covers: list[list[Policy]]
+    alpha: tuple[Number, ...]
+    worst_case_alpha: tuple[Number, ...]
+
+
+Objective = Callable[[BlockMDP, Sequence[Policy], int, np.ndarray], np.ndarray]
+"""``objective(mdp, cover, layer, previous_labels) -> labels`` on the observations of
+``layer``: the abstraction learned from data rolled in with ``Unf(cover)`` then ``Unf(A)``."""
+
+
+def explore_with_objective(mdp: BlockMDP, objective: Objective) -> ExplorationResult:
+    """HOMER's loop with ``objective`` in place of contrastive estimation (exact data)."""
+    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
+    covers: list[list[Policy]] = [[]]
+    eta_layers = maximum_visitation(mdp)
+    alpha = [mdp.mode.scalar(1)]
+    for h in range(1, mdp.horizon):
+        labels.append(np.asarray(objective(mdp, covers[h - 1], h, labels[h - 1])))
+        covers.append([
+            psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            for block in np.unique(labels[h])
+        ])
+        best = np.max(np.stack([state_visitation(mdp, p)[h] for p in covers[h]]), axis=0)
+        alpha.append(min(best / eta_layers[h]))
+    worst, _ = worst_case_cover_alpha(mdp, labels)
+    return ExplorationResult(tuple(labels), covers, tuple(alpha), worst)
