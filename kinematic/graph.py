@@ -67,8 +67,9 @@ def draw_block_mdp(
     nx.draw_networkx_nodes(graph, positions, ax=ax, node_color=colors, node_size=900,
                            edgecolors="black")
     nx.draw_networkx_labels(graph, positions, ax=ax, font_size=8)
-    kinds = {"backward": "backward KI", "forward": "forward KI", "ki": "KI"}
-    suffix = f" - {kinds[partition.kind]} partition" if partition is not None else ""
+    kinds = {"backward": "backward KI partition", "forward": "forward KI partition",
+             "ki": "KI partition"}
+    suffix = f" - {kinds.get(partition.kind, partition.kind)}" if partition is not None else ""
     ax.set_title(title or mdp.name + suffix)
     ax.set_axis_off()
     return ax
