@@ -1,0 +1,225 @@
+"""HOMER (``alg:learn_homing_policy``) with the implementation choices of Section 7.
+
+For ``h = 2 .. H`` (``step = h - 1`` below, 0-based):
+
+1. collect real transitions ``(x, a, x')`` with ``Unf(Psi_{h-1}) o Unf(A)``;
+2. train the backward model (bottleneck on ``x'``: ``phi_B``) and the forward model
+   (bottleneck on ``x``: ``phi_F`` of the previous step) on real vs imposter transitions;
+3. for each backward class ``i``, find a policy maximising ``1{phi_B(x_h) = i}`` by GPS from the
+   transitions already collected; while GPS rejects a class, collect another round and retrain
+   (up to ``max_transitions``), then fall back to full PSDP for the classes still rejected;
+   the policies form ``Psi_h``;
+4. save everything (``checkpoint.pt`` in the run directory) so that an interrupted run resumes
+   with identical results.
+
+Then the reward-sensitive PSDP with the external reward, and an estimate of its value by
+rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Generator`` and one
+``torch.Generator`` whose states are saved with each checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
+from homer.models import ContrastiveModel, train_contrastive
+from homer.psdp import greedy_policy_search, psdp
+from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
+from kinematic.model import BlockMDP
+from kinematic.planning import optimal_values
+
+__all__ = ["CHECKPOINT", "HomerResult", "run_homer"]
+
+CHECKPOINT = "checkpoint.pt"
+
+
+@dataclass
+class HomerResult:
+    """What a run produced (the summary is also written to ``result.json``)."""
+
+    value: float
+    optimal_value: float
+    episodes: int
+    seconds: float
+    run_dir: str
+    covers: list[list[LinearPolicy]] = field(repr=False)
+    policy: LinearPolicy = field(repr=False)
+    backward_abstractions: dict[int, tuple[np.ndarray, np.ndarray]] = field(repr=False)
+    forward_abstractions: dict[int, tuple[np.ndarray, np.ndarray]] = field(repr=False)
+    log: list[dict[str, Any]] = field(repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        return {"value": self.value, "optimal_value": self.optimal_value,
+                "episodes": self.episodes, "seconds": round(self.seconds, 2),
+                "run_dir": self.run_dir}
+
+
+def _policy_state(policy: LinearPolicy) -> dict:
+    return {"weights": [w.copy() for w in policy.weights],
+            "biases": [b.copy() for b in policy.biases]}
+
+
+def _policy_from(state: dict) -> LinearPolicy:
+    return LinearPolicy(list(state["weights"]), list(state["biases"]))
+
+
+def _class_indicator(model: ContrastiveModel, step: int, block: int):
+    """The internal reward ``1{phi_B(x_step) = block}`` as a PSDP return."""
+    def reward_of(batch: Batch, t: int) -> np.ndarray:
+        return (model.classes(batch.observations[:, step]) == block).astype(np.float64)
+    return reward_of
+
+
+def _save(run_dir: Path, state: dict) -> None:
+    """Write the checkpoint atomically (a stopped run never leaves a broken file)."""
+    temporary = run_dir / (CHECKPOINT + ".tmp")
+    torch.save(state, temporary)
+    os.replace(temporary, run_dir / CHECKPOINT)
+
+
+def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
+           generator: torch.Generator) -> tuple:
+    """Both contrastive models on the real transitions collected so far into ``step``."""
+    x = np.concatenate([b.observations[:, step - 1] for b in batches])
+    a = np.concatenate([b.actions[:, step - 1] for b in batches])
+    x_next = np.concatenate([b.observations[:, step] for b in batches])
+    backward = train_contrastive(x, a, x_next, actions, True, config, generator)
+    forward = train_contrastive(x, a, x_next, actions, False, config, generator)
+    return backward, forward
+
+
+def _merge(batches: list[Batch]) -> Batch:
+    return Batch(*(np.concatenate([getattr(b, f.name) for b in batches])
+                   for f in fields(Batch)))
+
+
+def _greedy_cover(batch: Batch, classes: np.ndarray, cover: list[LinearPolicy], step: int,
+                  actions: int, config: HomerConfig) -> tuple[dict, list[float]]:
+    """GPS for every backward class: ``{class: policy or None}`` and the estimated values."""
+    found, values = {}, []
+    for i in np.unique(classes):
+        policy, value = greedy_policy_search(batch, batch.roll_in_index, cover, step - 1,
+                                             (classes == i).astype(np.float64), actions,
+                                             config.ridge, config.gps_epsilon)
+        found[int(i)] = policy
+        values.append(value)
+    return found, values
+
+
+def run_homer(
+    mdp: BlockMDP,
+    run_dir: str | Path,
+    config: HomerConfig | None = None,
+    seed: int = 0,
+    encoder: HadamardNoise | None = None,
+    reward_sampler: RewardSampler = expected_rewards,
+    resume: bool = False,
+    progress: bool = True,
+) -> HomerResult:
+    """Run HOMER on ``mdp`` with rich observations; artefacts go to ``run_dir``.
+
+    With ``resume``, a run stopped after some time step continues from its checkpoint and
+    yields the same result as an uninterrupted run with the same seed.
+    """
+    config = config or HomerConfig()
+    encoder = encoder or HadamardNoise()
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
+    actions = mdp.number_of_actions
+    identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
+                "encoder": asdict(encoder)}
+    state: dict[str, Any] = {
+        "completed_step": 0, "covers": [[_policy_state(LinearPolicy([], []))]],
+        "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
+    }
+    checkpoint = run_dir / CHECKPOINT
+    if resume and checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        if any(state[key] != value for key, value in identity.items()):
+            raise ValueError(f"{checkpoint} belongs to another run (MDP, seed, encoder or "
+                             "config differ)")
+        rng.bit_generator.state = state["numpy_rng"]
+        generator.set_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_global_rng"])
+        sampler.episodes = state["episodes"]
+    elif checkpoint.exists():
+        raise FileExistsError(
+            f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
+    (run_dir / "config.json").write_text(json.dumps(identity, indent=1))
+    covers = [[_policy_from(p) for p in cover] for cover in state["covers"]]
+    started = time.perf_counter() - state["seconds"]
+    bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,
+               desc="HOMER time steps", unit="step")
+    for step in bar:
+        episodes_before = sampler.episodes
+        batches: list[Batch] = []
+        while True:  # rounds of transitions while GPS rejects some class
+            batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
+                                       last_step=step))
+            backward, forward = _train(batches, step, actions, config, generator)
+            batch = _merge(batches)
+            classes = backward.model.classes(batch.observations[:, step])
+            found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
+                                              config)
+            more = len(batch.actions) + config.transitions <= config.max_transitions
+            if all(p is not None for p in found.values()) or not more:
+                break
+        fallbacks = [i for i, p in found.items() if p is None]
+        for i in fallbacks:
+            found[i] = psdp(sampler, covers, step - 1, _class_indicator(backward.model, step, i),
+                            config.psdp_samples, config.ridge, episode_end=step)
+        covers.append(list(found.values()))
+        state["backward"][step] = tuple(
+            p.detach().numpy().copy() for p in backward.model.abstraction.parameters())
+        state["forward"][step - 1] = tuple(
+            p.detach().numpy().copy() for p in forward.model.abstraction.parameters())
+        state["log"].append({
+            "step": step + 1, "episodes": sampler.episodes - episodes_before,
+            "transitions": len(batch.actions),
+            "backward_loss": backward.validation_loss, "forward_loss": forward.validation_loss,
+            "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
+        })
+        state.update({
+            "completed_step": step,
+            "covers": [[_policy_state(p) for p in c] for c in covers],
+            "episodes": sampler.episodes, "seconds": time.perf_counter() - started,
+            "numpy_rng": rng.bit_generator.state, "torch_rng": generator.get_state(),
+            "torch_global_rng": torch.get_rng_state(),
+        })
+        _save(run_dir, state)
+        bar.set_postfix(episodes=sampler.episodes)
+    policy = psdp(sampler, covers, mdp.horizon - 1,
+                  lambda batch, t: batch.rewards[:, t:].sum(axis=1),
+                  config.eval_samples, config.ridge)
+    learning_episodes = sampler.episodes
+    evaluation = sampler.run(config.evaluation_episodes, [], None, policy)
+    sampler.episodes = learning_episodes
+    result = HomerResult(
+        value=float(evaluation.rewards.sum(axis=1).mean()),
+        optimal_value=float(optimal_values(mdp).value),
+        episodes=learning_episodes,
+        seconds=time.perf_counter() - started,
+        run_dir=str(run_dir),
+        covers=covers, policy=policy,
+        backward_abstractions=dict(state["backward"]),
+        forward_abstractions=dict(state["forward"]),
+        log=state["log"],
+    )
+    np.savez(run_dir / "policy.npz", *policy.weights, *policy.biases)
+    (run_dir / "result.json").write_text(json.dumps({**result.summary(), "log": result.log},
+                                                    indent=1))
+    return result

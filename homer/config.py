@@ -1,0 +1,92 @@
+"""HOMER's hyperparameters: one frozen dataclass, the paper's values as defaults where they fit a
+2-core CPU, every deviation named with its reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+__all__ = ["HomerConfig"]
+
+
+@dataclass(frozen=True)
+class HomerConfig:
+    """Hyperparameters of HOMER (Table ``tab:homer-hyperparam``, Section 7, Appendix
+    ``app:appendix-experiment``).
+
+    ======================  ===============  =================================================
+    field                   paper            here (reason)
+    ======================  ===============  =================================================
+    backward_capacity       N = 2            2
+    forward_capacity        M = 3            3
+    hidden                  56               56
+    learning_rate           0.001            0.001
+    batch_size              32               64 (CPU throughput; same optimiser otherwise)
+    max_epochs              200              100 per phase, with early stopping (patience 10,
+                                             not before epoch 50 of the first phase) on the
+                                             20% validation split, as in the paper
+    transitions             10,000 per step  adaptive: 2,000 real transitions (+ as many
+                                             imposters) per round; another round (up to
+                                             8,000) when GPS rejects a class, before falling
+                                             back to full PSDP (the issue's episode budget)
+    psdp_samples            20,000           2,000 per CB problem (only used when the greedy
+                                             policy search fails)
+    eval_samples            -                500 per step of the reward-sensitive PSDP
+    gps_epsilon             epsilon          0.1: GPS accepts when the estimated value of the
+                                             composed policy is at least 1 - 0.1
+    ridge                   -                1e-3: the CB oracle solves the square-loss
+                                             regression in closed form (ridge-regularised)
+                                             instead of 50 epochs of Adam
+    gumbel_temperature      1                1
+    ======================  ===============  =================================================
+    """
+
+    backward_capacity: int = 2
+    """N: number of abstract states of the backward abstraction (phi_B on x')."""
+    forward_capacity: int = 3
+    """M: number of abstract states of the forward abstraction (phi_F on x)."""
+    hidden: int = 56
+    """Hidden units of the contrastive classifier."""
+    learning_rate: float = 1e-3
+    """Adam's learning rate for the contrastive models."""
+    batch_size: int = 64
+    """Mini-batch size of the contrastive models."""
+    max_epochs: int = 100
+    """Epochs per training phase (pre-training without bottleneck, then Gumbel-softmax)."""
+    patience: int = 10
+    """Epochs without validation improvement before a phase stops."""
+    min_epochs: int = 50
+    """Epochs of the first (continuous) phase before early stopping may end it: the loss sits
+    on a plateau near ln 2 before the rare informative transitions are fitted."""
+    validation_fraction: float = 0.2
+    """Share of the transitions held out for early stopping."""
+    gumbel_temperature: float = 1.0
+    """Temperature of the Gumbel-softmax bottleneck."""
+    transitions: int = 2000
+    """Real transitions collected per round at a time step (n_reg; as many imposters)."""
+    max_transitions: int = 8000
+    """Most real transitions at one time step: rounds continue while GPS rejects a class."""
+    psdp_samples: int = 2000
+    """Episodes per contextual-bandit problem of a full PSDP (fallback of GPS)."""
+    eval_samples: int = 500
+    """Episodes per step of the reward-sensitive PSDP."""
+    gps_epsilon: float = 0.1
+    """GPS accepts a composed policy whose estimated internal value is >= 1 - gps_epsilon."""
+    ridge: float = 1e-3
+    """Ridge penalty of the linear Q regression of the contextual-bandit oracle."""
+    evaluation_episodes: int = 2000
+    """Rollouts used to estimate the value of the final policy (not counted as learning)."""
+
+    @classmethod
+    def field_help(cls) -> dict[str, str]:
+        """Field name -> its docstring (for the command line)."""
+        import ast
+        import inspect
+        from itertools import pairwise
+
+        source = ast.parse(inspect.getsource(cls))
+        body = source.body[0].body
+        helps = {}
+        for node, following in pairwise(body):
+            if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr):
+                helps[node.target.id] = following.value.value
+        return {f.name: helps.get(f.name, "") for f in fields(cls)}

@@ -1,0 +1,57 @@
+"""Observation encoders: latent observations of a Block MDP -> rich vectors in R^d.
+
+:class:`HadamardNoise` is the encoder of the paper's experiments (Section 7, "The environment"):
+the one-hot of the observation (within its layer) and the one-hot of the time step are
+concatenated, isotropic Gaussian noise of variance 0.1 is added, the vector is zero-padded to
+``d = 2^ceil(log2(m + H))`` and multiplied by a Sylvester Hadamard matrix. For the combination
+lock (``m = 3`` observations per layer) ``d = 2^ceil(log2(H + 3))``; the paper writes
+``2^ceil(log2(H + 4))``, which only differs when ``H + 3`` is a power of two.
+
+Each *observation* (not state) gets its own one-hot, so with several observations per state the
+learner must itself find which observations belong together. The Hadamard matrix is scaled by
+``1/sqrt(d)`` so that it is a rotation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import hadamard
+
+from kinematic.model import BlockMDP
+
+__all__ = ["HadamardNoise"]
+
+
+@dataclass(frozen=True)
+class HadamardNoise:
+    """One-hot(observation) + one-hot(time step) + N(0, noise_variance I), padded, rotated."""
+
+    noise_variance: float = 0.01
+
+    def dimension(self, mdp: BlockMDP) -> int:
+        """``d = 2^ceil(log2(m_max + H))``, ``m_max`` the most observations in one layer."""
+        width = max(len(x) for x in mdp.observations)
+        return 2 ** math.ceil(math.log2(width + mdp.horizon))
+
+    def rotation(self, mdp: BlockMDP) -> np.ndarray:
+        d = self.dimension(mdp)
+        return (hadamard(d) / math.sqrt(d)).astype(np.float32)
+
+    def encode(
+        self, mdp: BlockMDP, layer: int, observations: np.ndarray, rng: np.random.Generator,
+        rotation: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Encode observation indices of ``layer`` (0-based) as a ``(n, d)`` float32 array."""
+        width = max(len(x) for x in mdp.observations)
+        rotation = self.rotation(mdp) if rotation is None else rotation
+        d = rotation.shape[0]
+        vectors = np.zeros((len(observations), d), dtype=np.float32)
+        vectors[np.arange(len(observations)), observations] = 1.0
+        vectors[:, width + layer] = 1.0
+        used = width + mdp.horizon
+        noise = rng.normal(0.0, math.sqrt(self.noise_variance), size=(len(observations), used))
+        vectors[:, :used] += noise.astype(np.float32)
+        return vectors @ rotation.T

@@ -1,0 +1,105 @@
+"""``RichObservationEnv``: any :class:`kinematic.model.BlockMDP` as a ``gymnasium.Env`` with rich
+observations, and the diabolical combination lock of Section 7.
+
+``info`` carries the latent state, the latent observation and the step, for evaluation only;
+learners must not read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from homer.encoders import HadamardNoise
+from homer.sampler import RewardSampler, expected_rewards
+from kinematic.families import combination_lock
+from kinematic.model import BlockMDP
+
+__all__ = [
+    "RichObservationEnv",
+    "anti_shaped_rewards",
+    "lock_environment",
+]
+
+ANTI_SHAPED_MEAN = 1 / 20
+
+
+def anti_shaped_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The lock's rewards as the paper draws them: the anti-shaped reward, stored as its mean
+    1/20, is drawn as ``0.1 x Ber(1/2)``; every other reward is deterministic."""
+    means = np.asarray(means, dtype=np.float64)
+    anti = np.isclose(means, ANTI_SHAPED_MEAN)
+    draws = 0.1 * (rng.random(means.shape) < 0.5)
+    return np.where(anti, draws, means)
+
+
+class RichObservationEnv(gym.Env):
+    """A Block MDP whose observations are encoded into ``R^d`` (Section 7, "The environment").
+
+    Episodes last ``H`` steps; ``terminated`` is True after the ``H``-th action.
+    """
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+
+    def __init__(self, mdp: BlockMDP, encoder: HadamardNoise | None = None,
+                 reward_sampler: RewardSampler = expected_rewards, seed: int | None = None):
+        self.mdp = mdp
+        self.encoder = encoder or HadamardNoise()
+        self.reward_sampler = reward_sampler
+        self.rotation = self.encoder.rotation(mdp)
+        dimension = self.rotation.shape[0]
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (dimension,), np.float32)
+        self.action_space = gym.spaces.Discrete(mdp.number_of_actions)
+        self._start = np.asarray(mdp.start, dtype=np.float64)
+        self._transitions = [np.asarray(mdp.transition_tensor(h), dtype=np.float64)
+                             for h in range(mdp.horizon - 1)]
+        self._emissions = [np.asarray(mdp.emission_matrix(h), dtype=np.float64)
+                           for h in range(mdp.horizon)]
+        self._rewards = [np.asarray(r, dtype=np.float64) for r in mdp.rewards]
+        self._step = self._state = self._observation = 0
+        if seed is not None:
+            self.reset(seed=seed)
+
+    def _emit(self) -> tuple[np.ndarray, dict[str, Any]]:
+        probabilities = self._emissions[self._step][self._state]
+        self._observation = int(self.np_random.choice(len(probabilities), p=probabilities))
+        vector = self.encoder.encode(self.mdp, self._step, np.array([self._observation]),
+                                     self.np_random, self.rotation)[0]
+        info = {
+            "state": self.mdp.layers[self._step][self._state],
+            "observation": self.mdp.observations[self._step][self._observation],
+            "step": self._step,
+        }
+        return vector.astype(np.float32), info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._step = 0
+        self._state = int(self.np_random.choice(len(self._start), p=self._start))
+        return self._emit()
+
+    def step(self, action: int):
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in {self.action_space}")
+        mean = self._rewards[self._step][self._observation, int(action)]
+        reward = float(self.reward_sampler(np.array([mean]), self.np_random)[0])
+        if self._step + 1 == self.mdp.horizon:
+            vector = np.zeros(self.observation_space.shape, dtype=np.float32)
+            info = {"state": None, "observation": None, "step": self._step + 1}
+            self._step += 1
+            return vector, reward, True, False, info
+        row = self._transitions[self._step][self._state, int(action)]
+        self._state = int(self.np_random.choice(len(row), p=row / row.sum()))
+        self._step += 1
+        vector, info = self._emit()
+        return vector, reward, False, False, info
+
+
+def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
+                     noise_variance: float = 0.1) -> RichObservationEnv:
+    """The paper's environment: :func:`kinematic.families.combination_lock` with
+    :class:`HadamardNoise` and the anti-shaped reward drawn as ``0.1 x Ber(1/2)``."""
+    return RichObservationEnv(combination_lock(horizon, actions, seed),
+                              HadamardNoise(noise_variance), anti_shaped_rewards, seed=seed)

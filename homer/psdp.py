@@ -1,0 +1,84 @@
+"""Policy optimisation for HOMER: the contextual-bandit oracle as linear Q regression, PSDP
+(``alg:rl_via_homing_policies``) and the greedy policy search (GPS) of Section 4, "Efficient
+Implementation of HOMER".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from homer.sampler import Batch, BatchSampler, LinearPolicy
+
+__all__ = ["fit_q", "greedy_policy_search", "psdp", "q_values"]
+
+RewardOf = Callable[[Batch, int], np.ndarray]
+"""``reward_of(batch, t)``: per-episode return from step ``t`` (the contextual-bandit reward)."""
+
+
+def fit_q(observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
+          number_of_actions: int, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """``CB(D, Pi)`` for linear policies: per action, the ridge regression of the reward on the
+    observation (closed form); the policy takes ``argmax_a Q(x, a)``. Returns ``(W, b)``."""
+    n, d = observations.shape
+    augmented = np.hstack([observations.astype(np.float64), np.ones((n, 1))])
+    weights = np.zeros((number_of_actions, d))
+    biases = np.zeros(number_of_actions)
+    for a in range(number_of_actions):
+        rows = actions == a
+        if not rows.any():
+            continue
+        design = augmented[rows]
+        gram = design.T @ design + ridge * np.eye(d + 1)
+        solution = np.linalg.solve(gram, design.T @ rewards[rows])
+        weights[a], biases[a] = solution[:d], solution[d]
+    return weights.astype(np.float32), biases.astype(np.float32)
+
+
+def q_values(observations: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    return observations @ weight.T + bias
+
+
+def greedy_policy_search(
+    batch: Batch, roll_in_index: np.ndarray, cover: Sequence[LinearPolicy], step: int,
+    rewards: np.ndarray, number_of_actions: int, ridge: float, epsilon: float,
+) -> tuple[LinearPolicy | None, float]:
+    """GPS: learn the last step from the transitions already collected, append it to the best
+    policy of the previous cover; accept if the estimated value is at least ``1 - epsilon``.
+
+    Returns the composed policy (None if rejected) and its estimated value.
+    """
+    weight, bias = fit_q(batch.observations[:, step], batch.actions[:, step], rewards,
+                         number_of_actions, ridge)
+    chosen = q_values(batch.observations[:, step], weight, bias).max(axis=1)
+    values = [chosen[roll_in_index == k].mean() if (roll_in_index == k).any() else -np.inf
+              for k in range(len(cover))]
+    best = int(np.argmax(values))
+    if values[best] >= 1 - epsilon:
+        return cover[best].extended(weight, bias), float(values[best])
+    return None, float(values[best])
+
+
+def psdp(
+    sampler: BatchSampler, covers: Sequence[Sequence[LinearPolicy]], last_step: int,
+    reward_of: RewardOf, samples: int, ridge: float,
+    first: tuple[np.ndarray, np.ndarray] | None = None, episode_end: int | None = None,
+) -> LinearPolicy:
+    """PSDP over steps ``0 .. last_step``: for ``t = last_step .. 0`` roll in with
+    ``Unf(covers[t])``, act uniformly at ``t``, follow the steps learned so far, and regress
+    ``reward_of(batch)`` on ``(x_t, a_t)``. ``first`` may give the last step already learned;
+    episodes run to ``episode_end`` (default: the horizon)."""
+    d = sampler.dimension
+    actions = sampler.mdp.number_of_actions
+    weights: list[np.ndarray] = [np.zeros((actions, d), np.float32)] * (last_step + 1)
+    biases: list[np.ndarray] = [np.zeros(actions, np.float32)] * (last_step + 1)
+    for t in range(last_step, -1, -1):
+        if t == last_step and first is not None:
+            weights[t], biases[t] = first
+            continue
+        continuation = LinearPolicy(list(weights), list(biases))
+        batch = sampler.run(samples, list(covers[t]), t, continuation, last_step=episode_end)
+        weights[t], biases[t] = fit_q(batch.observations[:, t], batch.actions[:, t],
+                                      reward_of(batch, t), actions, ridge)
+    return LinearPolicy(weights, biases)
