@@ -64,13 +64,27 @@ class HomerResult:
                 "run_dir": self.run_dir}
 
 
-def _policy_state(policy: LinearPolicy) -> dict:
-    return {"weights": [w.copy() for w in policy.weights],
-            "biases": [b.copy() for b in policy.biases]}
+def _covers_state(covers: list[list[LinearPolicy]]) -> dict:
+    """The covers for a checkpoint. Policies found by GPS share their prefix with a policy of
+    the previous cover, so arrays are stored once and policies as lists of array indices."""
+    arrays: list[np.ndarray] = []
+    index: dict[int, int] = {}
+
+    def ref(array: np.ndarray) -> int:
+        if id(array) not in index:
+            index[id(array)] = len(arrays)
+            arrays.append(array)
+        return index[id(array)]
+
+    policies = [[([ref(w) for w in p.weights], [ref(b) for b in p.biases]) for p in cover]
+                for cover in covers]
+    return {"arrays": arrays, "policies": policies}
 
 
-def _policy_from(state: dict) -> LinearPolicy:
-    return LinearPolicy(list(state["weights"]), list(state["biases"]))
+def _covers_from(state: dict) -> list[list[LinearPolicy]]:
+    arrays = state["arrays"]
+    return [[LinearPolicy([arrays[i] for i in weights], [arrays[i] for i in biases])
+             for weights, biases in cover] for cover in state["policies"]]
 
 
 def _class_indicator(model: ContrastiveModel, step: int, block: int):
@@ -93,7 +107,11 @@ def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
     x = np.concatenate([b.observations[:, step - 1] for b in batches])
     a = np.concatenate([b.actions[:, step - 1] for b in batches])
     x_next = np.concatenate([b.observations[:, step] for b in batches])
-    backward = train_contrastive(x, a, x_next, actions, True, config, generator)
+    backward = min(
+        (train_contrastive(x, a, x_next, actions, True, config, generator)
+         for _ in range(config.restarts)),
+        key=lambda trained: trained.validation_loss,
+    )
     forward = train_contrastive(x, a, x_next, actions, False, config, generator)
     return backward, forward
 
@@ -143,7 +161,7 @@ def run_homer(
     identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
                 "encoder": asdict(encoder)}
     state: dict[str, Any] = {
-        "completed_step": 0, "covers": [[_policy_state(LinearPolicy([], []))]],
+        "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
         "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
     }
     checkpoint = run_dir / CHECKPOINT
@@ -160,7 +178,7 @@ def run_homer(
         raise FileExistsError(
             f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
     (run_dir / "config.json").write_text(json.dumps(identity, indent=1))
-    covers = [[_policy_from(p) for p in cover] for cover in state["covers"]]
+    covers = _covers_from(state["covers"])
     started = time.perf_counter() - state["seconds"]
     bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,
                desc="HOMER time steps", unit="step")
@@ -195,7 +213,7 @@ def run_homer(
         })
         state.update({
             "completed_step": step,
-            "covers": [[_policy_state(p) for p in c] for c in covers],
+            "covers": _covers_state(covers),
             "episodes": sampler.episodes, "seconds": time.perf_counter() - started,
             "numpy_rng": rng.bit_generator.state, "torch_rng": generator.get_state(),
             "torch_global_rng": torch.get_rng_state(),

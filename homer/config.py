@@ -21,9 +21,10 @@ class HomerConfig:
     hidden                  56               56
     learning_rate           0.001            0.001
     batch_size              32               64 (CPU throughput; same optimiser otherwise)
-    max_epochs              200              100 per phase, with early stopping (patience 10,
-                                             not before epoch 50 of the first phase) on the
-                                             20% validation split, as in the paper
+    max_epochs              200              100 per phase; the pre-training phase runs all
+                                             100, the Gumbel phase stops early (patience 10)
+                                             on the 20% validation split; the best epoch of
+                                             each phase is kept, as in the paper
     transitions             10,000 per step  adaptive: 2,000 real transitions (+ as many
                                              imposters) per round; another round (up to
                                              8,000) when GPS rejects a class, before falling
@@ -37,6 +38,7 @@ class HomerConfig:
                                              regression in closed form (ridge-regularised)
                                              instead of 50 epochs of Adam
     gumbel_temperature      1                1
+    restarts                1                2 backward models per round, the better kept
     ======================  ===============  =================================================
     """
 
@@ -54,9 +56,13 @@ class HomerConfig:
     """Epochs per training phase (pre-training without bottleneck, then Gumbel-softmax)."""
     patience: int = 10
     """Epochs without validation improvement before a phase stops."""
-    min_epochs: int = 50
+    min_epochs: int = 100
     """Epochs of the first (continuous) phase before early stopping may end it: the loss sits
-    on a plateau near ln 2 before the rare informative transitions are fitted."""
+    on a plateau near ln 2 for a long while before the rare informative transitions (5% on the
+    lock) are fitted, and stopping early leaves a poor abstraction."""
+    restarts: int = 2
+    """Backward models trained from different initialisations at each round; the one with the
+    lowest validation loss is kept (a training that stays on the ln 2 plateau loses)."""
     validation_fraction: float = 0.2
     """Share of the transitions held out for early stopping."""
     gumbel_temperature: float = 1.0

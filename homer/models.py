@@ -5,8 +5,9 @@ bottleneck ``z = GumbelSoftmax(A x')`` with ``N`` classes and ``x`` through a li
 ``B x``; the *forward* model puts the bottleneck on ``x`` (``M`` classes) and embeds ``x'``.
 ``[B x, one-hot(a), z]`` goes through a 2-layer network with leaky ReLUs to two logits; the
 loss is cross-entropy. Training first runs without the discretisation (``z = A x'``), then with
-the Gumbel-softmax, each phase with early stopping on a validation split; the abstraction is
-``phi(x) = argmax_i (A x)_i``.
+the straight-through Gumbel-softmax (one-hot codes forward, soft gradients backward, so that
+training sees the codes the abstraction will output), keeping the best epoch on a validation
+split; the abstraction is ``phi(x) = argmax_i (A x)_i``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class ContrastiveModel(nn.Module):
         if mode == "continuous":
             z = logits
         elif mode == "gumbel":
-            z = F.gumbel_softmax(logits, tau=temperature)
+            z = F.gumbel_softmax(logits, tau=temperature, hard=True)
         else:
             z = F.one_hot(logits.argmax(dim=1), logits.shape[1]).float()
         inputs = torch.cat([self.embedding(embedded), F.one_hot(a, self.actions).float(), z],

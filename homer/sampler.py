@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP
+from kinematic.sampling import categorical
 
 __all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler"]
 
@@ -61,12 +62,6 @@ class Batch:
     """Which roll-in policy each episode used (-1 without roll-in)."""
 
 
-def _categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    cumulative = probabilities.cumsum(axis=1)
-    draws = rng.random(len(probabilities))[:, None] * cumulative[:, -1:]
-    return np.minimum((cumulative <= draws).sum(axis=1), probabilities.shape[1] - 1)
-
-
 class BatchSampler:
     """Runs batches of episodes of ``mdp`` dressed by ``encoder``; counts episodes."""
 
@@ -107,9 +102,9 @@ class BatchSampler:
         rewards = np.zeros((samples, steps))
         states = np.zeros((samples, steps), dtype=np.intp)
         ids = np.zeros((samples, steps), dtype=np.intp)
-        current = _categorical(np.tile(self.start, (samples, 1)), rng)
+        current = categorical(np.tile(self.start, (samples, 1)), rng)
         for t in range(steps):
-            observed = _categorical(self.emissions[t][current], rng)
+            observed = categorical(self.emissions[t][current], rng)
             encoded = self.encoder.encode(mdp, t, observed, rng, self.rotation)
             if uniform_step is not None and t < uniform_step:
                 acted = np.zeros(samples, dtype=np.intp)
@@ -126,7 +121,7 @@ class BatchSampler:
                 encoded, acted, current, observed)
             if t + 1 < mdp.horizon:
                 rows = self.transitions[t][current * mdp.number_of_actions + acted]
-                current = _categorical(rows, rng)
+                current = categorical(rows, rng)
         self.episodes += samples
         index = chosen if chosen is not None else np.full(samples, -1)
         return Batch(observations, actions, rewards, states, ids, index)

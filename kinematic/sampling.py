@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy
 
-__all__ = ["Episodes", "sample_episodes"]
+__all__ = ["Episodes", "categorical", "sample_episodes"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Episodes:
     rewards: np.ndarray
 
 
-def _categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One draw per row of a (rows x k) matrix of probabilities."""
     cumulative = probabilities.cumsum(axis=1)
     draws = rng.random(len(probabilities))[:, None] * cumulative[:, -1:]
@@ -70,21 +70,21 @@ def sample_episodes(
     shape = (samples, horizon)
     states, observations = np.zeros(shape, np.intp), np.zeros(shape, np.intp)
     actions, collected = np.zeros(shape, np.intp), np.zeros(shape)
-    current = _categorical(np.tile(_floats(mdp.start), (samples, 1)), rng)
+    current = categorical(np.tile(_floats(mdp.start), (samples, 1)), rng)
     for h in range(horizon):
         emission = _floats(mdp.emission_matrix(h))
-        observed = _categorical(emission[current], rng)
+        observed = categorical(emission[current], rng)
         if h < switch_layer:
             tables = np.stack([_floats(p.action_probabilities[h]) for p in roll_in])
-            acted = _categorical(tables[chosen, observed], rng)
+            acted = categorical(tables[chosen, observed], rng)
         elif h == switch_layer:
             acted = rng.integers(number_of_actions, size=samples)
         else:
-            acted = _categorical(_floats(continuation.action_probabilities[h])[observed], rng)
+            acted = categorical(_floats(continuation.action_probabilities[h])[observed], rng)
         mean = float_rewards[h][observed, acted]
         collected[:, h] = (rng.random(samples) < mean) if bernoulli_rewards else mean
         states[:, h], observations[:, h], actions[:, h] = current, observed, acted
         if h + 1 < horizon:
             rows = _floats(mdp.transitions[h])[current * number_of_actions + acted]
-            current = _categorical(rows, rng)
+            current = categorical(rows, rng)
     return Episodes(states, observations, actions, collected)

@@ -1,0 +1,71 @@
+"""HOMER on the diabolical combination lock (issue "HOMER in PyTorch", item 5).
+
+For each horizon H and seed, runs ``python -m homer run --env combolock --horizon H --actions 10
+--seed S --json`` in a subprocess and prints: the value of the learned policy (estimated by
+rollouts; optimal 1), whether it reaches half the optimal value (the metric of Figure
+``fig:horizon-plot``; HOMER's policy exists only at the end of a run, so the episodes to reach
+it are the run's total), total episodes, wall-clock and peak memory (max RSS of the run).
+
+Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
+[--out DIR]``. Runs are resumable: an existing run directory is resumed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(horizon: int, seed: int, out: Path) -> dict:
+    run_dir = out / f"H{horizon}-seed{seed}"
+    command = [sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
+               str(horizon), "--actions", "10", "--seed", str(seed), "--out", str(run_dir),
+               "--json"]
+    if (run_dir / "checkpoint.pt").exists():
+        command.append("--resume")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    _, status, usage = os.wait4(process.pid, 0)
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"H={horizon} seed={seed} failed:\n{stderr}")
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    summary["peak_mib"] = usage.ru_maxrss / 1024
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--horizons", default="5,10,20,50,100")
+    parser.add_argument("--seeds", default="0,1,2,3,4")
+    parser.add_argument("--out", type=Path, default=Path("out/homer-benchmark"))
+    args = parser.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}")
+    header = f"{'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} {'seconds':>8} " \
+             f"{'peak MiB':>9}"
+    print(header, flush=True)
+    rows: dict[int, list[dict]] = {}
+    for horizon in (int(h) for h in args.horizons.split(",")):
+        for seed in (int(s) for s in args.seeds.split(",")):
+            summary = run(horizon, seed, args.out)
+            rows.setdefault(horizon, []).append(summary)
+            print(f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
+                  f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
+                  f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}", flush=True)
+    print("\nper horizon: successes, median episodes, median seconds")
+    for horizon, summaries in rows.items():
+        successes = sum(s["value"] >= 0.5 for s in summaries)
+        print(f"H={horizon:>3}: {successes}/{len(summaries)}, "
+              f"{statistics.median(s['episodes'] for s in summaries):.0f} episodes, "
+              f"{statistics.median(s['seconds'] for s in summaries):.0f} s")
+
+
+if __name__ == "__main__":
+    main()

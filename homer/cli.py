@@ -1,0 +1,73 @@
+"""``python -m homer run ...``: HOMER on the combination lock or on any spec, with rich
+observations. The hyperparameter flags are generated from :class:`homer.config.HomerConfig`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+
+from homer.algorithm import run_homer
+from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
+from homer.envs import anti_shaped_rewards
+from homer.sampler import expected_rewards
+from kinematic.errors import InvalidBlockMDP
+from kinematic.families import combination_lock
+from kinematic.spec import load_spec
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m homer",
+                                     description="HOMER on rich-observation Block MDPs.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run HOMER and write its artefacts to --out")
+    source = run.add_mutually_exclusive_group(required=True)
+    source.add_argument("--env", choices=["combolock"], help="the diabolical combination lock")
+    source.add_argument("--spec", type=Path, help="a kinematic JSON spec")
+    run.add_argument("--horizon", type=int, default=10, help="combolock: H")
+    run.add_argument("--actions", type=int, default=10, help="combolock: K")
+    run.add_argument("--lock-seed", type=int, default=None,
+                     help="combolock: seed of the good actions (default: --seed)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the run")
+    run.add_argument("--noise-variance", type=float, default=HadamardNoise().noise_variance,
+                     help="variance of the Gaussian noise of the encoder")
+    run.add_argument("--out", type=Path, required=True, help="run directory")
+    run.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
+    run.add_argument("--json", action="store_true", help="last line: one JSON summary")
+    helps = HomerConfig.field_help()
+    for item in fields(HomerConfig):
+        run.add_argument("--" + item.name.replace("_", "-"), type=type(item.default),
+                         default=item.default, help=helps[item.name])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
+    try:
+        if args.env:
+            lock_seed = args.seed if args.lock_seed is None else args.lock_seed
+            mdp = combination_lock(args.horizon, args.actions, lock_seed)
+            rewards = anti_shaped_rewards
+        else:
+            mdp, rewards = load_spec(args.spec), expected_rewards
+        result = run_homer(mdp, args.out, config, seed=args.seed,
+                           encoder=HadamardNoise(args.noise_variance), reward_sampler=rewards,
+                           resume=args.resume, progress=not args.json)
+    except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"HOMER on {mdp.name}: value {summary['value']:.3f} (optimal "
+              f"{summary['optimal_value']:.3f}), {summary['episodes']} episodes, "
+              f"{summary['seconds']:.1f} s; artefacts in {summary['run_dir']}")
+    return 0

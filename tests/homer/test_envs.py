@@ -1,0 +1,67 @@
+"""The rich-observation environment and the batched sampler."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import homer  # noqa: F401  (registers the environment)
+from homer.encoders import HadamardNoise
+from homer.envs import RichObservationEnv, anti_shaped_rewards, lock_environment
+from homer.sampler import BatchSampler
+from kinematic.families import combination_lock, figure2_split
+from kinematic.policies import uniform_policy
+from kinematic.visitation import state_visitation
+
+
+def test_lock_environment_passes_the_gymnasium_checker():
+    env = lock_environment(horizon=5, actions=4, seed=1)
+    check_env(env, skip_render_check=True)
+
+
+def test_registered_and_dimension_of_the_paper():
+    env = gymnasium.make("kinematic/DiabolicalCombinationLock-v0", horizon=100, actions=10)
+    assert env.observation_space.shape == (128,)  # 2^ceil(log2(100 + 3))
+    assert env.action_space.n == 10
+
+
+def test_an_episode_lasts_h_steps_and_reveals_latents_only_in_info():
+    env = lock_environment(horizon=4, actions=3, seed=0)
+    observation, info = env.reset(seed=5)
+    assert observation.dtype == np.float32 and info["state"] in ("s1a", "s1b")
+    for step in range(4):
+        observation, reward, terminated, truncated, info = env.step(0)
+        assert reward in (0.0, 0.1, 1.0)
+        assert terminated == (step == 3) and not truncated
+    with pytest.raises(ValueError, match="not in"):
+        env.step(7)
+
+
+def test_several_observations_per_state_get_their_own_one_hot():
+    mdp = figure2_split()
+    env = RichObservationEnv(mdp, HadamardNoise(noise_variance=0.0), seed=0)
+    seen = {}
+    for episode in range(30):
+        env.reset(seed=episode)
+        vector, _, _, _, info = env.step(0)
+        seen[info["observation"]] = vector
+    assert set(seen) == {"x2a", "x2b"}
+    assert not np.allclose(seen["x2a"], seen["x2b"])
+
+
+def test_anti_shaped_reward_is_drawn_as_a_tenth_times_a_coin():
+    draws = anti_shaped_rewards(np.full(10_000, 1 / 20), np.random.default_rng(0))
+    assert set(np.unique(draws)) == {0.0, 0.1}
+    assert abs(draws.mean() - 0.05) < 0.005
+    assert (anti_shaped_rewards(np.array([1.0, 0.0]), np.random.default_rng(0)) == [1, 0]).all()
+
+
+def test_sampler_latent_frequencies_match_the_exact_visitation():
+    mdp = combination_lock(horizon=4, actions=3, seed=2)
+    sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(1))
+    batch = sampler.run(20_000, [], None)
+    assert sampler.episodes == 20_000
+    assert batch.observations.shape == (20_000, 4, HadamardNoise().dimension(mdp))
+    for h, exact in enumerate(state_visitation(mdp, uniform_policy(mdp))):
+        frequencies = np.bincount(batch.states[:, h], minlength=mdp.width(h)) / 20_000
+        assert np.allclose(frequencies, [float(p) for p in exact], atol=0.015)

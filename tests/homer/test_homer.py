@@ -1,0 +1,106 @@
+"""HOMER with small budgets: it learns a cover visiting every latent state with at least half of
+its eta (checked with the latent states the sampler records), resumes identically, and its
+command line prints a JSON summary."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import homer.algorithm as algorithm
+from homer.algorithm import run_homer
+from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
+from homer.envs import anti_shaped_rewards
+from homer.sampler import BatchSampler
+from kinematic.families import combination_lock, random_sparse_mdp
+from kinematic.homing import maximum_visitation
+from kinematic.spec import from_spec, to_spec
+
+
+def cover_quality(mdp, covers, samples=3000, seed=11):
+    """Per layer, min over states of (best empirical P_pi(s) over Psi_h) / eta(s)."""
+    sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(seed))
+    eta = maximum_visitation(mdp)
+    ratios = []
+    for h in range(1, mdp.horizon):
+        best = np.zeros(mdp.width(h))
+        for policy in covers[h]:
+            batch = sampler.run(samples, [policy], h, last_step=h)
+            best = np.maximum(best, np.bincount(batch.states[:, h], minlength=mdp.width(h))
+                              / samples)
+        ratios.append(min(best / np.array([float(e) for e in eta[h]])))
+    return ratios
+
+
+@pytest.mark.parametrize("horizon", [3, 4, 5])
+def test_homer_covers_small_locks(horizon, tmp_path):
+    mdp = combination_lock(horizon, actions=10, seed=horizon)
+    result = run_homer(mdp, tmp_path, seed=1, reward_sampler=anti_shaped_rewards,
+                       progress=False)
+    assert min(cover_quality(mdp, result.covers)) >= 0.5
+    assert result.value >= 0.9 and result.optimal_value == 1.0
+
+
+def two_observations_per_state(mdp):
+    spec = to_spec(mdp)
+    spec["emissions"] = {s: {f"{s}#0": 0.5, f"{s}#1": 0.5} for s in mdp.states}
+    return from_spec(spec)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_path):
+    mdp = two_observations_per_state(
+        random_sparse_mdp(horizon=4, width=3, actions=3, successors=2, seed=seed))
+    assert min(min(e) for e in maximum_visitation(mdp)) > Fraction(1, 10)
+    # Classes of these MDPs are reachable with probability < 1, so GPS rejects them and every
+    # class goes to full PSDP; extra rounds of transitions would not help (CI time).
+    config = HomerConfig(backward_capacity=3, forward_capacity=3, max_transitions=2000,
+                         psdp_samples=1000)
+    result = run_homer(mdp, tmp_path, config=config, seed=seed, progress=False)
+    assert min(cover_quality(mdp, result.covers)) >= 0.5
+
+
+def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
+    mdp = combination_lock(4, actions=4, seed=0)
+    whole = run_homer(mdp, tmp_path / "whole", seed=3, progress=False)
+
+    saves = {"count": 0}
+    original = algorithm._save
+
+    def save_then_stop(run_dir, state):
+        original(run_dir, state)
+        saves["count"] += 1
+        if saves["count"] == 2:
+            raise KeyboardInterrupt  # as if killed right after the second checkpoint
+
+    monkeypatch.setattr(algorithm, "_save", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_homer(mdp, tmp_path / "stopped", seed=3, progress=False)
+    monkeypatch.setattr(algorithm, "_save", original)
+    with pytest.raises(FileExistsError, match="--resume"):
+        run_homer(mdp, tmp_path / "stopped", seed=3, progress=False)
+    resumed = run_homer(mdp, tmp_path / "stopped", seed=3, resume=True, progress=False)
+    assert resumed.episodes == whole.episodes
+    assert resumed.value == whole.value
+    assert resumed.log == whole.log
+    for first, second in zip(resumed.policy.weights, whole.policy.weights, strict=True):
+        assert np.array_equal(first, second)
+    with pytest.raises(ValueError, match="another run"):
+        run_homer(mdp, tmp_path / "stopped", seed=4, resume=True, progress=False)
+
+
+def test_command_line_prints_a_json_summary_last(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon", "3",
+         "--actions", "3", "--out", str(tmp_path / "run"), "--json"],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(summary) >= {"value", "optimal_value", "episodes", "seconds", "run_dir"}
+    assert summary["optimal_value"] == 1.0 and summary["episodes"] > 0
+    assert (tmp_path / "run" / "checkpoint.pt").exists()
+    assert (tmp_path / "run" / "result.json").exists()
