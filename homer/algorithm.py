@@ -6,9 +6,9 @@ For ``h = 2 .. H`` (``step = h - 1`` below, 0-based):
 2. train the backward model (bottleneck on ``x'``: ``phi_B``) and the forward model
    (bottleneck on ``x``: ``phi_F`` of the previous step) on real vs imposter transitions;
 3. for each backward class ``i``, find a policy maximising ``1{phi_B(x_h) = i}`` by GPS from the
-   transitions already collected; while GPS rejects a class, collect another round and retrain
-   (up to ``max_transitions``), then fall back to full PSDP for the classes still rejected;
-   the policies form ``Psi_h``;
+   transitions already collected; while GPS rejects a class, or the backward model did not beat
+   chance on validation, collect another round and retrain (up to ``max_transitions``), then
+   fall back to full PSDP for the classes still rejected; the policies form ``Psi_h``;
 4. save everything (``checkpoint.pt`` in the run directory) so that an interrupted run resumes
    with identical results.
 
@@ -194,7 +194,8 @@ def run_homer(
             found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
                                               config)
             more = len(batch.actions) + config.transitions <= config.max_transitions
-            if all(p is not None for p in found.values()) or not more:
+            learned = backward.validation_loss < config.chance_loss
+            if (learned and all(p is not None for p in found.values())) or not more:
                 break
         fallbacks = [i for i, p in found.items() if p is None]
         for i in fallbacks:

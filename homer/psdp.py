@@ -47,12 +47,24 @@ def greedy_policy_search(
     """GPS: learn the last step from the transitions already collected, append it to the best
     policy of the previous cover; accept if the estimated value is at least ``1 - epsilon``.
 
+    The value of ``prefix o last step`` is estimated by cross-fitting: the episodes are split in
+    two halves; the policy chosen from the regression on one half is scored with the regression
+    of the other (and vice versa). Scoring a policy with the regression that chose it would
+    overestimate its value (every noisy action value competes for the max); inverse propensity
+    scores are unbiased but, with |A| = 10, too noisy for a threshold near 1.
     Returns the composed policy (None if rejected) and its estimated value.
     """
-    weight, bias = fit_q(batch.observations[:, step], batch.actions[:, step], rewards,
-                         number_of_actions, ridge)
-    chosen = q_values(batch.observations[:, step], weight, bias).max(axis=1)
-    values = [chosen[roll_in_index == k].mean() if (roll_in_index == k).any() else -np.inf
+    observations, taken = batch.observations[:, step], batch.actions[:, step]
+    weight, bias = fit_q(observations, taken, rewards, number_of_actions, ridge)
+    halves = np.arange(len(taken)) % 2
+    fits = [fit_q(observations[halves == k], taken[halves == k], rewards[halves == k],
+                  number_of_actions, ridge) for k in (0, 1)]
+    estimate = np.zeros(len(taken))
+    for k in (0, 1):
+        chooser, scorer = fits[k], fits[1 - k]
+        chosen = np.argmax(q_values(observations, *chooser), axis=1)
+        estimate += q_values(observations, *scorer)[np.arange(len(taken)), chosen] / 2
+    values = [estimate[roll_in_index == k].mean() if (roll_in_index == k).any() else -np.inf
               for k in range(len(cover))]
     best = int(np.argmax(values))
     if values[best] >= 1 - epsilon:
