@@ -57,9 +57,8 @@ def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_p
         random_sparse_mdp(horizon=4, width=3, actions=3, successors=2, seed=seed))
     assert min(min(e) for e in maximum_visitation(mdp)) > Fraction(1, 10)
     # Classes of these MDPs are reachable with probability < 1, so GPS rejects them and every
-    # class goes to full PSDP; extra rounds of transitions would not help (CI time).
-    config = HomerConfig(backward_capacity=3, forward_capacity=3, max_transitions=2000,
-                         psdp_samples=1000)
+    # class goes to full PSDP after one extra round of transitions (capped for CI time).
+    config = HomerConfig(backward_capacity=3, forward_capacity=3, max_transitions=4000)
     result = run_homer(mdp, tmp_path, config=config, seed=seed, progress=False)
     assert min(cover_quality(mdp, result.covers)) >= 0.5
 
