@@ -6,8 +6,9 @@ For ``h = 2 .. H`` (``step = h - 1`` below, 0-based):
 2. train the backward model (bottleneck on ``x'``: ``phi_B``) and the forward model
    (bottleneck on ``x``: ``phi_F`` of the previous step) on real vs imposter transitions;
 3. for each backward class ``i``, find a policy maximising ``1{phi_B(x_h) = i}`` by GPS from the
-   transitions already collected; while GPS rejects a class, or the backward model did not beat
-   chance on validation, collect another round and retrain (up to ``max_transitions``), then
+   transitions already collected; while GPS rejects a class, or the backward abstraction
+   collapsed to a single class (which cannot tell a real ``x'`` from an imposter; GPS would
+   accept it trivially), collect another round and retrain (up to ``max_transitions``), then
    fall back to full PSDP for the classes still rejected; the policies form ``Psi_h``;
 4. save everything (``checkpoint.pt`` in the run directory) so that an interrupted run resumes
    with identical results.
@@ -32,7 +33,7 @@ from tqdm import tqdm
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
-from homer.models import ContrastiveModel, train_contrastive
+from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.psdp import greedy_policy_search, psdp
 from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
 from kinematic.model import BlockMDP
@@ -87,10 +88,10 @@ def _covers_from(state: dict) -> list[list[LinearPolicy]]:
              for weights, biases in cover] for cover in state["policies"]]
 
 
-def _class_indicator(model: ContrastiveModel, step: int, block: int):
+def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):
     """The internal reward ``1{phi_B(x_step) = block}`` as a PSDP return."""
     def reward_of(batch: Batch, t: int) -> np.ndarray:
-        return (model.classes(batch.observations[:, step]) == block).astype(np.float64)
+        return (abstraction.classes(batch.observations[:, step]) == block).astype(np.float64)
     return reward_of
 
 
@@ -102,18 +103,16 @@ def _save(run_dir: Path, state: dict) -> None:
 
 
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
-           generator: torch.Generator) -> tuple:
-    """Both contrastive models on the real transitions collected so far into ``step``."""
+           generator: torch.Generator) -> tuple[TrainingResult, TrainingResult]:
+    """The backward model (best of ``config.restarts``) and the forward model, trained together
+    on the real transitions collected so far into ``step``."""
     x = np.concatenate([b.observations[:, step - 1] for b in batches])
     a = np.concatenate([b.actions[:, step - 1] for b in batches])
     x_next = np.concatenate([b.observations[:, step] for b in batches])
-    backward = min(
-        (train_contrastive(x, a, x_next, actions, True, config, generator)
-         for _ in range(config.restarts)),
-        key=lambda trained: trained.validation_loss,
-    )
-    forward = train_contrastive(x, a, x_next, actions, False, config, generator)
-    return backward, forward
+    *backwards, forward = train_contrastive(x, a, x_next, actions,
+                                            [True] * config.restarts + [False], config,
+                                            generator)
+    return min(backwards, key=lambda trained: trained.validation_loss), forward
 
 
 def _merge(batches: list[Batch]) -> Batch:
@@ -185,32 +184,34 @@ def run_homer(
     for step in bar:
         episodes_before = sampler.episodes
         batches: list[Batch] = []
+        rounds: list[dict[str, Any]] = []
         while True:  # rounds of transitions while GPS rejects some class
             batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
                                        last_step=step))
             backward, forward = _train(batches, step, actions, config, generator)
             batch = _merge(batches)
-            classes = backward.model.classes(batch.observations[:, step])
+            classes = backward.abstraction.classes(batch.observations[:, step])
             found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
                                               config)
             more = len(batch.actions) + config.transitions <= config.max_transitions
-            learned = backward.validation_loss < config.chance_loss
-            if (learned and all(p is not None for p in found.values())) or not more:
+            collapsed = len(found) < 2  # a single class cannot tell real from imposter
+            rounds.append({"backward_loss": backward.validation_loss, "gps_values": gps_values})
+            if (not collapsed and all(p is not None for p in found.values())) or not more:
                 break
         fallbacks = [i for i, p in found.items() if p is None]
         for i in fallbacks:
-            found[i] = psdp(sampler, covers, step - 1, _class_indicator(backward.model, step, i),
-                            config.psdp_samples, config.ridge, episode_end=step)
+            reward_of = _class_indicator(backward.abstraction, step, i)
+            found[i] = psdp(sampler, covers, step - 1, reward_of, config.psdp_samples,
+                            config.ridge, episode_end=step)
         covers.append(list(found.values()))
-        state["backward"][step] = tuple(
-            p.detach().numpy().copy() for p in backward.model.abstraction.parameters())
-        state["forward"][step - 1] = tuple(
-            p.detach().numpy().copy() for p in forward.model.abstraction.parameters())
+        state["backward"][step] = (backward.abstraction.weight, backward.abstraction.bias)
+        state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
         state["log"].append({
             "step": step + 1, "episodes": sampler.episodes - episodes_before,
             "transitions": len(batch.actions),
             "backward_loss": backward.validation_loss, "forward_loss": forward.validation_loss,
             "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
+            "rounds": rounds,
         })
         state.update({
             "completed_step": step,

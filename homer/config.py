@@ -39,6 +39,8 @@ class HomerConfig:
                                              instead of 50 epochs of Adam
     gumbel_temperature      1                1
     restarts                1                2 backward models per round, the better kept
+                                             (trained together with the forward model as
+                                             one vectorised ensemble: homer/models.py)
     ======================  ===============  =================================================
     """
 
@@ -75,9 +77,6 @@ class HomerConfig:
     """Episodes per contextual-bandit problem of a full PSDP (fallback of GPS)."""
     eval_samples: int = 500
     """Episodes per step of the reward-sensitive PSDP."""
-    chance_loss: float = 0.69
-    """A backward model whose validation cross-entropy is not below this (ln 2 = 0.693 is
-    chance) counts as not learned: another round of transitions is collected."""
     gps_epsilon: float = 0.1
     """GPS accepts a composed policy whose estimated internal value is >= 1 - gps_epsilon."""
     ridge: float = 1e-3
