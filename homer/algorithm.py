@@ -38,10 +38,13 @@ from homer.psdp import greedy_policy_search, psdp
 from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
+from kinematic.spec import dumps_spec
 
-__all__ = ["CHECKPOINT", "HomerResult", "run_homer"]
+__all__ = ["CHECKPOINT", "MDP_SPEC", "HomerResult", "covers_from_state", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
+MDP_SPEC = "mdp.json"
+"""The latent Block MDP of the run as a kinematic JSON spec (read by ``homer compare``)."""
 
 
 @dataclass
@@ -82,7 +85,9 @@ def _covers_state(covers: list[list[LinearPolicy]]) -> dict:
     return {"arrays": arrays, "policies": policies}
 
 
-def _covers_from(state: dict) -> list[list[LinearPolicy]]:
+def covers_from_state(state: dict) -> list[list[LinearPolicy]]:
+    """The covers of a checkpoint (``checkpoint["covers"]``); ``covers[h]`` reaches layer ``h``
+    (0-based), ``covers[0]`` is the empty policy."""
     arrays = state["arrays"]
     return [[LinearPolicy([arrays[i] for i in weights], [arrays[i] for i in biases])
              for weights, biases in cover] for cover in state["policies"]]
@@ -104,15 +109,16 @@ def _save(run_dir: Path, state: dict) -> None:
 
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
            generator: torch.Generator) -> tuple[TrainingResult, TrainingResult]:
-    """The backward model (best of ``config.restarts``) and the forward model, trained together
-    on the real transitions collected so far into ``step``."""
+    """The best backward and the best forward model (of ``config.restarts`` and
+    ``config.forward_restarts``), trained together on the transitions collected into ``step``."""
     x = np.concatenate([b.observations[:, step - 1] for b in batches])
     a = np.concatenate([b.actions[:, step - 1] for b in batches])
     x_next = np.concatenate([b.observations[:, step] for b in batches])
-    *backwards, forward = train_contrastive(x, a, x_next, actions,
-                                            [True] * config.restarts + [False], config,
-                                            generator)
-    return min(backwards, key=lambda trained: trained.validation_loss), forward
+    trained = train_contrastive(x, a, x_next, actions,
+                                [True] * config.restarts + [False] * config.forward_restarts,
+                                config, generator)
+    best = min(trained[:config.restarts], key=lambda model: model.validation_loss)
+    return best, min(trained[config.restarts:], key=lambda model: model.validation_loss)
 
 
 def _merge(batches: list[Batch]) -> Batch:
@@ -177,7 +183,8 @@ def run_homer(
         raise FileExistsError(
             f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
     (run_dir / "config.json").write_text(json.dumps(identity, indent=1))
-    covers = _covers_from(state["covers"])
+    (run_dir / MDP_SPEC).write_text(dumps_spec(mdp))
+    covers = covers_from_state(state["covers"])
     started = time.perf_counter() - state["seconds"]
     bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,
                desc="HOMER time steps", unit="step")
