@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: $(STAMP)
 
+# The main job: HOMER on the H=10, K=10 combination lock (seed 0), then the run against the
+# exact answers (summary, report.json and plots in out/demo/compare).
 demo: $(STAMP)
-	@mkdir -p out
-	$(PY) -m kinematic family combolock --horizon 10 --actions 10 --seed 0 --out out/combolock-H10.json
-	$(PY) -m kinematic analyze out/combolock-H10.json
+	@rm -rf out/demo
+	$(PY) -m homer run --env combolock --horizon 10 --actions 10 --seed 0 --out out/demo
+	$(PY) -m homer compare out/demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q

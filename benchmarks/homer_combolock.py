@@ -6,8 +6,12 @@ rollouts; optimal 1), whether it reaches half the optimal value (the metric of F
 ``fig:horizon-plot``; HOMER's policy exists only at the end of a run, so the episodes to reach
 it are the run's total), total episodes, wall-clock and peak memory (max RSS of the run).
 
+With ``--compare`` each finished run is also compared with the exact answers
+(``python -m homer compare``, not part of the timing): steps whose phi-bar merges kinematically
+separable states, and the minimum alpha of the learned cover.
+
 Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
-[--out DIR]``. Runs are resumable: an existing run directory is resumed.
+[--out DIR] [--compare]``. Runs are resumable: an existing run directory is resumed.
 """
 
 from __future__ import annotations
@@ -40,25 +44,40 @@ def run(horizon: int, seed: int, out: Path) -> dict:
     return summary
 
 
+def compare(run_dir: str) -> dict:
+    result = subprocess.run([sys.executable, "-m", "homer", "compare", run_dir, "--json"],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"compare {run_dir} failed:\n{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizons", default="5,10,20,50,100")
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--out", type=Path, default=Path("out/homer-benchmark"))
+    parser.add_argument("--compare", action="store_true",
+                        help="also compare each run with the exact answers")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}")
     header = f"{'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} {'seconds':>8} " \
-             f"{'peak MiB':>9}"
+             f"{'peak MiB':>9}" + (f" {'merge steps':>11} {'alpha min':>9}" if args.compare else "")
     print(header, flush=True)
     rows: dict[int, list[dict]] = {}
     for horizon in (int(h) for h in args.horizons.split(",")):
         for seed in (int(s) for s in args.seeds.split(",")):
             summary = run(horizon, seed, args.out)
             rows.setdefault(horizon, []).append(summary)
-            print(f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
-                  f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
-                  f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}", flush=True)
+            line = (f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
+                    f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
+                    f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
+            if args.compare:
+                report = compare(summary["run_dir"])
+                line += (f" {report['steps_with_wrong_merges']:>5} / {len(report['steps']):<3}"
+                         f" {report['alpha_min']:>9.3f}")
+            print(line, flush=True)
     print("\nper horizon: successes, median episodes, median seconds")
     for horizon, summaries in rows.items():
         successes = sum(s["value"] >= 0.5 for s in summaries)

@@ -1,5 +1,7 @@
 """``python -m homer run ...``: HOMER on the combination lock or on any spec, with rich
-observations. The hyperparameter flags are generated from :class:`homer.config.HomerConfig`."""
+observations (the hyperparameter flags are generated from :class:`homer.config.HomerConfig`);
+``python -m homer compare RUN_DIR``: the run against the exact answers (:mod:`homer.compare`),
+written to ``RUN_DIR/compare`` as ``report.json``, ``summary.txt`` and the plots."""
 
 from __future__ import annotations
 
@@ -10,10 +12,21 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
+from tqdm import tqdm
+
 from homer.algorithm import run_homer
+from homer.artefacts import load_run
+from homer.compare import compare_run, format_summary
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.envs import anti_shaped_rewards
+from homer.plots import (
+    alpha_figure,
+    confusion_figure,
+    dynamics_figure,
+    save_figure,
+    visitation_figure,
+)
 from homer.sampler import expected_rewards
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
@@ -40,6 +53,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, required=True, help="run directory")
     run.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
     run.add_argument("--json", action="store_true", help="last line: one JSON summary")
+    compare = commands.add_parser("compare", help="compare a run with the exact answers")
+    compare.add_argument("run_dir", type=Path, help="directory written by 'run'")
+    compare.add_argument("--spec", type=Path, default=None,
+                         help="the run's MDP (default: RUN_DIR/mdp.json)")
+    compare.add_argument("--samples", type=int, default=500,
+                         help="encodings per latent observation")
+    compare.add_argument("--transitions", type=int, default=2000,
+                         help="transitions per step for the recovered dynamics")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the sampling")
+    compare.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/compare")
+    compare.add_argument("--json", action="store_true", help="last line: report.json")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
         run.add_argument("--" + item.name.replace("_", "-"), type=type(item.default),
@@ -47,8 +71,39 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _compare(args: argparse.Namespace) -> int:
+    try:
+        artefacts = load_run(args.run_dir, load_spec(args.spec) if args.spec else None)
+        report = compare_run(artefacts, args.samples, args.transitions, args.seed,
+                             progress=lambda steps: tqdm(steps, desc="comparing",
+                                                         unit="step", disable=args.json))
+    except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out = args.out or args.run_dir / "compare"
+    out.mkdir(parents=True, exist_ok=True)
+    mdp = artefacts.mdp
+    figures = {"visitation": visitation_figure(report, mdp),
+               "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),
+               "confusion": confusion_figure(report)}
+    paths = [str(p) for name, figure in figures.items() for p in save_figure(figure, out / name)]
+    document = {**report.to_json(), "plots": paths}
+    (out / "report.json").write_text(json.dumps(document, indent=1))
+    summary = format_summary(report)
+    (out / "summary.txt").write_text(summary + "\n")
+    if args.json:
+        print(json.dumps(document))
+    else:
+        print(summary)
+        print("report: " + str(out / "report.json"))
+        print("plots: " + ", ".join(p for p in paths if p.endswith(".png")))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "compare":
+        return _compare(args)
     config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
     try:
         if args.env:

@@ -37,7 +37,7 @@ from sklearn.metrics.cluster import contingency_matrix
 
 from homer.artefacts import RunArtefacts
 from homer.sampler import BatchSampler, LinearPolicy
-from kinematic.canonical import canonical_form
+from kinematic.canonical import CanonicalForm, canonical_form
 from kinematic.homing import maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP, with_float_numbers
@@ -198,9 +198,12 @@ class DynamicsComparison:
     matched_to: dict[int, str]
     estimated: np.ndarray
     """``T^(j | i, a)``, shape ``(len(learned_from), |A|, len(learned_to))`` (NaN: no data)."""
+    counts: np.ndarray
+    """Transitions behind each ``T^(. | i, a)``, shape ``(len(learned_from), |A|)``."""
     total_variation_max: float
+    """Over the pairs ``(i, a)`` with at least ``min_count`` transitions (0 if none)."""
     total_variation_mean: float
-    """Over the pairs ``(i, a)`` with data, weighted by their counts."""
+    """Over all pairs ``(i, a)`` with data, weighted by their counts."""
 
     def to_json(self) -> dict[str, Any]:
         return {"transitions": self.transitions,
@@ -219,9 +222,12 @@ def _majority(classes: np.ndarray, names: np.ndarray) -> dict[int, str]:
 
 
 def compare_dynamics(artefacts: RunArtefacts, layer: int, transitions: int,
-                     rng: np.random.Generator, canonical=None) -> DynamicsComparison | None:
+                     rng: np.random.Generator, canonical: CanonicalForm | None = None,
+                     min_count: int = 20) -> DynamicsComparison | None:
     """The footnote's model ``T^`` for the transitions into ``layer`` (>= 1), matched to the
-    canonical form; None when phi-bar is missing on either layer or the cover is."""
+    canonical form; None when phi-bar is missing on either layer or the cover is. A few
+    encodings fall into a learned class by noise, so the maximal distance only counts the
+    pairs ``(i, a)`` seen ``min_count`` times."""
     mdp = artefacts.mdp
     before, after = combined_classifier(artefacts, layer - 1), combined_classifier(artefacts,
                                                                                    layer)
@@ -246,7 +252,7 @@ def compare_dynamics(artefacts: RunArtefacts, layer: int, transitions: int,
     to_index = {name: k for k, name in enumerate(canon.layers[layer])}
     from_index = {name: k for k, name in enumerate(canon.layers[layer - 1])}
     exact = np.asarray(canon.transition_tensor(layer - 1), dtype=float)
-    distances, weights = [], []
+    distances, weights, reliable = [], [], []
     for r, c in enumerate(learned_from):
         for action in range(actions):
             if totals[r, action] == 0:
@@ -257,10 +263,12 @@ def compare_dynamics(artefacts: RunArtefacts, layer: int, transitions: int,
             truth = exact[from_index[matched_from[c]], action]
             distances.append(0.5 * np.abs(predicted - truth).sum())
             weights.append(totals[r, action])
+            if totals[r, action] >= min_count:
+                reliable.append(distances[-1])
     return DynamicsComparison(
         transitions=transitions, learned_from=learned_from, learned_to=learned_to,
-        matched_from=matched_from, matched_to=matched_to, estimated=estimated,
-        total_variation_max=float(max(distances)),
+        matched_from=matched_from, matched_to=matched_to, estimated=estimated, counts=totals,
+        total_variation_max=float(max(reliable, default=0.0)),
         total_variation_mean=float(np.average(distances, weights=weights)),
     )
 

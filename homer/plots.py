@@ -1,0 +1,162 @@
+"""Figures of ``homer compare`` (matplotlib ``Figure`` objects, no pyplot state; each is saved
+as PNG and SVG by :func:`save_figure`):
+
+- :func:`visitation_figure` - Figure ``fig:traces``: the latent states as a grid (one column per
+  time step, one row per state of a layer), opacity proportional to ``log(count + 1)``;
+- :func:`dynamics_figure` - Figure ``fig:learned-dynamics``: the learned abstract states of the
+  first time steps, named by the canonical states they hold, edges for the recovered
+  transitions, wrong merges in red;
+- :func:`alpha_figure` - alpha of the learned cover per time step (``def:policy-cover``);
+- :func:`confusion_figure` - confusion matrices of phi-bar against the KI partition.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from homer.compare import ComparisonReport
+from kinematic.model import BlockMDP
+
+__all__ = ["alpha_figure", "confusion_figure", "dynamics_figure", "save_figure",
+           "visitation_figure"]
+
+
+def save_figure(figure: Figure, stem: Path) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for path in paths:
+        figure.savefig(path, dpi=120, bbox_inches="tight")
+    return paths
+
+
+def visitation_figure(report: ComparisonReport, mdp: BlockMDP) -> Figure:
+    """Expected visits of each latent state while the cover was learned, as Figure
+    ``fig:traces`` shows them: opacity proportional to ``log(count + 1)``."""
+    counts = report.visitation_counts
+    rows = max(len(layer) for layer in mdp.layers)
+    figure = Figure(figsize=(max(6.0, 0.16 * mdp.horizon + 1.5), 0.55 * rows + 1.2))
+    axes = figure.add_subplot()
+    scale = max(np.log(c + 1).max() for c in counts) or 1.0
+    for h, layer_counts in enumerate(counts):
+        for k, count in enumerate(layer_counts):
+            opacity = float(np.log(count + 1) / scale)
+            axes.scatter([h + 1], [-k], s=90, facecolor=(0.1, 0.3, 0.8, opacity),
+                         edgecolor="black", linewidth=0.6)
+    axes.set_yticks([-k for k in range(rows)], [f"state {k + 1}" for k in range(rows)])
+    axes.set_xlabel("time step h")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_title(f"{mdp.name}: expected visits while learning the cover "
+                   "(opacity ~ log(count + 1))")
+    axes.set_xlim(0.3, mdp.horizon + 0.7)
+    axes.set_ylim(-rows + 0.4, 0.6)
+    return figure
+
+
+def _node_names(report: ComparisonReport, mdp: BlockMDP, layer: int) -> dict[int, list[str]]:
+    """Learned class of ``layer`` -> the KI classes (canonical states) of the observations
+    assigned to it."""
+    comparison = report.abstractions[layer]["ki"]
+    names: dict[int, list[str]] = {}
+    for observation, learned in comparison.assignment.items():
+        state = mdp.layers[layer][mdp.emission_state[layer][
+            mdp.observations[layer].index(observation)]]
+        block = next(b for b in comparison.exact_classes if state in b)
+        name = "+".join(block)
+        if name not in names.setdefault(learned, []):
+            names[learned].append(name)
+    return names
+
+
+def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
+                    threshold: float = 0.1, min_count: int = 20) -> Figure:
+    """The recovered abstract dynamics of the first ``steps`` time steps (Figure
+    ``fig:learned-dynamics``): a node per learned abstract state that observations are
+    assigned to, labelled by the KI classes it holds (red when it holds more than one: a wrong
+    merge), and an edge ``i -> j`` when ``T^(j | i, a) >= threshold`` for some action."""
+    layers = [h for h in range(min(steps, mdp.horizon))
+              if "ki" in report.abstractions.get(h, {})]
+    graph = nx.DiGraph()
+    positions, colours, labels = {}, {}, {}
+    for h in layers:
+        names = _node_names(report, mdp, h)
+        rows = {state: k for k, state in enumerate(mdp.layers[h])}
+        for learned, held in names.items():
+            node = (h, learned)
+            graph.add_node(node)
+            first = held[0].split("+")[0]
+            positions[node] = (h + 1, -rows[first] - 0.25 * (len(held) > 1))
+            colours[node] = "tab:red" if len(held) > 1 else "tab:green"
+            labels[node] = "\n".join(held)
+    for h in layers:
+        dynamics = report.dynamics.get(h)
+        if dynamics is None or h - 1 not in layers:
+            continue
+        for r, i in enumerate(dynamics.learned_from):
+            for c, j in enumerate(dynamics.learned_to):
+                seen = dynamics.counts[r] >= min_count
+                strength = np.max(dynamics.estimated[r, seen, c], initial=0.0)
+                if (h - 1, i) in graph and (h, j) in graph and strength >= threshold:
+                    graph.add_edge((h - 1, i), (h, j), weight=strength)
+    figure = Figure(figsize=(1.3 * max(len(layers), 2) + 1, 4))
+    axes = figure.add_subplot()
+    nodes = list(graph.nodes)
+    nx.draw_networkx_nodes(graph, positions, nodelist=nodes, ax=axes, node_size=700,
+                           node_color=[colours[n] for n in nodes], alpha=0.75)
+    nx.draw_networkx_labels(graph, positions, labels=labels, ax=axes, font_size=6)
+    widths = [1 + 2 * graph.edges[e]["weight"] for e in graph.edges]
+    nx.draw_networkx_edges(graph, positions, ax=axes, width=widths, arrowsize=8,
+                           node_size=700, edge_color="0.4")
+    axes.set_title(f"{mdp.name}: recovered dynamics of the first {len(layers)} steps "
+                   "(red: wrong merge)")
+    axes.set_axis_off()
+    return figure
+
+
+def alpha_figure(report: ComparisonReport) -> Figure:
+    """``alpha`` of the learned cover at each time step: ``min_s max_{pi in Psi_h} P_pi(s) /
+    eta(s)`` over the states of the step."""
+    steps = [s["step"] for s in report.steps]
+    alphas = [s["alpha_min"] for s in report.steps]
+    figure = Figure(figsize=(7, 3))
+    axes = figure.add_subplot()
+    axes.plot(steps, alphas, marker="o", markersize=3, label="learned cover")
+    axes.axhline(0.5, color="tab:red", linestyle="--", linewidth=1, label="alpha = 1/2")
+    axes.set_ylim(0, 1.05 * max(1.0, *alphas))
+    axes.set_xlabel("time step h")
+    axes.set_ylabel("alpha (min over states)")
+    axes.set_title(f"{report.mdp}: policy cover quality per step")
+    axes.legend(loc="lower left")
+    return figure
+
+
+def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
+    """Confusion matrices (learned phi-bar class x KI class, sample counts) of the steps with
+    wrong merges first, then the first steps, at most ``panels``."""
+    with_ki = [h for h in sorted(report.abstractions) if "ki" in report.abstractions[h]]
+    wrong = [h for h in with_ki if report.abstractions[h]["ki"].wrong_merges]
+    chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
+    columns = min(4, max(len(chosen), 1))
+    rows = max(1, -(-len(chosen) // columns))
+    figure = Figure(figsize=(3.2 * columns, 2.8 * rows))
+    for index, h in enumerate(chosen):
+        comparison = report.abstractions[h]["ki"]
+        axes = figure.add_subplot(rows, columns, index + 1)
+        axes.imshow(comparison.confusion, cmap="Blues", aspect="auto")
+        for (r, c), count in np.ndenumerate(comparison.confusion):
+            axes.text(c, r, str(count), ha="center", va="center", fontsize=6)
+        axes.set_xticks(range(len(comparison.exact_classes)),
+                        ["+".join(b) for b in comparison.exact_classes], fontsize=6,
+                        rotation=30)
+        axes.set_yticks(range(len(comparison.learned_classes)),
+                        [str(c) for c in comparison.learned_classes], fontsize=6)
+        colour = "tab:red" if comparison.wrong_merges else "black"
+        axes.set_title(f"step {h + 1}: {comparison.wrong_merges} wrong merges", fontsize=8,
+                       color=colour)
+    figure.suptitle(f"{report.mdp}: phi-bar (rows) vs KI classes (columns)", fontsize=9)
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,208 @@
+"""The comparison of learned artefacts with the exact answers, on artefacts built by hand.
+
+With a noiseless encoder every encoding of an observation is the same vector, so linear
+abstractions and policies that read the one-hot coordinates back act deterministically, and the
+reported numbers are known exactly (dyadic, so float equality is exact)."""
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+
+from homer.artefacts import RunArtefacts, load_run
+from homer.compare import compare_run, format_summary
+from homer.encoders import HadamardNoise
+from homer.models import LinearAbstraction
+from homer.plots import (
+    alpha_figure,
+    confusion_figure,
+    dynamics_figure,
+    save_figure,
+    visitation_figure,
+)
+from homer.sampler import LinearPolicy
+from kinematic.families import combination_lock, combination_lock_optimal_choices
+from kinematic.homing import homing_policy_choices
+from kinematic.model import BlockMDP
+
+ENCODER = HadamardNoise(noise_variance=0.0)
+SAMPLES = 8
+
+
+def lock() -> BlockMDP:
+    """H=4, K=3: good actions u = (a3, a2, a2, a1), v = (a1, a1, a1, a1), so s_{h,a} and
+    s_{h,b} are forward-separable except on the last layer."""
+    return combination_lock(4, 3, 0)
+
+
+def reader(mdp: BlockMDP, rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """A linear map whose row ``k`` sums the one-hot coordinates of the observations
+    ``rows[k]``: argmax picks the row holding the observation."""
+    rotation = ENCODER.rotation(mdp)
+    weight = np.zeros((len(rows), rotation.shape[0]), dtype=np.float32)
+    for k, observations in enumerate(rows):
+        for o in observations:
+            weight[k] += rotation[:, o]
+    return weight, np.zeros(len(rows), dtype=np.float32)
+
+
+def abstraction(mdp: BlockMDP, assignment: Sequence[int]) -> LinearAbstraction:
+    """phi(observation o) = assignment[o]."""
+    classes = max(assignment) + 1
+    return LinearAbstraction(*reader(mdp, [[o for o, c in enumerate(assignment) if c == k]
+                                           for k in range(classes)]))
+
+
+def policy(mdp: BlockMDP, choices: Mapping[str, str], steps: int) -> LinearPolicy:
+    """The deterministic policy taking ``choices[state]`` (first action elsewhere)."""
+    weights, biases = [], []
+    for t in range(steps):
+        rows = [[] for _ in mdp.actions]
+        for o in range(len(mdp.observations[t])):
+            state = mdp.layers[t][mdp.emission_state[t][o]]
+            rows[mdp.actions.index(choices.get(state, mdp.actions[0]))].append(o)
+        weight, bias = reader(mdp, rows)
+        weights.append(weight)
+        biases.append(bias)
+    return LinearPolicy(weights, biases)
+
+
+def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
+    """Homing policies for every state as the covers, phi_B = backward KI, phi_F = forward KI
+    (a, b, c apart; a, b together on the last layer for phi_B), the optimal policy."""
+    covers = [[LinearPolicy([], [])]]
+    for h in range(1, mdp.horizon):
+        covers.append([policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]])
+    backward = {h: abstraction(mdp, [0, 0, 1]) for h in range(1, mdp.horizon)}
+    forward = {0: abstraction(mdp, [0, 1])}
+    forward.update({h: abstraction(mdp, [0, 1, 2]) for h in range(1, mdp.horizon - 1)})
+    optimal = policy(mdp, combination_lock_optimal_choices(4, 3, 0), mdp.horizon)
+    log = [{"step": h + 1, "episodes": 100} for h in range(1, mdp.horizon)]
+    fields = {"mdp": mdp, "encoder": ENCODER, "covers": covers, "backward": backward,
+              "forward": forward, "policy": optimal, "log": log, "summary": {}}
+    return RunArtefacts(**{**fields, **changes})
+
+
+def test_a_perfect_run_has_no_errors_full_cover_and_optimal_value():
+    mdp = lock()
+    report = compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=400)
+    assert [s["step"] for s in report.steps] == [1, 2, 3, 4]
+    assert [s["wrong_merges"] for s in report.steps] == [0, 0, 0, 0]
+    assert [s["splits"] for s in report.steps] == [0, 0, 0, 0]
+    assert [s["alpha_min"] for s in report.steps] == [1.0, 1.0, 1.0, 1.0]
+    assert report.value == report.optimal_value == 1.0
+    assert report.policy_standard_error == 0.0
+    for layer in report.abstractions.values():
+        for comparison in layer.values():
+            assert comparison.purity == 1.0 and comparison.adjusted_rand_index == 1.0
+            assert comparison.misassigned == 0.0
+    ki = report.abstractions[1]["ki"]
+    assert ki.confusion.tolist() == [[SAMPLES, 0, 0], [0, SAMPLES, 0], [0, 0, SAMPLES]]
+    document = report.to_json()
+    assert document["steps_with_wrong_merges"] == 0 and document["alpha_min"] == 1.0
+    # Recovered dynamics: each learned class matched to its own canonical state.
+    dynamics = report.dynamics[2]
+    assert sorted(dynamics.matched_from.values()) == ["s2a", "s2b", "s2c"]
+    assert sorted(dynamics.matched_to.values()) == ["s3a", "s3b", "s3c"]
+    assert dynamics.total_variation_mean < 0.15
+    # Expected visits while learning: 100 episodes per step, start uniform over s1a, s1b.
+    assert report.visitation_counts[0].tolist() == [150.0, 150.0]
+
+
+def test_a_known_wrong_merge_is_counted_once():
+    mdp = lock()
+    artefacts = perfect_artefacts(mdp)
+    forward = {**artefacts.forward, 1: abstraction(mdp, [0, 0, 1])}  # s2a, s2b together
+    report = compare_run(perfect_artefacts(mdp, forward=forward), samples=SAMPLES,
+                         transitions=400)
+    assert [s["wrong_merges"] for s in report.steps] == [0, 1, 0, 0]
+    ki = report.abstractions[1]["ki"]
+    assert ki.confusion.tolist() == [[SAMPLES, SAMPLES, 0], [0, 0, SAMPLES]]
+    assert ki.purity == 2 / 3 and ki.adjusted_rand_index < 1
+    assert report.abstractions[1]["forward"].wrong_merges == 1
+    assert report.abstractions[1]["backward"].wrong_merges == 0
+    assert report.to_json()["steps_with_wrong_merges"] == 1
+    assert "steps [2]" in format_summary(report)
+
+
+def test_a_split_is_not_a_wrong_merge():
+    mdp = lock()
+    backward = {**perfect_artefacts(mdp).backward, 3: abstraction(mdp, [0, 1, 2])}
+    report = compare_run(perfect_artefacts(mdp, backward=backward), samples=SAMPLES,
+                         transitions=400)
+    last = report.steps[3]
+    assert (last["wrong_merges"], last["splits"]) == (0, 1)  # s4a + s4b over two classes
+
+
+def test_a_cover_that_misses_a_state_has_alpha_zero_there():
+    mdp = lock()
+    artefacts = perfect_artefacts(mdp)
+    covers = list(artefacts.covers)
+    covers[2] = [policy(mdp, homing_policy_choices(mdp, "s3c"), 2)]
+    report = compare_run(perfect_artefacts(mdp, covers=covers), samples=SAMPLES,
+                         transitions=400)
+    step = report.steps[2]
+    assert step["alpha_per_state"] == {"s3a": 0.0, "s3b": 0.0, "s3c": 1.0}
+    assert step["alpha_min"] == 0.0 and report.alpha_min == 0.0
+    assert [s["alpha_min"] for s in report.steps] == [1.0, 1.0, 0.0, 1.0]
+
+
+def test_a_run_without_policy_reports_no_value():
+    mdp = lock()
+    report = compare_run(perfect_artefacts(mdp, policy=None), samples=SAMPLES, transitions=200)
+    assert report.value is None
+    assert "no reward-sensitive policy" in format_summary(report)
+
+
+def test_bad_sample_sizes_are_rejected():
+    with pytest.raises(ValueError, match="positive"):
+        compare_run(perfect_artefacts(lock()), samples=0)
+
+
+def test_plots_open_as_images(tmp_path):
+    mdp = lock()
+    artefacts = perfect_artefacts(mdp, forward={**perfect_artefacts(mdp).forward,
+                                                1: abstraction(mdp, [0, 0, 1])})
+    report = compare_run(artefacts, samples=SAMPLES, transitions=400)
+    figures = {"visitation": visitation_figure(report, mdp),
+               "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),
+               "confusion": confusion_figure(report)}
+    for name, figure in figures.items():
+        png, svg = save_figure(figure, tmp_path / name)
+        assert imread(png).shape[0] > 100
+        assert svg.read_text().lstrip().startswith("<?xml")
+    # The wrong merge is drawn in red in the dynamics graph.
+    colours = [tuple(c) for c in figures["dynamics"].axes[0].collections[0].get_facecolor()]
+    assert len(set(colours)) == 2
+
+
+def test_load_run_rejects_a_directory_without_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError, match="checkpoint"):
+        load_run(tmp_path)
+
+
+def test_compare_command_on_a_real_run(tmp_path):
+    run = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
+                    "3", "--actions", "3", "--out", str(run), "--json"], check=True,
+                   capture_output=True)
+    result = subprocess.run([sys.executable, "-m", "homer", "compare", str(run), "--json",
+                             "--samples", "50", "--transitions", "300"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(report) >= {"steps", "steps_with_wrong_merges", "alpha_min", "value",
+                           "optimal_value"}
+    assert [s["step"] for s in report["steps"]] == [1, 2, 3]
+    for step in report["steps"]:
+        assert set(step) >= {"step", "wrong_merges", "splits", "alpha_min"}
+    assert json.loads((run / "compare" / "report.json").read_text())["mdp"] == report["mdp"]
+    assert all((run / "compare" / f"{name}.png").exists()
+               for name in ("visitation", "dynamics", "alpha", "confusion"))
+    missing = subprocess.run([sys.executable, "-m", "homer", "compare", str(tmp_path)],
+                             capture_output=True, text=True, check=False)
+    assert missing.returncode == 2 and "checkpoint.pt" in missing.stderr
