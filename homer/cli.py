@@ -1,7 +1,8 @@
 """``python -m homer run ...``: HOMER on the combination lock or on any spec, with rich
 observations (the hyperparameter flags are generated from :class:`homer.config.HomerConfig`);
 ``python -m homer compare RUN_DIR``: the run against the exact answers (:mod:`homer.compare`),
-written to ``RUN_DIR/compare`` as ``report.json``, ``summary.txt`` and the plots."""
+written to ``RUN_DIR/compare`` as ``report.json``, ``summary.txt`` and the plots;
+``python -m homer sweep ...``: the horizon sweep of the baselines and HOMER (:mod:`homer.sweep`)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.sampler import expected_rewards
+from homer.sweep import horizon_figure, run_sweep, sweep_table
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
 from kinematic.spec import load_spec
@@ -64,6 +66,17 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=int, default=0, help="seed of the sampling")
     compare.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/compare")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
+    sweep = commands.add_parser("sweep", help="algorithms x horizons x seeds on the lock")
+    sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid")
+    sweep.add_argument("--horizons", default="3,6,12,25,50,100")
+    sweep.add_argument("--seeds", type=int, default=5, help="seeds 0 .. SEEDS-1")
+    sweep.add_argument("--budget", type=int, default=100_000,
+                       help="episodes per PPO / A2C run (the paper: 10^7)")
+    sweep.add_argument("--out", type=Path, required=True, help="sweep directory")
+    sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
+    sweep.add_argument("--address", default=None,
+                       help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
+    sweep.add_argument("--workers", type=int, default=2, help="local executor: processes")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
         run.add_argument("--" + item.name.replace("_", "-"), type=type(item.default),
@@ -100,10 +113,36 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    def report(record: dict) -> None:
+        outcome = (f"value {record['value']:.3f}, {record['episodes']} episodes"
+                   if record["status"] == "done"
+                   else "FAILED twice:\n" + record["error"])
+        print(f"{record['algorithm']} H={record['horizon']} seed={record['seed']}: {outcome}",
+              flush=True)
+
+    try:
+        records = run_sweep(args.algorithms.split(","),
+                            [int(h) for h in args.horizons.split(",")], args.seeds,
+                            args.budget, args.out, args.executor, args.address, args.workers,
+                            on_record=report)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    table = sweep_table(records)
+    (args.out / "table.txt").write_text(table + "\n")
+    paths = save_figure(horizon_figure(records), args.out / "horizon")
+    print(table)
+    print("plot: " + str(paths[0]))
+    return 1 if any(r["status"] == "failed" for r in records) else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "sweep":
+        return _sweep(args)
     config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
     try:
         if args.env:

@@ -171,6 +171,24 @@ class PolicyEstimator:
             self._cache[key] = counts / self.samples
         return self._cache[key]
 
+    def stochastic_policy(self, probabilities: Callable[[int, np.ndarray], np.ndarray]
+                          ) -> tuple[Policy, float]:
+        """The latent observation policy of any policy on encodings, given as
+        ``probabilities(step, encodings) -> (n, |A|)`` action probabilities (e.g. a neural
+        actor), averaged over each observation's encodings; and the largest standard error of
+        those averages (``sqrt(p (1 - p) / samples)``, a bound for the mean of values in
+        ``[0, 1]``)."""
+        layers, error = [], 0.0
+        for t in range(self.mdp.horizon):
+            ids, encoded = self.encodings(t)
+            shares = np.zeros((len(self.mdp.observations[t]), self.mdp.number_of_actions))
+            rows = np.asarray(probabilities(t, encoded), dtype=np.float64)
+            np.add.at(shares, ids, rows / rows.sum(axis=1, keepdims=True))  # float32 sums
+            p = shares / self.samples
+            error = max(error, float(np.sqrt(p * (1 - p) / self.samples).max()))
+            layers.append(p)
+        return Policy(tuple(layers)), error
+
     def policy(self, linear: LinearPolicy) -> tuple[Policy, float]:
         """The latent observation policy of ``linear`` (uniform beyond its last step, as in
         ``Unf(Psi) o Unf(A)``) and the largest standard error of its action probabilities."""

@@ -1,0 +1,73 @@
+"""The exact value of a baseline's policy, and its learning curve.
+
+A policy on encodings is turned into a latent observation policy by averaging its action
+probabilities over fresh encodings of every latent observation
+(:meth:`homer.compare.PolicyEstimator.stochastic_policy`); its value then follows exactly by
+dynamic programming over the latent states. The paper's metric (Figure ``fig:horizon-plot``) is
+the number of episodes after which the value first reaches half the optimal value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from homer.artefacts import RunArtefacts
+from homer.compare import PolicyEstimator
+from homer.encoders import HadamardNoise
+from kinematic.model import BlockMDP, with_float_numbers
+from kinematic.planning import optimal_values
+from kinematic.visitation import policy_value
+
+__all__ = ["BaselineResult", "ValueEvaluator"]
+
+Probabilities = Callable[[int, np.ndarray], np.ndarray]
+"""``(step, encodings (n, d)) -> action probabilities (n, |A|)``."""
+
+
+@dataclass
+class BaselineResult:
+    """What a baseline run reports (``summary()`` is its JSON)."""
+
+    algorithm: str
+    value: float
+    optimal_value: float
+    episodes: int
+    episodes_to_half: int | None
+    """First evaluated episode count with value >= optimal / 2 (None: never, within budget)."""
+    seconds: float
+    curve: list[tuple[int, float]] = field(default_factory=list)
+    """(episodes, exact value) at each evaluation."""
+
+    def summary(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, "value": self.value,
+                "optimal_value": self.optimal_value, "episodes": self.episodes,
+                "episodes_to_half": self.episodes_to_half, "seconds": round(self.seconds, 2),
+                "curve": self.curve}
+
+
+class ValueEvaluator:
+    """Exact values of policies on encodings of ``mdp`` (``samples`` encodings per latent
+    observation, fixed once, so successive evaluations are comparable)."""
+
+    def __init__(self, mdp: BlockMDP, encoder: HadamardNoise, samples: int = 200,
+                 seed: int = 0):
+        artefacts = RunArtefacts(mdp, encoder, [], {}, {}, None, [], {})
+        self.estimator = PolicyEstimator(artefacts, samples, np.random.default_rng(seed))
+        self.floats = with_float_numbers(mdp) if mdp.mode.exact else mdp
+        self.optimal_value = float(optimal_values(self.floats).value)
+        self.curve: list[tuple[int, float]] = []
+
+    def value(self, probabilities: Probabilities) -> float:
+        policy, _ = self.estimator.stochastic_policy(probabilities)
+        return float(policy_value(self.floats, policy))
+
+    def record(self, episodes: int, probabilities: Probabilities) -> float:
+        value = self.value(probabilities)
+        self.curve.append((episodes, value))
+        return value
+
+    def episodes_to_half(self) -> int | None:
+        return next((e for e, v in self.curve if v >= self.optimal_value / 2), None)

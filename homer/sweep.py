@@ -1,0 +1,220 @@
+"""The horizon sweep of Figure ``fig:horizon-plot``: algorithms x horizons x seeds on the
+diabolical combination lock (K = 10), each (algorithm, horizon, seed) one task.
+
+Tasks run on Ray (``executor="ray"``: a local Ray instance, or a cluster at ``address``) or on
+a local process pool (``executor="local"``). Each finished task is appended to
+``records.jsonl`` in the output directory as soon as it completes, so a stopped sweep resumes
+without redoing finished tasks. A task that raises is retried once; if it fails again its error
+is recorded (``status: failed``) and reported, and a later run of the sweep tries it again.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+__all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
+
+ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
+RECORDS = "records.jsonl"
+
+
+@dataclass(frozen=True)
+class SweepTask:
+    algorithm: str
+    horizon: int
+    seed: int
+    budget: int
+    """Episodes for PPO / A2C (+RND); HOMER and PCID use their own schedules and report what
+    they used (a run over budget counts as not reaching half the optimal value)."""
+    out: str
+    """The sweep's output directory (HOMER keeps its run directory there, to resume)."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.algorithm}-H{self.horizon}-seed{self.seed}"
+
+
+def run_task(task: SweepTask) -> dict[str, Any]:
+    """Run one task on the lock ``combination_lock(H, 10, seed)``; the summary of its run."""
+    from homer.envs import anti_shaped_rewards
+    from kinematic.families import combination_lock
+
+    mdp = combination_lock(task.horizon, 10, task.seed)
+    if task.algorithm == "homer":
+        from homer.algorithm import CHECKPOINT, run_homer
+
+        run_dir = Path(task.out) / "runs" / task.key
+        result = run_homer(mdp, run_dir, seed=task.seed, reward_sampler=anti_shaped_rewards,
+                           resume=(run_dir / CHECKPOINT).exists(), progress=False)
+        reached = result.value >= result.optimal_value / 2
+        return {"value": result.value, "optimal_value": result.optimal_value,
+                "episodes": result.episodes, "seconds": result.seconds,
+                "episodes_to_half": result.episodes if reached else None}
+    if task.algorithm == "pcid":
+        from homer.baselines.pcid import run_pcid
+
+        summary = run_pcid(mdp, seed=task.seed, reward_sampler=anti_shaped_rewards
+                           ).result.summary()
+    elif task.algorithm in ("ppo", "ppo_rnd", "a2c", "a2c_rnd"):
+        from homer.baselines.actor_critic import run_actor_critic
+
+        summary = run_actor_critic(mdp, task.algorithm.split("_")[0], task.budget,
+                                   rnd=task.algorithm.endswith("_rnd"), seed=task.seed,
+                                   reward_sampler=anti_shaped_rewards).summary()
+    else:
+        raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
+    summary.pop("algorithm")
+    return summary
+
+
+def _attempt(runner: Callable[[SweepTask], dict], task: SweepTask) -> dict[str, Any]:
+    """Run ``task`` (retried once); the record to append, never an exception."""
+    errors = []
+    for _ in range(2):
+        try:
+            return {**asdict(task), "status": "done", **runner(task)}
+        except Exception:  # reported in the record, never dropped
+            errors.append(traceback.format_exc())
+    return {**asdict(task), "status": "failed", "error": errors[-1], "attempts": 2}
+
+
+def _task_of(record: dict) -> SweepTask:
+    return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__})
+
+
+def _finished(out: Path) -> dict[str, dict]:
+    """Key -> record of the tasks already done in ``out`` (failed ones run again)."""
+    path = out / RECORDS
+    if not path.exists():
+        return {}
+    records = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            records[_task_of(record).key] = record
+    return {key: r for key, r in records.items() if r["status"] == "done"}
+
+
+def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
+                 ) -> Iterable[dict]:
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(num_cpus=1, max_retries=0)(_attempt)
+    pending = [remote.remote(runner, task) for task in tasks]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(done[0])
+
+
+def _local_results(tasks: list[SweepTask], runner: Callable, workers: int) -> Iterable[dict]:
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        pending = {pool.submit(_attempt, runner, task) for task in tasks}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+    finally:  # a stopped sweep does not run (and then forget) the queued tasks
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, budget: int,
+              out: str | Path, executor: str = "ray", address: str | None = None,
+              workers: int = 2, runner: Callable[[SweepTask], dict] = run_task,
+              on_record: Callable[[dict], None] = lambda record: None) -> list[dict]:
+    """Run every task not yet finished in ``out``; all records (old and new) in task order."""
+    algorithms, horizons = list(algorithms), list(horizons)
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
+    if unknown and runner is run_task:
+        raise ValueError(f"unknown algorithms {unknown}; known: {', '.join(ALGORITHMS)}")
+    if seeds < 1 or budget < 1 or not algorithms or not horizons:
+        raise ValueError("need at least one algorithm, horizon and seed, and a positive budget")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = [SweepTask(a, h, s, budget, str(out)) for a in algorithms for h in horizons
+             for s in range(seeds)]
+    finished = _finished(out)
+    todo = [t for t in tasks if t.key not in finished]
+    if executor == "ray":
+        results = _ray_results(todo, runner, address)
+    elif executor == "local":
+        results = _local_results(todo, runner, workers)
+    else:
+        raise ValueError(f"unknown executor {executor!r}: expected 'ray' or 'local'")
+    with (out / RECORDS).open("a") as records:
+        try:
+            for record in results:
+                records.write(json.dumps(record) + "\n")
+                records.flush()
+                finished[_task_of(record).key] = record
+                on_record(record)
+        finally:
+            results.close()
+    return [finished[t.key] for t in tasks if t.key in finished]
+
+
+def _reached(record: dict) -> int | None:
+    """Episodes to half the optimal value, if reached within the budget (HOMER: its total)."""
+    episodes = record.get("episodes_to_half")
+    return episodes if episodes is not None and episodes <= record["budget"] else None
+
+
+def sweep_table(records: list[dict]) -> str:
+    """One line per (algorithm, horizon): successes and the median episodes to half value."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for record in records:
+        groups.setdefault((record["algorithm"], record["horizon"]), []).append(record)
+    lines = [f"{'algorithm':<10} {'H':>4} {'runs':>4} {'failed':>6} {'reached 1/2':>11} "
+             f"{'median episodes to 1/2':>22} {'budget':>9}"]
+    for (algorithm, horizon), group in sorted(groups.items()):
+        done = [r for r in group if r["status"] == "done"]
+        reached = [e for e in map(_reached, done) if e is not None]
+        median = f"{statistics.median(reached):.0f}" if reached else "-"
+        lines.append(f"{algorithm:<10} {horizon:>4} {len(group):>4} "
+                     f"{len(group) - len(done):>6} {len(reached):>5} / {len(done):<3} "
+                     f"{median:>22} {group[0]['budget']:>9}")
+    return "\n".join(lines)
+
+
+def horizon_figure(records: list[dict]) -> Figure:
+    """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
+    horizon (log scale), one line per algorithm; runs that never got there are drawn at the
+    budget with an ``x``."""
+    figure = Figure(figsize=(6, 4))
+    axes = figure.add_subplot()
+    algorithms = sorted({r["algorithm"] for r in records})
+    for algorithm in algorithms:
+        mine = [r for r in records if r["algorithm"] == algorithm and r["status"] == "done"]
+        horizons = sorted({r["horizon"] for r in mine})
+        medians, missed = [], []
+        for horizon in horizons:
+            group = [r for r in mine if r["horizon"] == horizon]
+            reached = [e for e in map(_reached, group) if e is not None]
+            if 2 * len(reached) > len(group):
+                medians.append((horizon, statistics.median(reached)))
+            else:
+                missed.append((horizon, group[0]["budget"]))
+        line = axes.plot(*zip(*medians, strict=True), marker="o", label=algorithm)[0] \
+            if medians else None
+        colour = line.get_color() if line else None
+        if missed:
+            axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
+                         label=None if line else algorithm)
+    axes.set_yscale("log")
+    axes.set_xlabel("horizon H")
+    axes.set_ylabel("episodes to reach half the optimal value")
+    axes.set_title("combination lock, K = 10 (x: not reached within the budget)")
+    if algorithms:
+        axes.legend(fontsize=8)
+    return figure

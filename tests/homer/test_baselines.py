@@ -1,0 +1,64 @@
+"""The baselines on an H=3 lock with a few hundred episodes: they run, count their episodes,
+report exact values within [0, V*]; RND adds its bonus; PCID merges s_{h,a} and s_{h,b}."""
+
+import numpy as np
+import pytest
+
+from homer.baselines.actor_critic import run_actor_critic
+from homer.baselines.pcid import run_pcid
+from homer.baselines.rnd import RandomNetworkDistillation
+from homer.compare import compare_abstraction
+from homer.encoders import HadamardNoise
+from homer.envs import RichObservationEnv, anti_shaped_rewards
+from kinematic.families import combination_lock
+from kinematic.inseparability import ki_partition
+
+
+@pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
+@pytest.mark.parametrize("rnd", [False, True])
+def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd):
+    mdp = combination_lock(3, 10, 0)
+    result = run_actor_critic(mdp, algorithm, 300, rnd=rnd, reward_sampler=anti_shaped_rewards,
+                              evaluations=3, samples=50)
+    assert result.algorithm == algorithm + ("_rnd" if rnd else "")
+    assert result.episodes == 300
+    assert [episodes for episodes, _ in result.curve] == [100, 200, 300]
+    assert all(0 <= value <= result.optimal_value == 1.0 for _, value in result.curve)
+    assert result.value == result.curve[-1][1]
+    # After 300 episodes no policy has found the lock's reward: the anti-shaped 0.05 remains.
+    assert result.episodes_to_half is None and result.value < 0.5
+
+
+def test_unknown_algorithm_is_rejected():
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        run_actor_critic(combination_lock(3, 10, 0), "dqn", 10)
+
+
+def test_rnd_bonus_is_large_on_new_observations_and_shrinks_with_training():
+    mdp = combination_lock(3, 10, 0)
+    env = RandomNetworkDistillation(RichObservationEnv(mdp, seed=0), coefficient=100.0,
+                                    batch=8, seed=0)
+    env.reset(seed=0)
+    first = env.step(0)
+    assert first[1] > first[4]["extrinsic_reward"]
+    x = np.asarray(env.reset(seed=1)[0], dtype=np.float32)
+    before = env._bonus(x)
+    for _ in range(400):
+        env._bonus(x)
+    assert env._bonus(x) < before / 2
+
+
+def test_pcid_merges_the_good_states_of_the_lock():
+    mdp = combination_lock(6, 10, 0)
+    run = run_pcid(mdp, reward_sampler=anti_shaped_rewards)
+    assert run.result.episodes > 0 and run.result.value < 0.5
+    encoder, rng, partition = HadamardNoise(), np.random.default_rng(0), ki_partition(mdp)
+    merged = 0
+    for h in range(1, mdp.horizon - 1):  # s_{h,a}, s_{h,b} separable: u_h != v_h here
+        ids = np.repeat(np.arange(3), 100)
+        learned = run.decoders[h](encoder.encode(mdp, h, ids, rng))
+        comparison = compare_abstraction(mdp, h, "ki", partition.blocks_of_layer(h), ids,
+                                         learned)
+        assignment = comparison.assignment
+        merged += assignment[f"s{h + 1}a"] == assignment[f"s{h + 1}b"]
+    assert merged >= 2

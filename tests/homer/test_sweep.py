@@ -1,0 +1,111 @@
+"""The sweep: on a local Ray instance, resumed after a stop without repeating a task, and with a
+failing task reported (after one retry) with its error."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from homer.sweep import RECORDS, SweepTask, horizon_figure, run_sweep, sweep_table
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 2**20)
+    yield
+    ray.shutdown()
+
+
+def records_of(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / RECORDS).read_text().splitlines()]
+
+
+def counting_runner(task: SweepTask) -> dict:
+    """Notes each call in the sweep directory, then reports a fake run."""
+    with (Path(task.out) / "calls.txt").open("a") as calls:
+        calls.write(task.key + "\n")
+    return {"value": 1.0, "optimal_value": 1.0, "episodes": 10 * task.horizon,
+            "episodes_to_half": 10 * task.horizon, "seconds": 0.0}
+
+
+def failing_runner(task: SweepTask) -> dict:
+    if task.horizon == 4:
+        raise RuntimeError(f"boom at {task.key}")
+    return counting_runner(task)
+
+
+class Stop(Exception):
+    pass
+
+
+def test_ray_sweep_of_two_algorithms_and_two_horizons(local_ray, tmp_path):
+    records = run_sweep(["pcid", "ppo"], [3, 4], seeds=1, budget=200, out=tmp_path,
+                        executor="ray")
+    assert sorted((r["algorithm"], r["horizon"]) for r in records) == [
+        ("pcid", 3), ("pcid", 4), ("ppo", 3), ("ppo", 4)]
+    assert all(r["status"] == "done" and r["optimal_value"] == 1.0 for r in records)
+    assert [r["episodes"] for r in records if r["algorithm"] == "ppo"] == [200, 200]
+    assert len(records_of(tmp_path)) == 4
+    table = sweep_table(records)
+    assert "pcid" in table and "ppo" in table
+    assert horizon_figure(records).axes[0].get_yscale() == "log"
+
+
+def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    records = run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="ray",
+                        runner=failing_runner)
+    failed = [r for r in records if r["status"] == "failed"]
+    assert len(failed) == 1 and failed[0]["horizon"] == 4
+    assert "boom at a-H4-seed0" in failed[0]["error"] and failed[0]["attempts"] == 2
+
+
+def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
+    def stop_after_first(record):
+        raise Stop
+
+    with pytest.raises(Stop):
+        run_sweep(["a", "b"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="local",
+                  workers=1, runner=counting_runner, on_record=stop_after_first)
+    first = records_of(tmp_path)
+    assert len(first) == 1
+    records = run_sweep(["a", "b"], [3, 4], seeds=1, budget=5, out=tmp_path,
+                        executor="local", workers=1, runner=counting_runner)
+    assert len(records) == 4 and all(r["status"] == "done" for r in records)
+    keys = [json.dumps([r["algorithm"], r["horizon"]]) for r in records_of(tmp_path)]
+    assert len(keys) == len(set(keys)) == 4  # every task recorded once
+    calls = (tmp_path / "calls.txt").read_text().split()
+    first_key = f"{first[0]['algorithm']}-H{first[0]['horizon']}-seed0"
+    assert calls.count(first_key) == 1  # the recorded task did not run again
+
+
+def test_a_failed_task_is_retried_once_and_reported_locally(tmp_path):
+    records = run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="local",
+                        workers=1, runner=failing_runner)
+    failed = [r for r in records if r["status"] == "failed"]
+    assert [r["horizon"] for r in failed] == [4]
+    assert "RuntimeError: boom at a-H4-seed0" in failed[0]["error"]
+    assert "failed" in sweep_table(records).splitlines()[0]
+
+
+def test_bad_arguments_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="unknown algorithms"):
+        run_sweep(["dqn"], [3], seeds=1, budget=5, out=tmp_path)
+    with pytest.raises(ValueError, match="unknown executor"):
+        run_sweep(["a"], [3], seeds=1, budget=5, out=tmp_path, executor="slurm",
+                  runner=counting_runner)
+
+
+def test_sweep_command_writes_table_and_plot(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "homer", "sweep", "--algorithms", "pcid", "--horizons", "3",
+         "--seeds", "1", "--budget", "100", "--out", str(tmp_path), "--executor", "local",
+         "--workers", "1"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "table.txt").read_text().startswith("algorithm")
+    assert (tmp_path / "horizon.png").exists() and (tmp_path / "horizon.svg").exists()
