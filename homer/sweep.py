@@ -194,23 +194,23 @@ def horizon_figure(records: list[dict]) -> Figure:
     figure = Figure(figsize=(6, 4))
     axes = figure.add_subplot()
     algorithms = sorted({r["algorithm"] for r in records})
-    for algorithm in algorithms:
+    for index, algorithm in enumerate(algorithms):
+        colour = f"C{index}"
+        shift = 0.08 * (index - (len(algorithms) - 1) / 2)  # markers at the budget side by side
         mine = [r for r in records if r["algorithm"] == algorithm and r["status"] == "done"]
-        horizons = sorted({r["horizon"] for r in mine})
         medians, missed = [], []
-        for horizon in horizons:
+        for horizon in sorted({r["horizon"] for r in mine}):
             group = [r for r in mine if r["horizon"] == horizon]
             reached = [e for e in map(_reached, group) if e is not None]
             if 2 * len(reached) > len(group):
                 medians.append((horizon, statistics.median(reached)))
             else:
-                missed.append((horizon, group[0]["budget"]))
-        line = axes.plot(*zip(*medians, strict=True), marker="o", label=algorithm)[0] \
-            if medians else None
-        colour = line.get_color() if line else None
+                missed.append((horizon * (1 + shift / 10), group[0]["budget"]))
+        if medians:
+            axes.plot(*zip(*medians, strict=True), marker="o", color=colour, label=algorithm)
         if missed:
             axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
-                         label=None if line else algorithm)
+                         label=None if medians else algorithm)
     axes.set_yscale("log")
     axes.set_xlabel("horizon H")
     axes.set_ylabel("episodes to reach half the optimal value")
