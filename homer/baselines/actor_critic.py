@@ -114,5 +114,5 @@ def run_actor_critic(
         algorithm=algorithm + ("_rnd" if rnd else ""), value=evaluator.curve[-1][1],
         optimal_value=evaluator.optimal_value, episodes=episodes,
         episodes_to_half=evaluator.episodes_to_half(), seconds=time.perf_counter() - started,
-        curve=evaluator.curve,
+        curve=evaluator.curve, visitation=evaluator.visitation(callback.probabilities),
     )

@@ -19,7 +19,7 @@ from homer.compare import PolicyEstimator
 from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
-from kinematic.visitation import policy_value
+from kinematic.visitation import policy_value, state_visitation
 
 __all__ = ["BaselineResult", "ValueEvaluator"]
 
@@ -40,12 +40,18 @@ class BaselineResult:
     seconds: float
     curve: list[tuple[int, float]] = field(default_factory=list)
     """(episodes, exact value) at each evaluation."""
+    visitation: dict[str, float] = field(default_factory=dict)
+    """Exact ``P_pi(s)`` of every latent state under the final policy."""
+    abstraction_errors: list[int] | None = None
+    """Time steps (1-based) where a learned abstraction merges kinematically separable states
+    (PCID only; HOMER's are in ``homer compare``)."""
 
     def summary(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "value": self.value,
                 "optimal_value": self.optimal_value, "episodes": self.episodes,
                 "episodes_to_half": self.episodes_to_half, "seconds": round(self.seconds, 2),
-                "curve": self.curve}
+                "curve": self.curve, "visitation": self.visitation,
+                "abstraction_errors": self.abstraction_errors}
 
 
 class ValueEvaluator:
@@ -63,6 +69,13 @@ class ValueEvaluator:
     def value(self, probabilities: Probabilities) -> float:
         policy, _ = self.estimator.stochastic_policy(probabilities)
         return float(policy_value(self.floats, policy))
+
+    def visitation(self, probabilities: Probabilities) -> dict[str, float]:
+        """Exact ``P_pi(s)`` of every latent state."""
+        policy, _ = self.estimator.stochastic_policy(probabilities)
+        return {state: float(p) for layer, values in
+                zip(self.floats.layers, state_visitation(self.floats, policy), strict=True)
+                for state, p in zip(layer, values, strict=True)}
 
     def record(self, episodes: int, probabilities: Probabilities) -> float:
         value = self.value(probabilities)

@@ -9,7 +9,9 @@ model is estimated by counts, and the policies reaching each abstract state of l
 planned in it by dynamic programming. Policies act on abstract states only: in particular every
 state of layer 1 shares one abstract state (a stochastic start cannot be separated), which is
 why PCID fails on the combination lock. The reward-sensitive policy is planned in the same
-abstract model with the mean rewards observed."""
+abstract model with the mean rewards observed. The result lists the time steps whose learned
+abstraction merges kinematically separable states (majority assignment, as in
+:func:`homer.compare.compare_abstraction`, against the KI partition)."""
 
 from __future__ import annotations
 
@@ -22,8 +24,10 @@ import torch
 from sklearn.cluster import KMeans
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
+from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
 from homer.sampler import BatchSampler, RewardSampler, expected_rewards
+from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
 
 __all__ = ["PcidConfig", "PcidResult", "run_pcid"]
@@ -170,8 +174,17 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
     learning_episodes = sampler.episodes
     evaluator = ValueEvaluator(mdp, encoder, samples, seed)
     value = evaluator.record(learning_episodes, final.probabilities)
+    partition = ki_partition(mdp)
+    errors = []
+    for h in range(1, mdp.horizon):
+        ids, encodings = evaluator.estimator.encodings(h)
+        comparison = compare_abstraction(mdp, h, "ki", partition.blocks_of_layer(h), ids,
+                                         decoders[h](encodings))
+        if comparison.wrong_merges:
+            errors.append(h + 1)
     result = BaselineResult(
         algorithm="pcid", value=value, optimal_value=evaluator.optimal_value,
         episodes=learning_episodes, episodes_to_half=evaluator.episodes_to_half(),
-        seconds=time.perf_counter() - started, curve=evaluator.curve)
+        seconds=time.perf_counter() - started, curve=evaluator.curve,
+        visitation=evaluator.visitation(final.probabilities), abstraction_errors=errors)
     return PcidResult(result, list(decoders))

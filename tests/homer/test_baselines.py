@@ -27,6 +27,9 @@ def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd):
     assert result.value == result.curve[-1][1]
     # After 300 episodes no policy has found the lock's reward: the anti-shaped 0.05 remains.
     assert result.episodes_to_half is None and result.value < 0.5
+    assert set(result.visitation) == set(mdp.states)
+    for layer in mdp.layers:
+        assert sum(result.visitation[s] for s in layer) == pytest.approx(1.0, abs=1e-9)
 
 
 def test_unknown_algorithm_is_rejected():
@@ -62,3 +65,5 @@ def test_pcid_merges_the_good_states_of_the_lock():
         assignment = comparison.assignment
         merged += assignment[f"s{h + 1}a"] == assignment[f"s{h + 1}b"]
     assert merged >= 2
+    assert len(run.result.abstraction_errors) >= 2  # the same, as the result reports it
+    assert set(run.result.summary()) >= {"visitation", "abstraction_errors", "value"}
