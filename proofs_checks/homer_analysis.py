@@ -51,10 +51,12 @@ def _state_prior(mdp: BlockMDP, distribution) -> np.ndarray:
     return prior
 
 
-def check_bound_rho_prior(case, uniform_last_action: bool = True) -> Outcome:
+def check_bound_rho_prior(case) -> Outcome:
     """``rho(s) >= alpha eta(s) / (N |A|)`` for every ``s`` of the layer, with alpha the exact
-    cover quality of the roll-in set on the previous layer and N its size."""
-    mdp, cover, layer = case
+    cover quality of the roll-in set on the previous layer and N its size. The case's flag
+    ``uniform_last_action`` is False in the negative control (the roll-in policies also choose
+    the last action)."""
+    mdp, cover, layer, uniform_last_action = case
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     eta_layer = maximum_visitation(mdp)[layer]
     if uniform_last_action:
@@ -75,17 +77,17 @@ def check_bound_rho_prior(case, uniform_last_action: bool = True) -> Outcome:
 register(Claim(
     label="lem:bound-rho-prior",
     statement="if Psi_{h-1} is an alpha-policy cover of size N, rho(s) >= alpha eta(s)/(N |A|)",
-    instances=_rolled_in,
+    instances=lambda: _rolled_in().map(lambda case: (*case, True)),
     check=check_bound_rho_prior,
     negative_control="drop the uniform last action (roll in with the cover's own actions)",
-    negative_instances=lambda: _rolled_in(deterministic=True),
-    negative_check=lambda case: check_bound_rho_prior(case, uniform_last_action=False),
+    negative_instances=lambda: _rolled_in(deterministic=True).map(lambda case: (*case, False)),
 ))
 
 
-def check_p_form(case, positive_probability: object = Fraction(1, 2)) -> Outcome:
-    """``E_D[y | x, a, x']`` computed from the joint ``D`` equals ``f_rho`` wherever defined."""
-    mdp, cover, layer = case
+def check_p_form(case) -> Outcome:
+    """``E_D[y | x, a, x']`` computed from the joint ``D`` (with the case's label prior
+    ``P(y = 1)``, 1/2 in HOMER) equals ``f_rho`` wherever defined."""
+    mdp, cover, layer, positive_probability = case
     distribution = contrastive_distribution(mdp, cover, layer, positive_probability)
     bayes, closed_form = bayes_optimal_predictor(distribution), f_rho(mdp, distribution)
     defined = distribution.joint.sum(axis=-1) > 0
@@ -107,11 +109,10 @@ register(Claim(
     label="lem:p-form",
     statement="the Bayes-optimal predictor of the contrastive distribution D is "
               "T(s'|s,a) / (T(s'|s,a) + rho(s'))",
-    instances=_rolled_in,
+    instances=lambda: _rolled_in().map(lambda case: (*case, Fraction(1, 2))),
     check=check_p_form,
     negative_control="label prior 1/3 instead of 1/2",
-    negative_instances=_rolled_in,
-    negative_check=lambda case: check_p_form(case, Fraction(1, 3)),
+    negative_instances=lambda: _rolled_in().map(lambda case: (*case, Fraction(1, 3))),
 ))
 
 
@@ -131,10 +132,11 @@ def _without_uniform_action(mdp: BlockMDP, cover, layer: int) -> ContrastiveDist
     return ContrastiveDistribution(layer, real.sum(axis=(1, 2)), prior, joint)
 
 
-def check_level_sets(case, uniform_last_action: bool = True) -> Outcome:
+def check_level_sets(case) -> Outcome:
     """Level sets of x' -> f(., ., x') are backward KI; when the roll-in reaches every state of
-    the previous layer (a policy cover), they are exactly the backward KI classes."""
-    mdp, cover, layer = case
+    the previous layer (a policy cover), they are exactly the backward KI classes. The case's
+    flag ``uniform_last_action`` is False in the negative control."""
+    mdp, cover, layer, uniform_last_action = case
     distribution = (
         contrastive_distribution(mdp, cover, layer) if uniform_last_action
         else _without_uniform_action(mdp, cover, layer)
@@ -163,24 +165,24 @@ def check_level_sets(case, uniform_last_action: bool = True) -> Outcome:
 @st.composite
 def _covering(draw: st.DrawFn):
     mdp, cover, layer = draw(_rolled_in())
-    return mdp, [uniform_policy(mdp), *cover], layer
+    return mdp, [uniform_policy(mdp), *cover], layer, True
 
 
 def _separable_with_its_second_policy(case):
     """An unequally split state, rolled in with the policy that takes the action ``a1`` (share
     ``q``) at the predecessor where the split is unequal."""
     mdp, first, _, _, second_policy = case
-    return mdp, [second_policy], mdp.state_location[first][0]
+    return mdp, [second_policy], mdp.state_location[first][0], False
 
 
 register(Claim(
     label="prop:bki-in-class",
     statement="level sets of f_rho in x' are backward KI (and, with a policy cover, equal the "
               "backward KI classes: the asymptotic argument of Section 4)",
-    instances=_covering,
+    instances=lambda: st.one_of(
+        _covering(), _rolled_in(deterministic=True).map(lambda case: (*case, True))),
     check=check_level_sets,
     negative_control="the roll-in policy also takes the last action (no Unf(A)), on an "
                      "unequally split state",
     negative_instances=lambda: separable_pairs().map(_separable_with_its_second_policy),
-    negative_check=lambda case: check_level_sets(case, uniform_last_action=False),
 ))

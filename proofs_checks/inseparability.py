@@ -9,11 +9,13 @@ from __future__ import annotations
 import itertools
 import re
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from kinematic.canonical import canonical_form
 from kinematic.families import (
     combination_lock,
     figure2_canonical,
@@ -22,13 +24,19 @@ from kinematic.families import (
     unequal_split,
 )
 from kinematic.homing import maximum_visitation
-from kinematic.inseparability import backward_ki_partition
+from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import observation_labels, optimal_values
 from kinematic.policies import transfer_policy
-from kinematic.spec import to_spec
+from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import observation_visitation, trajectory_distribution
+from proofs_checks.definitions import (
+    PARTITIONS,
+    Computation,
+    merged_backward_partition,
+    partition_failure,
+)
 from proofs_checks.observation_process import (
     latent_model,
     observation_process,
@@ -56,58 +64,63 @@ def _relation_failure(mdp: BlockMDP, related) -> dict | None:
     return None
 
 
-def check_equivalence(mdp: BlockMDP) -> Outcome:
+def _definitions(process) -> dict:
+    return {"forward": process.forward_ki, "backward": process.backward_ki, "ki": process.ki}
+
+
+APPROXIMATE_TOLERANCE = Fraction(1, 10)
+
+
+def _approximate_forward(process) -> dict:
+    """A deliberately wrong relation: forward "KI" as rows equal up to 1/10 in the max norm."""
+    last = len(process.observations) - 1
+
+    def close(h: int, x: int, y: int) -> bool:
+        if h == last:
+            return True
+        difference = process.transitions[h][x] - process.transitions[h][y]
+        return max(abs(v) for v in difference.reshape(-1)) <= APPROXIMATE_TOLERANCE
+
+    return {"rows within 1/10": close}
+
+
+DEFINITIONS = Computation("def:fki, def:bki, def:ki", _definitions)
+APPROXIMATE_FORWARD = Computation("forward KI up to 1/10", _approximate_forward)
+
+
+def check_equivalence(case) -> Outcome:
+    """Each relation of ``case`` is reflexive, symmetric and transitive on every layer."""
+    mdp, relations = case
     process = observation_process(latent_model(mdp))
-    for name, related in (("forward", process.forward_ki), ("backward", process.backward_ki),
-                          ("ki", process.ki)):
+    for name, related in relations(process).items():
         failure = _relation_failure(mdp, related)
         if failure:
             return Outcome(False, {"instance": spec(mdp), "relation": name, **failure})
     return Outcome(True)
 
 
-APPROXIMATE_TOLERANCE = Fraction(1, 10)
-
-
-def check_approximate_equivalence(mdp: BlockMDP) -> Outcome:
-    """Weakened: forward "KI" as rows equal up to 1/10 in the max norm (not an equivalence)."""
-    process = observation_process(latent_model(mdp))
-
-    def close(h: int, x: int, y: int) -> bool:
-        if h == mdp.horizon - 1:
-            return True
-        difference = process.transitions[h][x] - process.transitions[h][y]
-        return max(abs(v) for v in difference.reshape(-1)) <= APPROXIMATE_TOLERANCE
-
-    failure = _relation_failure(mdp, close)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), "relation": "rows within 1/10", **failure})
-    return Outcome(True)
-
-
 @st.composite
-def _chains(draw: st.DrawFn) -> BlockMDP:
+def _chains(draw: st.DrawFn):
     """Three states whose rows step by 3/40..1/10 twice: neighbours within 1/10, ends not."""
     step = Fraction(draw(st.integers(3, 4)), 40)
     rows = {f"s2_{k}": {"a": {"s3_0": str(Fraction(1, 4) + k * step),
                               "s3_1": str(Fraction(3, 4) - k * step)}} for k in range(3)}
-    from kinematic.spec import from_spec
-
     return from_spec({
         "name": "chain", "horizon": 3, "actions": ["a"],
         "layers": [["s1"], list(rows), ["s3_0", "s3_1"]], "start": {"s1": "1"},
         "transitions": {"s1": {"a": dict.fromkeys(rows, "1/3")}, **rows},
-    })
+    }), APPROXIMATE_FORWARD
 
 
 register(Claim(
     label="app:appendix-kinematic-inseparability",
     statement="Fact: forward KI, backward KI and KI are equivalence relations on observations",
-    instances=lambda: block_mdps(max_horizon=3, max_width=3, max_observations=2, max_splits=2),
+    instances=lambda: st.tuples(
+        block_mdps(max_horizon=3, max_width=3, max_observations=2, max_splits=2),
+        st.just(DEFINITIONS)),
     check=check_equivalence,
     negative_control="'forward KI' weakened to rows equal within 1/10 (not transitive)",
     negative_instances=_chains,
-    negative_check=check_approximate_equivalence,
 ))
 
 # --- lem:state-inseparable -------------------------------------------------------------------
@@ -162,23 +175,41 @@ register(Claim(
 # --- fact:time-separable ---------------------------------------------------------------------
 
 
+START, END = "<start>", "<end>"
+"""The global process has a start observation (leading to the first layer under every action)
+and an end observation (reached from the last layer), so no observation has an empty row or
+column."""
+
+
 def _time_agnostic(name: str) -> str:
     """``s12a`` -> ``sa``, ``s3_1`` -> ``s_1``: the name without its time step."""
     return re.sub(r"^s\d+", "s", name)
 
 
-def _global_rows(mdp: BlockMDP, rename) -> dict[tuple[int, str], dict]:
-    """Forward dynamics of every observation of every layer over renamed next observations."""
-    rows = {}
+def _keep_name(name: str) -> str:
+    return name
+
+
+KEEP_NAMES = Computation("observation names as they are", _keep_name)
+DROP_TIME = Computation("observation names without their time step", _time_agnostic)
+
+
+def global_process(mdp: BlockMDP, rename) -> dict[tuple[int, str], dict[tuple[str, str], Any]]:
+    """``T(x' | x, a)`` on the union of all layers: for every ``(time step, observation)`` its
+    row keyed by ``(action, renamed next observation)``, with no time step in the keys. Only the
+    names say which time step an observation belongs to."""
+    rows: dict[tuple[int, str], dict[tuple[str, str], Any]] = {
+        (-1, START): {(a, rename(x)): p for a in mdp.actions
+                      for x, p in _first_layer_distribution(mdp).items()}}
     for h in range(mdp.horizon):
-        if h + 1 == mdp.horizon:
-            for observation in mdp.observations[h]:
-                rows[h, observation] = {}
-            continue
-        tensor = mdp.observation_transition_tensor(h)
+        last = h + 1 == mdp.horizon
+        tensor = None if last else mdp.observation_transition_tensor(h)
         for x, observation in enumerate(mdp.observations[h]):
-            row: dict = {}
+            row: dict[tuple[str, str], Any] = {}
             for a, action in enumerate(mdp.actions):
+                if last:
+                    row[action, END] = 1
+                    continue
                 for y, target in enumerate(mdp.observations[h + 1]):
                     if tensor[x, a, y] != 0:
                         key = (action, rename(target))
@@ -187,42 +218,51 @@ def _global_rows(mdp: BlockMDP, rename) -> dict[tuple[int, str], dict]:
     return rows
 
 
-def _check_time_separable(mdp: BlockMDP, rename) -> Outcome:
-    """No two observations of different time steps have equal forward dynamics or proportional
-    (non-zero) backward dynamics."""
-    rows = _global_rows(mdp, rename)
-    columns: dict[tuple[int, str], dict] = {key: {} for key in rows}
-    for (h, observation), row in rows.items():
+def _first_layer_distribution(mdp: BlockMDP) -> dict[str, Any]:
+    matrix = mdp.emission_matrix(0)
+    return {x: sum(mdp.start[i] * matrix[i, k] for i in range(len(mdp.start)))
+            for k, x in enumerate(mdp.observations[0])}
+
+
+def check_time_separable(case) -> Outcome:
+    """On the global observation process (all layers, start and end observations), pairs that
+    are forward KI (equal rows) or backward KI (proportional columns over every ``(x, a)``) are
+    at the same time step."""
+    mdp, rename = case
+    rows = global_process(mdp, rename)
+    columns: dict[str, dict[tuple[str, str], Any]] = {}
+    for (_, source), row in rows.items():
         for (action, target), p in row.items():
-            for key in columns:
-                if key[0] == h + 1 and rename(key[1]) == target:
-                    columns[key][(h, rename(observation), action)] = p
-    for (h1, x1), (h2, x2) in itertools.combinations(rows, 2):
+            columns.setdefault(target, {})[rename(source), action] = p
+    keys = [key for key in rows if key[0] >= 0]
+    for (h1, x1), (h2, x2) in itertools.combinations(keys, 2):
         if h1 == h2:
             continue
-        forward = rows[h1, x1] == rows[h2, x2] and (rows[h1, x1] or h1 == h2)
-        c1, c2 = columns[h1, x1], columns[h2, x2]
-        backward = bool(c1) and bool(c2) and set(c1) == set(c2) and len(
-            {c1[k] / c2[k] for k in c1}) == 1
+        forward = rows[h1, x1] == rows[h2, x2]
+        c1, c2 = columns.get(rename(x1), {}), columns.get(rename(x2), {})
+        backward = set(c1) == set(c2) and len({c1[k] / c2[k] for k in c1}) == 1
         if forward or backward:
             return Outcome(False, {
-                "instance": spec(mdp), "observations": [[h1 + 1, x1], [h2 + 1, x2]],
-                "forward_ki": bool(forward), "backward_ki": backward,
+                "instance": spec(mdp), "names": rename.name,
+                "observations": [[h1 + 1, x1], [h2 + 1, x2]],
+                "forward_ki": forward, "backward_ki": backward,
                 "forward_rows": [number({f"{a}->{t}": p for (a, t), p in rows[h1, x1].items()}),
                                  number({f"{a}->{t}": p for (a, t), p in rows[h2, x2].items()})],
             })
-    return Outcome(True, {"observations": len(rows)})
+    return Outcome(True, {"observations": len(keys)})
 
 
 register(Claim(
     label="fact:time-separable",
     statement="observations that are forward or backward KI are reachable at the same time step",
-    instances=lambda: block_mdps(max_horizon=4, max_width=2, max_splits=1),
-    check=lambda mdp: _check_time_separable(mdp, lambda name: name),
-    negative_control="drop the time step from observation names (s3c and s4c become 'sc')",
-    negative_instances=lambda: st.builds(combination_lock, st.integers(3, 5), st.integers(2, 4),
-                                         st.integers(0, 50)),
-    negative_check=lambda mdp: _check_time_separable(mdp, _time_agnostic),
+    instances=lambda: st.tuples(block_mdps(max_horizon=4, max_width=2, max_splits=1),
+                                st.just(KEEP_NAMES)),
+    check=check_time_separable,
+    negative_control="time not observable: names without their time step (s3c and s4c become "
+                     "'sc'), on combination locks",
+    negative_instances=lambda: st.tuples(
+        st.builds(combination_lock, st.integers(3, 5), st.integers(2, 4), st.integers(0, 50)),
+        st.just(DROP_TIME)),
 ))
 
 # --- lem:bki-ratio ---------------------------------------------------------------------------
@@ -235,7 +275,7 @@ def _backward_dynamics(tensor: np.ndarray, prior: np.ndarray, target: int) -> li
     return None if total == 0 else list(weights / total)
 
 
-def check_bki_ratio(mdp: BlockMDP, prior_kind: str = "full") -> Outcome:
+def check_bki_ratio(case) -> Outcome:
     """For every pair of observations of a layer h >= 2:
     (eq:bki-ratio with u(x') = sum_{x,a} T(x'|x,a) u~(x,a), u~ uniform)  <=>  (def:bki's backward
     dynamics agree under a full-support prior)  <=>  (same block of backward_ki_partition).
@@ -243,6 +283,7 @@ def check_bki_ratio(mdp: BlockMDP, prior_kind: str = "full") -> Outcome:
     ``prior_kind="point"`` is the negative control: def:bki tested with a prior concentrated on
     one ``(x, a)`` that leads to both observations (not of full support).
     """
+    mdp, prior_kind = case
     labels = observation_labels(mdp, backward_ki_partition(mdp).labels)
     for h in range(1, mdp.horizon):
         tensor = mdp.observation_transition_tensor(h - 1)
@@ -283,11 +324,12 @@ register(Claim(
     label="lem:bki-ratio",
     statement="a set is backward KI iff T(x'|x,a)/u(x') is the same for its members, for some "
               "full-support u",
-    instances=lambda: block_mdps(max_horizon=3, max_observations=2, max_splits=2),
+    instances=lambda: st.tuples(block_mdps(max_horizon=3, max_observations=2, max_splits=2),
+                                st.just("full")),
     check=check_bki_ratio,
     negative_control="test def:bki with a prior on a single (x, a), not of full support",
-    negative_instances=lambda: separable_pairs().map(lambda case: case[0]),
-    negative_check=lambda mdp: check_bki_ratio(mdp, prior_kind="point"),
+    negative_instances=lambda: st.tuples(separable_pairs().map(lambda case: case[0]),
+                                         st.just("point")),
 ))
 
 # --- lem:bki-policy-ratio --------------------------------------------------------------------
@@ -300,37 +342,54 @@ def _observation_sets(names: list[str]) -> list[list[str]]:
     return [[n] for n in names] + [names[: len(names) // 2], names[len(names) // 2:]]
 
 
-def _policy_ratio_outcome(mdp, first_policy, second_policy, blocks) -> Outcome:
+def _observation_blocks(mdp: BlockMDP, state_labels) -> list[list[str]]:
+    """The observations of each block of per-layer state labels."""
+    blocks: dict[tuple[int, int], list[str]] = {}
+    for h, layer in enumerate(mdp.layers):
+        for i, state in enumerate(layer):
+            blocks.setdefault((h, int(state_labels[h][i])), []).extend(mdp.observations_of(state))
+    return list(blocks.values())
+
+
+def check_policy_ratio(case) -> Outcome:
+    """Inside every block of the backward partition (computed by ``case``'s computation), all
+    subsets ``X1, X2`` satisfy ``P_pi1(X1) P_pi2(X2) = P_pi1(X2) P_pi2(X1)``; and the partition is
+    def:bki's (no wrong merge, no wrong split)."""
+    mdp, first_policy, second_policy, computation = case
+    labels = computation(mdp)
     visits = [
         {x: p for h, values in enumerate(observation_visitation(mdp, policy))
          for x, p in zip(mdp.observations[h], values, strict=True)}
         for policy in (first_policy, second_policy)
     ]
-    for block in blocks:
+    for block in _observation_blocks(mdp, labels):
         for one, two in itertools.combinations(_observation_sets(block), 2):
             p11, p21 = (sum(v[x] for x in one) for v in visits)
             p12, p22 = (sum(v[x] for x in two) for v in visits)
             if p11 * p22 != p12 * p21:
                 return Outcome(False, {
-                    "instance": spec(mdp), "block": block, "subsets": [one, two],
+                    "instance": spec(mdp), "partition": computation.name, "block": block,
+                    "subsets": [one, two],
                     "policies": [policy_json(mdp, first_policy), policy_json(mdp, second_policy)],
                     "P_pi1(X1) * P_pi2(X2)": number(p11 * p22),
                     "P_pi1(X2) * P_pi2(X1)": number(p12 * p21),
                 })
+    failure = partition_failure(mdp, "backward", labels)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), "partition": computation.name, **failure})
     return Outcome(True)
-
-
-def _observation_blocks(mdp: BlockMDP) -> list[list[str]]:
-    return [
-        [x for s in block for x in mdp.observations_of(s)]
-        for block in backward_ki_partition(mdp).blocks()
-    ]
 
 
 @st.composite
 def _mdp_and_two_policies(draw: st.DrawFn):
     mdp = draw(block_mdps(max_horizon=3, max_observations=2, max_splits=2))
-    return mdp, draw(policies(mdp)), draw(policies(mdp))
+    return mdp, draw(policies(mdp)), draw(policies(mdp)), PARTITIONS["backward"]
+
+
+def _separable_pair_as_block(case):
+    """``(mdp, pi1, pi2, partition)`` with the blocks of an unequally split pair merged."""
+    mdp, first, second, first_policy, second_policy = case
+    return mdp, first_policy, second_policy, merged_backward_partition(first, second)
 
 
 register(Claim(
@@ -338,20 +397,22 @@ register(Claim(
     statement="for X1, X2 inside a backward KI set and any pi1, pi2: "
               "P_pi1(X1)/P_pi2(X1) = P_pi1(X2)/P_pi2(X2)",
     instances=_mdp_and_two_policies,
-    check=lambda case: _policy_ratio_outcome(*case, _observation_blocks(case[0])),
+    check=check_policy_ratio,
     negative_control="treat a separable pair (unequal split) as a block",
-    negative_instances=separable_pairs,
-    negative_check=lambda case: _policy_ratio_outcome(
-        case[0], case[3], case[4],
-        [[x for s in case[1:3] for x in case[0].observations_of(s)]]),
+    negative_instances=lambda: separable_pairs().map(_separable_pair_as_block),
 ))
 
 # --- lem:abstraction-policy ------------------------------------------------------------------
 
 
-def _abstraction_policy_outcome(mdp: BlockMDP, blocks: list[list[str]]) -> Outcome:
+def check_abstraction_policy(case) -> Outcome:
+    """For every block of the backward partition (computed by ``case``'s computation), the
+    optimal policy for the reward ``1{x in block}`` reaches every member ``x`` with probability
+    ``eta(x)``; and the partition is def:bki's."""
+    mdp, computation = case
+    labels = computation(mdp)
     eta_states = maximum_visitation(mdp)
-    for block in blocks:
+    for block in _observation_blocks(mdp, labels):
         h = mdp.observation_location[block[0]][0]
         rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
         for observation in block:
@@ -364,10 +425,14 @@ def _abstraction_policy_outcome(mdp: BlockMDP, blocks: list[list[str]]) -> Outco
             best = eta_states[h][state] * mdp.emission_probability[h][x]
             if visits[x] != best:
                 return Outcome(False, {
-                    "instance": spec(mdp), "set": block, "observation": observation,
+                    "instance": spec(mdp), "partition": computation.name, "set": block,
+                    "observation": observation,
                     "optimal_policy_for_set_reward": policy_json(mdp, policy),
                     "P_pi(x)": number(visits[x]), "eta(x)": number(best),
                 })
+    failure = partition_failure(mdp, "backward", labels)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), "partition": computation.name, **failure})
     return Outcome(True)
 
 
@@ -375,26 +440,36 @@ register(Claim(
     label="lem:abstraction-policy",
     statement="for a backward KI set X', the optimal policy for reward 1{x in X'} maximises "
               "P_pi(x') for every x' in X' simultaneously",
-    instances=lambda: block_mdps(max_horizon=3, max_observations=2, max_splits=2),
-    check=lambda mdp: _abstraction_policy_outcome(mdp, _observation_blocks(mdp)),
+    instances=lambda: st.tuples(block_mdps(max_horizon=3, max_observations=2, max_splits=2),
+                                st.just(PARTITIONS["backward"])),
+    check=check_abstraction_policy,
     negative_control="use a set that is not backward KI (an unequally split state)",
-    negative_instances=separable_pairs,
-    negative_check=lambda case: _abstraction_policy_outcome(
-        case[0], [[x for s in case[1:3] for x in case[0].observations_of(s)]]),
+    negative_instances=lambda: separable_pairs().map(
+        lambda case: (case[0], merged_backward_partition(case[1], case[2]))),
 ))
 
 # --- max(N_FD, N_BD) <= N_KD <= |S| (Section 3) ------------------------------------------------
 
 
 def check_dimensions(model) -> Outcome:
+    """``max(N_FD, N_BD) <= N_KD <= |S|`` for the observation-level partitions computed from the
+    definitions; for a Block MDP (disjoint emissions) the toolkit's ``N_FD``, ``N_BD``, ``N_KD``
+    (numbers of blocks of its partitions) equal them."""
     process = observation_process(model)
     n_fd, n_bd, n_kd = (process.number_of_classes(r) for r in ("forward", "backward", "ki"))
     states = sum(e.shape[0] for e in model.emissions)
+    witness = {"N_FD": n_fd, "N_BD": n_bd, "N_KD": n_kd, "states": states}
+    if all(len(emitters) == 1 for layer in process.emitters for emitters in layer):
+        toolkit = {"N_FD": forward_ki_partition(model.mdp).number_of_blocks,
+                   "N_BD": backward_ki_partition(model.mdp).number_of_blocks,
+                   "N_KD": ki_partition(model.mdp).number_of_blocks}
+        if toolkit != {k: witness[k] for k in toolkit}:
+            return Outcome(False, {"instance": spec(model.mdp), "by_definition": witness,
+                                   "toolkit": toolkit})
     if not max(n_fd, n_bd) <= n_kd <= states:
-        return Outcome(False, {"instance": spec(model.mdp), "N_FD": n_fd, "N_BD": n_bd,
-                               "N_KD": n_kd, "states": states,
+        return Outcome(False, {"instance": spec(model.mdp), **witness,
                                "emissions": [number(e.tolist()) for e in model.emissions]})
-    return Outcome(True, {"N_FD": n_fd, "N_BD": n_bd, "N_KD": n_kd, "states": states})
+    return Outcome(True, witness)
 
 
 register(Claim(
@@ -410,9 +485,26 @@ register(Claim(
 # --- Figure fig:mdp-canonical ------------------------------------------------------------------
 
 
+def _form_signature(mdp: BlockMDP) -> tuple:
+    """A Block MDP up to state names: per layer its observations grouped by emitting state, and
+    the observation-level start, emission and transition probabilities keyed by names."""
+    groups = tuple(frozenset(frozenset(mdp.observations_of(s)) for s in layer)
+                   for layer in mdp.layers)
+    emissions = {x: mdp.emission_probability[h][i] for h, names in enumerate(mdp.observations)
+                 for i, x in enumerate(names)}
+    start = {x: mdp.start[mdp.emission_state[0][i]] for i, x in enumerate(mdp.observations[0])}
+    transitions = {}
+    for h in range(mdp.horizon - 1):
+        tensor = mdp.observation_transition_tensor(h)
+        for x, a, y in zip(*np.nonzero(tensor != 0), strict=True):
+            transitions[mdp.observations[h][x], mdp.actions[a], mdp.observations[h + 1][y]] = \
+                tensor[x, a, y]
+    return groups, emissions, start, transitions
+
+
 def _canonical_outcome(case) -> Outcome:
     """The original and its split emit the same observation process under the policy, exactly,
-    and have the same canonical form up to state names."""
+    and ``canonical_form`` gives both the same canonical form up to state names."""
     mdp, split, policy = case
     original = trajectory_distribution(mdp, policy)
     transformed = trajectory_distribution(split, transfer_policy(policy, mdp, split))
@@ -425,6 +517,10 @@ def _canonical_outcome(case) -> Outcome:
         return Outcome(False, {"original": spec(mdp), "split": spec(split),
                                "policy": policy_json(mdp, policy),
                                "trajectories_that_differ": dict(list(difference.items())[:5])})
+    forms = [canonical_form(m).mdp for m in (mdp, split)]
+    if _form_signature(forms[0]) != _form_signature(forms[1]):
+        return Outcome(False, {"original": spec(mdp), "split": spec(split),
+                               "canonical_forms": [spec(f) for f in forms]})
     return Outcome(True)
 
 

@@ -34,9 +34,10 @@ from kinematic.planning import (
     psdp_sampled,
     tabular_cb_oracle,
 )
-from kinematic.policies import Policy, state_policy
+from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.strategies import block_mdps
 from kinematic.visitation import policy_value, state_visitation
+from proofs_checks.definitions import ONE_CLASS, PARTITIONS, Computation, partition_failure
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.sample_sizes import exp_oracle_sample_sizes
 from proofs_checks.witness import number, policy_json, spec
@@ -50,9 +51,25 @@ def _homing_covers(mdp: BlockMDP) -> list[list[Policy]]:
     return [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
 
 
+def _perturbed_homing_covers(mdp: BlockMDP) -> list[list[Policy]]:
+    """Homing policies that take a uniformly random action with probability 1/2 in every
+    observation (an alpha-policy cover with alpha < 1 in general)."""
+    uniform = uniform_policy(mdp).action_probabilities
+    half = mdp.mode.scalar(Fraction(1, 2))
+    return [[Policy(tuple(half * table + half * noise for table, noise in
+                          zip(policy.action_probabilities, uniform, strict=True)))
+             for policy in layer] for layer in _homing_covers(mdp)]
+
+
 def _first_action_covers(mdp: BlockMDP) -> list[list[Policy]]:
     """``Psi_t`` = one policy that always takes the first action (usually not a cover)."""
     return [[state_policy(mdp, {}, default_action=mdp.actions[0])] for _ in mdp.layers]
+
+
+HOMING_COVERS = Computation("homing policies (1-policy covers)", _homing_covers)
+PERTURBED_COVERS = Computation("homing policies mixed half with uniform actions",
+                               _perturbed_homing_covers)
+FIRST_ACTION = Computation("one first-action policy per layer", _first_action_covers)
 
 
 def _cover_alpha(mdp: BlockMDP, cover: list[Policy], layer: int) -> Fraction:
@@ -60,11 +77,15 @@ def _cover_alpha(mdp: BlockMDP, cover: list[Policy], layer: int) -> Fraction:
     return min(best / maximum_visitation(mdp)[layer])
 
 
-def check_psdp_homes_blocks(mdp: BlockMDP, covers_of=_homing_covers) -> Outcome:
+def check_psdp_homes_blocks(case) -> Outcome:
     """For every layer h >= 2 and backward KI block i: PSDP(Psi_{1:h-1}, R_{i,h}, h-1) with exact
-    data visits every state of the block with probability eta(s)."""
+    data visits every state of the block with probability eta(s); the blocks are def:bki's."""
+    mdp, covers_of = case
     covers = covers_of(mdp)
     partition = backward_ki_partition(mdp)
+    failure = partition_failure(mdp, "backward", partition.labels)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), **failure})
     labels = observation_labels(mdp, partition.labels)
     values = eta(mdp)
     for h in range(1, mdp.horizon):
@@ -87,43 +108,47 @@ register(Claim(
     label="alg:rl_via_homing_policies",
     statement="exact PSDP with 1-policy covers and the internal reward of a backward KI block "
               "returns a homing policy of every state in the block",
-    instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+    instances=lambda: st.tuples(block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+                                st.just(HOMING_COVERS)),
     check=check_psdp_homes_blocks,
     negative_control="roll in with one first-action policy instead of a policy cover, on "
                      "combination locks",
-    negative_instances=lambda: st.builds(combination_lock, st.just(3), st.integers(3, 4),
-                                         st.integers(0, 1000)),
-    negative_check=lambda mdp: check_psdp_homes_blocks(mdp, _first_action_covers),
+    negative_instances=lambda: st.tuples(
+        st.builds(combination_lock, st.just(3), st.integers(3, 4), st.integers(0, 1000)),
+        st.just(FIRST_ACTION)),
 ))
 
 
-def check_exp_oracle_exact(mdp: BlockMDP, trivial: bool = False) -> Outcome:
-    """ExpOracle (exact PSDP, backward KI abstraction) returns Psi_h with alpha = 1 for every h.
-    ``trivial`` (negative control): the one-class abstraction instead."""
-    partition = backward_ki_partition(mdp)
-    state_labels = (
-        [np.zeros_like(labels) for labels in partition.labels] if trivial else partition.labels
-    )
+def check_exp_oracle_exact(case) -> Outcome:
+    """ExpOracle (exact PSDP) with the abstraction computed by ``case`` returns Psi_h with
+    alpha = 1 and one policy per class for every h; the abstraction is def:bki's."""
+    mdp, abstraction = case
+    state_labels = abstraction(mdp)
     covers = exp_oracle_exact(mdp, observation_labels(mdp, state_labels))
     for h in range(1, mdp.horizon):
         alpha = _cover_alpha(mdp, covers[h], h)
-        if alpha != 1:
+        classes = len(set(np.asarray(state_labels[h]).tolist()))
+        if alpha != 1 or len(covers[h]) != classes:
             return Outcome(False, {
                 "instance": spec(mdp), "layer": h + 1, "alpha": number(alpha),
-                "abstraction": "one class per layer" if trivial else "backward KI",
+                "abstraction": abstraction.name, "classes": classes,
                 "cover": [policy_json(mdp, p) for p in covers[h]],
             })
+    failure = partition_failure(mdp, "backward", state_labels)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name, **failure})
     return Outcome(True)
 
 
 register(Claim(
     label="alg:oracle-exp",
     statement="ExpOracle with exact PSDP and a backward KI abstraction returns 1-policy covers",
-    instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+    instances=lambda: st.tuples(block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+                                st.just(PARTITIONS["backward"])),
     check=check_exp_oracle_exact,
     negative_control="the trivial one-class abstraction (a reward-free bisimulation)",
-    negative_instances=lambda: block_mdps(min_horizon=2, max_horizon=3, max_splits=0),
-    negative_check=lambda mdp: check_exp_oracle_exact(mdp, trivial=True),
+    negative_instances=lambda: st.tuples(block_mdps(min_horizon=2, max_horizon=3, max_splits=0),
+                                         st.just(ONE_CLASS)),
 ))
 
 # --- prop:csc-call ----------------------------------------------------------------------------
@@ -143,7 +168,7 @@ def _bandits(draw: st.DrawFn):
     means = [[Fraction(draw(st.integers(0, 4)), 4) for _ in range(actions)]
              for _ in range(contexts)]
     return (np.array(weights) / sum(weights), np.array(means, dtype=float),
-            draw(st.integers(0, 2**31)))
+            draw(st.integers(0, 2**31)), "uniform")
 
 
 CB_SAMPLES, CB_TRIALS = 5000, 40
@@ -161,17 +186,18 @@ def _bandits_with_a_mediocre_arm(draw: st.DrawFn):
         row[order[0]], row[order[1]] = 1.0, 0.5
         means.append(row)
     weights = [draw(st.integers(1, 4)) for _ in range(contexts)]
-    return np.array(weights) / sum(weights), np.array(means), draw(st.integers(0, 2**31))
+    return (np.array(weights) / sum(weights), np.array(means), draw(st.integers(0, 2**31)),
+            "skewed")
 
 
-def check_csc_call(bandit, logging: str = "uniform") -> Outcome:
+def check_csc_call(bandit) -> Outcome:
     """Over repeated datasets of n samples (uniform logging, Bernoulli rewards), CB's policy is
     within eps_csc of the best in at least 1 - delta of the trials.
 
     ``logging="skewed"`` (negative control): the logging policy picks the arm of mean 1/2 with
     probability 0.9, but the oracle still divides by p = 1/|A|.
     """
-    contexts, means, seed = bandit
+    contexts, means, seed, logging = bandit
     rng = np.random.default_rng(seed)
     actions = means.shape[1]
     best = float(contexts @ means.max(axis=1))
@@ -208,7 +234,6 @@ register(Claim(
     check=check_csc_call,
     negative_control="logging skewed to a mediocre arm, propensities ignored by the oracle",
     negative_instances=_bandits_with_a_mediocre_arm,
-    negative_check=lambda bandit: check_csc_call(bandit, logging="skewed"),
     cost=0.25,
 ))
 
@@ -222,7 +247,8 @@ def _small_mdps_with_seed(draw: st.DrawFn):
     mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
                           max_observations=1, max_splits=0))
     assume(any((r != 0).any() for r in mdp.rewards))
-    return mdp, draw(st.integers(0, 2**31))
+    covers = draw(st.sampled_from([HOMING_COVERS, PERTURBED_COVERS]))
+    return mdp, draw(st.integers(0, 2**31)), covers, False
 
 
 def largest_return(mdp: BlockMDP) -> Fraction:
@@ -243,11 +269,11 @@ def largest_return(mdp: BlockMDP) -> Fraction:
     return max(following[i] for i in np.flatnonzero(mdp.start != 0))
 
 
-def check_psdp_spread(case, covers_of=_homing_covers) -> Outcome:
+def check_psdp_spread(case) -> Outcome:
     """PSDP with n samples per step and alpha-covers of size <= N, rewards scaled so that every
     trajectory earns at most 1, gets V >= max V - N h eps_csc / alpha in at least 1 - h delta of
-    the trials."""
-    mdp, seed = case
+    the trials. alpha is the covers' exact quality, or 1 when the case claims it (the control)."""
+    mdp, seed, covers_of, claim_alpha_one = case
     rng = np.random.default_rng(seed)
     scale = max(Fraction(1), largest_return(mdp))
     rewards = tuple(r / scale for r in mdp.rewards)
@@ -255,7 +281,7 @@ def check_psdp_spread(case, covers_of=_homing_covers) -> Outcome:
     last = mdp.horizon - 1
     size = max(len(c) for c in covers[1:]) if mdp.horizon > 1 else 1
     alpha = min((_cover_alpha(mdp, covers[t], t) for t in range(1, mdp.horizon)), default=1)
-    alpha = alpha if covers_of is _homing_covers else Fraction(1)  # negative: assume alpha = 1
+    alpha = Fraction(1) if claim_alpha_one else alpha
     log_policies = max(len(x) for x in mdp.observations) * math.log(mdp.number_of_actions)
     error = error_csc(mdp.number_of_actions, PSDP_SAMPLES, log_policies, DELTA)
     bound = size * mdp.horizon * error / float(alpha) if alpha > 0 else math.inf
@@ -268,7 +294,8 @@ def check_psdp_spread(case, covers_of=_homing_covers) -> Outcome:
         failures += gap > bound
     if failures / PSDP_TRIALS > mdp.horizon * DELTA:
         return Outcome(False, {
-            "instance": spec(mdp), "seed": seed, "rewards_divided_by": number(scale),
+            "instance": spec(mdp), "seed": seed, "covers": covers_of.name,
+            "rewards_divided_by": number(scale),
             "alpha_assumed": number(alpha), "N": size, "samples": PSDP_SAMPLES,
             "bound": bound, "gaps": gaps, "failure_rate": failures / PSDP_TRIALS,
             "allowed": mdp.horizon * DELTA,
@@ -283,6 +310,10 @@ def _locks_with_seed(draw: st.DrawFn, horizon: int, actions: int):
             draw(st.integers(0, 2**31)))
 
 
+def _first_action_claimed_cover(case):
+    return (*case, FIRST_ACTION, True)
+
+
 register(Claim(
     label="thm:psdp-spread",
     statement="PSDP with alpha-policy covers is within N h eps_csc / alpha of the best policy "
@@ -291,8 +322,7 @@ register(Claim(
     check=check_psdp_spread,
     negative_control="roll in with one first-action policy (not a cover) yet claim alpha = 1, "
                      "on combination locks",
-    negative_instances=lambda: _locks_with_seed(3, 4),
-    negative_check=lambda case: check_psdp_spread(case, _first_action_covers),
+    negative_instances=lambda: _locks_with_seed(3, 4).map(_first_action_claimed_cover),
     cost=0.1,
 ))
 
@@ -307,14 +337,14 @@ def _oracle_instances(draw: st.DrawFn):
     mdp = draw(block_mdps(min_horizon=2, max_horizon=2, max_width=2, max_actions=2,
                           max_observations=1, max_splits=0, rewards=False))
     assume(mdp.number_of_actions == 2 and eta_min(mdp) >= Fraction(1, 2))
-    return mdp, draw(st.integers(0, 2**31))
+    return mdp, draw(st.integers(0, 2**31)), None
 
 
-def check_exp_oracle_sampled(case, samples: int | None = None) -> Outcome:
+def check_exp_oracle_sampled(case) -> Outcome:
     """ExpOracle with the theorem's n_psdp (for delta, N = number of backward KI blocks per
     layer, eta = eta_min) returns 1/2-policy covers in at least 1 - delta of the trials.
-    ``samples`` (negative control) overrides n_psdp."""
-    mdp, seed = case
+    ``samples`` (the case's third entry, set by the negative control) overrides n_psdp."""
+    mdp, seed, samples = case
     rng = np.random.default_rng(seed)
     partition = backward_ki_partition(mdp)
     blocks = max(partition.blocks_per_layer)
@@ -344,8 +374,7 @@ register(Claim(
     instances=_oracle_instances,
     check=check_exp_oracle_sampled,
     negative_control="n_psdp = 1 sample per PSDP call, on combination locks (H=2, K=4)",
-    negative_instances=lambda: _locks_with_seed(2, 4),
-    negative_check=lambda case: check_exp_oracle_sampled(case, samples=1),
+    negative_instances=lambda: _locks_with_seed(2, 4).map(lambda case: (*case, 1)),
     cost=0.05,
 ))
 

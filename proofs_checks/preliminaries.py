@@ -8,18 +8,26 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from hypothesis import assume
 from hypothesis import strategies as st
 
 from kinematic.families import figure1_noncompositional
-from kinematic.homing import eta, lp_maximum_visitation, lp_optimal_value
+from kinematic.homing import (
+    LinearProgramOptimum,
+    eta,
+    lp_maximum_visitation,
+    lp_optimal_value,
+)
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
-from kinematic.policies import state_policy
+from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.spec import from_spec, to_spec
-from kinematic.strategies import block_mdps
+from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import policy_value, state_visitation
+from proofs_checks.definitions import deterministic_policies
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
 
@@ -27,74 +35,96 @@ LP_TOLERANCE = 1e-7
 """The LP is solved in floating point; its optimum is compared with the exact one up to this."""
 
 
-def check_homing_deterministic(mdp: BlockMDP) -> Outcome:
-    """max over deterministic policies (exact DP) = max over stochastic ones (LP), for the MDP's
-    reward and for every ``P_pi(s)``; the LP's stochastic policy never does better, exactly."""
-    deterministic = optimal_values(mdp)
-    stochastic = lp_optimal_value(mdp, mdp.rewards)
-    checks = [("V(pi; R)", deterministic.value, stochastic, lambda p: policy_value(mdp, p))]
-    values = eta(mdp)
-    checks += [
-        (f"P_pi({s})", values[s], lp_maximum_visitation(mdp, s),
-         lambda p, s=s: _visits(mdp, p, s))
-        for s in mdp.states
-    ]
-    for quantity, exact, lp, evaluate in checks:
-        reached = evaluate(lp.policy)
-        if abs(lp.value - float(exact)) > LP_TOLERANCE or reached > exact:
-            return Outcome(False, {
-                "instance": spec(mdp), "quantity": quantity,
-                "max_deterministic": number(exact), "max_stochastic_lp": lp.value,
-                "lp_policy": policy_json(mdp, lp.policy), "lp_policy_exact": number(reached),
-            })
-    return Outcome(True, {"quantities": len(checks)})
+@dataclass(frozen=True)
+class Objective:
+    """A quantity ``V(pi)`` to maximise over policies. For a reward (linear in the occupancy
+    measure: the lemma's hypothesis) ``toolkit_maximum`` is the toolkit's deterministic optimum
+    (dynamic programming) and ``linear_program`` the LP over stochastic policies."""
+
+    name: str
+    evaluate: Callable[[Policy], Any]
+    toolkit_maximum: Callable[[], Any] | None = None
+    linear_program: Callable[[], LinearProgramOptimum] | None = None
 
 
-def _visits(mdp: BlockMDP, policy, state: str):
+def _visits(mdp: BlockMDP, policy: Policy, state: str):
     h, i = mdp.state_location[state]
     return state_visitation(mdp, policy)[h][i]
 
 
-def check_open_loop_suffices(mdp: BlockMDP) -> Outcome:
-    """Weakened hypothesis: deterministic *open-loop* policies (one action sequence, ignoring the
-    observation) attain the optimum. False in general: the negative control."""
-    best = optimal_values(mdp).value
-    open_loop = max(
-        policy_value(mdp, state_policy(mdp, {
-            s: sequence[h] for h, layer in enumerate(mdp.layers) for s in layer
-        }))
-        for sequence in itertools.product(mdp.actions, repeat=mdp.horizon)
-    )
-    if open_loop != best:
-        return Outcome(False, {"instance": spec(mdp), "max_closed_loop": number(best),
-                               "max_open_loop": number(open_loop)})
-    return Outcome(True)
+def reward_objectives(mdp: BlockMDP) -> list[Objective]:
+    """The MDP's reward and every ``P_pi(s)`` (reward ``1{decoder(x) = s}``)."""
+    values = eta(mdp)
+    return [
+        Objective("V(pi; R)", lambda p: policy_value(mdp, p),
+                  lambda: optimal_values(mdp).value, lambda: lp_optimal_value(mdp, mdp.rewards)),
+        *(Objective(f"P_pi({s})", lambda p, s=s: _visits(mdp, p, s), lambda s=s: values[s],
+                    lambda s=s: lp_maximum_visitation(mdp, s)) for s in mdp.states),
+    ]
+
+
+def check_homing_deterministic(case) -> Outcome:
+    """For every objective: its maximum over deterministic non-stationary policies (enumerated)
+    is at least its value under every stochastic policy tried (the LP's optimum when the
+    objective is a reward, the uniform policy, generated ones); for a reward it also equals the
+    toolkit's dynamic programme and the LP's optimum."""
+    mdp, objectives, stochastic = case
+    deterministic = list(deterministic_policies(mdp))
+    for objective in objectives:
+        best = max(objective.evaluate(p) for p in deterministic)
+        tried = [(f"policy {k}", p) for k, p in enumerate(stochastic)]
+        witness: dict[str, Any] = {"instance": spec(mdp), "objective": objective.name,
+                                   "max_deterministic": number(best)}
+        toolkit = None if objective.toolkit_maximum is None else objective.toolkit_maximum()
+        if toolkit is not None and toolkit != best:
+            return Outcome(False, {**witness, "toolkit_maximum": number(toolkit)})
+        if objective.linear_program is not None:
+            lp = objective.linear_program()
+            if abs(lp.value - float(best)) > LP_TOLERANCE:
+                return Outcome(False, {**witness, "max_stochastic_lp": lp.value})
+            tried.append(("the LP's optimal policy", lp.policy))
+        for name, policy in tried:
+            value = objective.evaluate(policy)
+            if value > best:
+                return Outcome(False, {**witness, "stochastic_policy": name,
+                                       "policy": policy_json(mdp, policy),
+                                       "stochastic_value": number(value)})
+    return Outcome(True, {"objectives": len(objectives)})
 
 
 @st.composite
-def _observation_dependent_rewards(draw: st.DrawFn) -> BlockMDP:
-    """Generated MDPs (>= 2 start states, >= 2 actions) whose only rewards are at layer 1:
-    the k-th start state pays 1 for action k mod 2. A closed-loop policy earns 1, an open-loop
-    one (same first action everywhere) strictly less."""
-    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
-                          rewards=False))
-    assume(mdp.width(0) >= 2 and mdp.number_of_actions >= 2)
-    spec_dict = to_spec(mdp)
-    spec_dict["rewards"] = {
-        state: {mdp.actions[k % 2]: "1"} for k, state in enumerate(mdp.layers[0])
-    }
-    return from_spec(spec_dict)
+def _reward_cases(draw: st.DrawFn):
+    mdp = draw(block_mdps(max_horizon=3, max_width=2, max_actions=3, max_observations=1))
+    return mdp, reward_objectives(mdp), [uniform_policy(mdp), draw(policies(mdp))]
+
+
+@st.composite
+def _fork_with_min_objective(draw: st.DrawFn):
+    """The lemma's hypothesis broken: the objective ``min(P_pi(s_a), P_pi(s_b))`` is not a reward
+    (not linear in the occupancy). From one start state, action ``k`` leads to state ``k``;
+    every deterministic policy scores 0, the uniform policy ``1/|A|``."""
+    actions = [f"a{k}" for k in range(draw(st.integers(2, 3)))]
+    targets = [f"s2_{k}" for k in range(len(actions))]
+    mdp = from_spec({
+        "name": "fork", "horizon": 2, "actions": actions, "layers": [["s1"], targets],
+        "start": {"s1": "1"},
+        "transitions": {"s1": {a: {t: "1"} for a, t in zip(actions, targets, strict=True)}},
+    })
+    first, second = draw(st.lists(st.sampled_from(targets), min_size=2, max_size=2, unique=True))
+    objective = Objective(f"min(P_pi({first}), P_pi({second}))",
+                          lambda p: min(_visits(mdp, p, first), _visits(mdp, p, second)))
+    return mdp, [objective], [uniform_policy(mdp)]
 
 
 register(Claim(
     label="lem:homing_deterministic",
     statement="max over deterministic non-stationary policies of V(pi; R) (and of P_pi(s)) "
               "equals the max over stochastic ones",
-    instances=lambda: block_mdps(max_horizon=3, max_width=3, max_actions=3),
+    instances=_reward_cases,
     check=check_homing_deterministic,
-    negative_control="restrict the deterministic policies to open-loop action sequences",
-    negative_instances=_observation_dependent_rewards,
-    negative_check=check_open_loop_suffices,
+    negative_control="an objective that is not a reward: min of two visitation probabilities "
+                     "(a mixture beats every deterministic policy)",
+    negative_instances=_fork_with_min_objective,
 ))
 
 
@@ -159,4 +189,10 @@ register(Claim(
     negative_instances=lambda: st.just(compositional_variant()),
 ))
 
-__all__ = ["best_composition", "check_homing_deterministic", "check_noncompositional"]
+__all__ = [
+    "Objective",
+    "best_composition",
+    "check_homing_deterministic",
+    "check_noncompositional",
+    "reward_objectives",
+]

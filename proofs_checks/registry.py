@@ -44,12 +44,13 @@ class Claim:
     check : callable
         ``check(instance) -> Outcome``.
     negative_control : str
-        What the negative control changes.
+        What the negative control changes: one hypothesis of the claim broken, or a deliberately
+        wrong computation carried by the instance.
     negative_instances : callable
-        Returns the strategy of mutated instances.
-    negative_check : callable or None
-        The check under the weakened hypothesis (default: ``check``). The control is *caught*
-        when it reports a violation on some negative instance.
+        Returns the strategy of such instances. The control runs the claim's own ``check`` on
+        them, never another function, and is *caught* when ``check`` reports a violation. So a
+        ``check`` that always holds makes every control report "missed"
+        (``tests/proofs_checks/test_registry.py`` asserts it for every claim).
     cost : float
         Share of ``--examples`` this claim runs (sampling-heavy claims run fewer instances).
     """
@@ -60,7 +61,6 @@ class Claim:
     check: Callable[[Any], Outcome]
     negative_control: str
     negative_instances: Callable[[], st.SearchStrategy]
-    negative_check: Callable[[Any], Outcome] | None = None
     cost: float = 1.0
 
 
@@ -106,7 +106,9 @@ def register(claim: Claim) -> Claim:
     return claim
 
 
-SECTIONS = ("preliminaries", "inseparability", "planning", "homer_analysis", "supporting")
+SECTIONS = (
+    "definitions", "preliminaries", "inseparability", "planning", "homer_analysis", "supporting",
+)
 """The modules holding the claims, in the order of the paper; each registers on import."""
 
 
@@ -179,9 +181,7 @@ def run_claim(claim: Claim, examples: int) -> ClaimReport:
     budget = max(1, round(examples * claim.cost))
     tried, failure, rates = _search(claim.instances(), claim.check, budget)
     negative_budget = max(1, round(max(examples, MIN_NEGATIVE_EXAMPLES) * claim.cost))
-    _, negative, _ = _search(
-        claim.negative_instances(), claim.negative_check or claim.check, negative_budget
-    )
+    _, negative, _ = _search(claim.negative_instances(), claim.check, negative_budget)
     return ClaimReport(
         label=claim.label,
         statement=claim.statement,
