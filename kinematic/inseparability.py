@@ -12,7 +12,8 @@ For states (equivalently their observations, ``lem:state-inseparable``) of layer
 Grouping is near-linear: exact vectors (normalised columns, rows) are hashed; float vectors are
 first hashed bit for bit, then the remaining near-duplicates are found by sorting a random
 projection and checked in the max norm against ``atol``. Float grouping never splits or merges
-inconsistently: when states chain within ``atol`` while the ends of the chain differ by more,
+inconsistently: when states chain within ``atol`` while some two members of the chain differ by
+more (the block's diameter, whatever the order the states are listed in),
 :class:`AmbiguousTolerance` is raised instead of a guess.
 """
 
@@ -150,15 +151,24 @@ def _pairs_within(
 def _check_consistent(
     rows: sp.csr_array, labels: np.ndarray, atol: float, names: list[str]
 ) -> None:
-    """Every member of a block must lie within ``atol`` of the block's first member."""
-    anchors = np.unique(labels, return_index=True)[1][labels]
-    distance = abs(rows - rows[anchors]).max(axis=1).toarray().reshape(-1)
-    worst = int(np.argmax(distance)) if len(distance) else 0
-    if len(distance) and distance[worst] > atol:
-        raise AmbiguousTolerance(
-            f"states {names[anchors[worst]]!r} and {names[worst]!r} are linked by a chain of "
-            f"states within atol={atol} but differ by {distance[worst]:.3g}"
-        )
+    """Refuse any block whose diameter exceeds ``atol``, whatever the order of its members.
+
+    The max-norm diameter of a set of rows is ``max_j (max_i r_ij - min_i r_ij)``: the largest
+    spread of one coordinate, computed per block from its column maxima and minima.
+    """
+    rows = sp.csr_array(rows)
+    for label in np.flatnonzero(np.bincount(labels) > 1):
+        members = np.flatnonzero(labels == label)
+        block = rows[members]
+        spread = (block.max(axis=0).toarray() - block.min(axis=0).toarray()).reshape(-1)
+        column = int(np.argmax(spread))
+        if spread[column] > atol:
+            values = block[:, [column]].toarray().reshape(-1)
+            high, low = members[int(np.argmax(values))], members[int(np.argmin(values))]
+            raise AmbiguousTolerance(
+                f"states {names[low]!r} and {names[high]!r} are linked by a chain of states "
+                f"within atol={atol} but differ by {spread[column]:.3g}"
+            )
 
 
 def group_rows(

@@ -234,7 +234,7 @@ def block_mdp(
             dist = convert(parsed_emissions[state])
             _check_distribution(mode, dist, f"emissions[{state!r}]")
             for observation, p in dist.items():
-                if mode.is_zero(p):
+                if p == 0:  # supports are exact (kinematic.numbers): 5e-10 is kept
                     continue
                 names.append(observation)
                 owners.append(i)
@@ -281,7 +281,7 @@ def check_reachable(mdp: BlockMDP) -> None:
         if h + 1 < mdp.horizon:
             rows = np.repeat(reached.astype(np.float64), mdp.number_of_actions)
             support = mdp.transitions[h]
-            support = (support != 0) if sp.issparse(support) else mdp.mode.positive(support)
+            support = (support != 0) if sp.issparse(support) else support > 0
             reached = np.asarray(rows @ support, dtype=np.float64).ravel() > 0
 
 

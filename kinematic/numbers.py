@@ -4,6 +4,13 @@ A spec whose probabilities are ints, ``Fraction`` objects or strings such as ``"
 ``"0.25"`` is *exact*: every number is a :class:`fractions.Fraction`, arrays have ``dtype=object``
 and comparisons are ``==``. A spec with any float is in *float* mode: arrays are ``float64``,
 transition matrices are ``scipy.sparse`` and comparisons use the absolute tolerance ``atol``.
+
+One tolerance rule for every probability (start, transition, emission): its *support* is exact —
+a probability is in the support iff it is > 0 as given, so ``5e-10`` is a genuine (tiny)
+probability, never "unreachable" nor a deleted observation. ``atol`` judges only sums (a
+distribution must sum to 1 within ``atol``) and comparisons of computed values (KI grouping,
+equal values).
+
 Algorithms are written once against :class:`NumberMode` and the ``@`` operator, which both
 representations support.
 """
@@ -107,17 +114,17 @@ class NumberMode:
         """The storage used for transition matrices: dense object array or sparse CSR."""
         return dense if self.exact else sp.csr_array(dense)
 
-    def is_zero(self, value: Number) -> bool:
-        return value == 0 if self.exact else abs(value) <= self.atol
-
     def equal(self, left: Number, right: Number) -> bool:
         return left == right if self.exact else abs(left - right) <= self.atol
 
     def positive(self, values: np.ndarray) -> np.ndarray:
-        """Boolean mask of entries that are strictly positive in this mode."""
-        if self.exact:
-            return np.asarray(values > 0, dtype=bool)
-        return np.asarray(values > self.atol, dtype=bool)
+        """Boolean mask of the strictly positive entries, in both modes.
+
+        Supports are exact in float mode too: a probability is in the support iff it is > 0
+        (``atol`` only judges sums and comparisons, see the module docstring). Probabilities are
+        sums of products of non-negative numbers, so a zero is never produced by rounding.
+        """
+        return np.asarray(values > 0, dtype=bool)
 
     def to_json(self, value: Number) -> str | float:
         """``"p/q"`` strings in exact mode, plain floats otherwise."""

@@ -95,7 +95,7 @@ def to_spec(mdp: BlockMDP) -> dict:
             nonzero = {
                 action: number(mdp.rewards[h][x, a])
                 for a, action in enumerate(mdp.actions)
-                if not mode.is_zero(mdp.rewards[h][x, a])
+                if mdp.rewards[h][x, a] != 0
             }
             if nonzero:
                 rewards[observation] = nonzero
@@ -107,7 +107,7 @@ def to_spec(mdp: BlockMDP) -> dict:
         "start": {
             mdp.layers[0][i]: number(p)
             for i, p in enumerate(mdp.start)
-            if not mode.is_zero(p)
+            if p != 0
         },
         "transitions": transitions,
     }

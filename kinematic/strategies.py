@@ -62,20 +62,27 @@ def block_mdps(
     transitions: dict[str, dict[str, dict[str, str]]] = {}
     for h in range(horizon - 1):
         following = layers[h + 1]
+        # A twin copies the outgoing distributions of an earlier state of its layer (not only
+        # their supports), so the two are forward KI.
+        twin_of: dict[str, str] = {}
         supports: dict[tuple[str, str], list[str]] = {}
         for i, state in enumerate(layers[h]):
             twin = draw(st.sampled_from([None, *layers[h][:i]]))
+            if twin is not None:
+                twin_of[state] = twin_of.get(twin, twin)
+                continue
             for action in actions:
-                if twin is not None:
-                    supports[state, action] = list(supports[twin, action])
-                else:
-                    chosen = draw(st.sets(st.sampled_from(following), min_size=1))
-                    supports[state, action] = sorted(chosen, key=following.index)
+                chosen = draw(st.sets(st.sampled_from(following), min_size=1))
+                supports[state, action] = sorted(chosen, key=following.index)
         for target in following:
             if not any(target in support for support in supports.values()):
                 parent = draw(st.sampled_from(sorted(supports)))
                 supports[parent] = sorted({*supports[parent], target}, key=following.index)
         for state in layers[h]:
+            if state in twin_of:
+                transitions[state] = {action: dict(row)
+                                      for action, row in transitions[twin_of[state]].items()}
+                continue
             transitions[state] = {
                 action: _distribution(draw, supports[state, action], max_weight)
                 for action in actions
