@@ -151,6 +151,42 @@ register(Claim(
                                          st.just(ONE_CLASS)),
 ))
 
+# --- thm:oracle-exp-statement ------------------------------------------------------------------
+
+
+def check_oracle_exp_statement(case) -> Outcome:
+    """Both parts of the statement with infinite data: ExpOracle with the case's abstraction
+    returns 1/2-policy covers (part 1) and PSDP for the external reward over those covers an
+    optimal policy (part 2, epsilon = 0)."""
+    mdp, abstraction = case
+    covers = exp_oracle_exact(mdp, observation_labels(mdp, abstraction(mdp)))
+    for h in range(1, mdp.horizon):
+        alpha = _cover_alpha(mdp, covers[h], h)
+        if alpha < Fraction(1, 2):
+            return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name,
+                                   "layer": h + 1, "alpha": number(alpha)})
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    value, optimum = policy_value(mdp, policy), optimal_values(mdp).value
+    if value != optimum:
+        return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name,
+                               "value": number(value), "optimal_value": number(optimum),
+                               "policy": policy_json(mdp, policy)})
+    return Outcome(True)
+
+
+register(Claim(
+    label="thm:oracle-exp-statement",
+    statement="ExpOracle with a backward KI abstraction returns 1/2-policy covers and an "
+              "epsilon-optimal policy (checked with infinite data: epsilon = 0)",
+    instances=lambda: st.tuples(block_mdps(min_horizon=2, max_horizon=3, max_splits=1),
+                                st.just(PARTITIONS["backward"])),
+    check=check_oracle_exp_statement,
+    negative_control="the one-class abstraction instead of backward KI, on combination locks",
+    negative_instances=lambda: st.tuples(
+        st.builds(combination_lock, st.integers(2, 4), st.integers(2, 4), st.integers(0, 100)),
+        st.just(ONE_CLASS)),
+))
+
 # --- prop:csc-call ----------------------------------------------------------------------------
 
 

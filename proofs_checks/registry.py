@@ -107,7 +107,8 @@ def register(claim: Claim) -> Claim:
 
 
 SECTIONS = (
-    "definitions", "preliminaries", "inseparability", "planning", "homer_analysis", "supporting",
+    "definitions", "preliminaries", "inseparability", "planning", "homer_analysis",
+    "homer_guarantees", "supporting",
 )
 """The modules holding the claims, in the order of the paper; each registers on import."""
 

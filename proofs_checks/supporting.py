@@ -1,9 +1,13 @@
 """Appendix ``app:supporting``: the performance difference lemma (``lem:perf-diff``), as an exact
-identity on generated MDPs."""
+identity on generated MDPs, and Bernstein's inequality (``prop:bernstein``) for centred Bernoulli
+variables, with the exact binomial tail."""
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
+from scipy.stats import binom
 
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy
@@ -54,4 +58,39 @@ register(Claim(
     check=check_performance_difference,
     negative_control="weight the advantages with pi2's distribution Q_h^(2)",
     negative_instances=lambda: _two_policies(min_horizon=2, weight_with="second"),
+))
+
+
+# --- prop:bernstein --------------------------------------------------------------------------
+
+
+def check_bernstein(case) -> Outcome:
+    """For ``U_t = B_t - p`` with ``B_t ~ Bernoulli(p)`` i.i.d. (zero mean, ``|U_t| <= R =
+    max(p, 1 - p)``, variance ``sigma^2 = p (1 - p)``): ``P(mean U > sqrt(2 sigma^2 ln(1/delta)
+    / n) + 2 R ln(1/delta) / (3 n)) <= delta``, with the exact binomial tail. The case's flag
+    ``range_term`` is False in the control (the ``2 R ln(1/delta) / (3 n)`` term dropped)."""
+    n, p, delta, range_term = case
+    log = math.log(1 / delta)
+    bound = math.sqrt(2 * p * (1 - p) * log / n)
+    if range_term:
+        bound += 2 * max(p, 1 - p) * log / (3 * n)
+    # mean U > bound  <=>  successes > n (p + bound)
+    threshold = math.floor(n * (p + bound))
+    tail = float(binom.sf(threshold, n, p))
+    witness = {"n": n, "p": p, "delta": delta, "range_term": range_term, "bound": bound,
+               "P(mean U > bound)": tail}
+    return Outcome(tail <= delta, witness)
+
+
+register(Claim(
+    label="prop:bernstein",
+    statement="for independent zero-mean |U_t| <= R with mean variance <= sigma^2, mean U <= "
+              "sqrt(2 sigma^2 ln(1/delta)/n) + 2 R ln(1/delta)/(3n) w.p. >= 1 - delta",
+    instances=lambda: st.tuples(st.integers(1, 400), st.floats(0.001, 0.999),
+                                st.sampled_from([0.01, 0.05, 0.1, 0.3]), st.just(True)),
+    check=check_bernstein,
+    negative_control="drop the range term 2 R ln(1/delta)/(3n), on rare events "
+                     "(n p between 0.12 and 0.2, delta = 0.1)",
+    negative_instances=lambda: st.integers(10, 40).flatmap(lambda n: st.tuples(
+        st.just(n), st.floats(0.12 / n, 0.2 / n), st.just(0.1), st.just(False))),
 ))

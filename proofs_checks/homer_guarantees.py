@@ -1,0 +1,306 @@
+"""Section 4 and Appendix ``app:appendix-sample-complexity``: HOMER's guarantees, exactly.
+
+- ``prop:ki-equal-fstar`` (unlabelled proposition): KI observations have equal ``f*`` values, in
+  the first argument (forward KI suffices) and in the third (backward KI suffices).
+- ``lem:coupling``: for any predictor with HOMER's bottleneck in ``x'``,
+  ``E_coup[1{phi(x1') = i = phi(x2')} |V|] <= 8 sqrt(b_i err)`` with ``err = E_D[(f - f*)^2]``.
+- ``alg:learn_homing_policy`` and ``thm:main-theorem``: HOMER's loop run with exact oracles (the
+  Bayes-optimal contrastive predictor of :mod:`kinematic.contrastive` restricted to capacity
+  ``N``, exact PSDP) learns the backward KI abstraction of every step, builds 1/2-policy covers
+  and an optimal policy. The statistical version (torch HOMER) belongs to ``benchmarks/``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, level_sets
+from kinematic.families import combination_lock
+from kinematic.homing import maximum_visitation
+from kinematic.inseparability import backward_ki_partition, ki_partition
+from kinematic.model import BlockMDP
+from kinematic.planning import block_rewards, optimal_values, psdp_exact
+from kinematic.policies import Policy, uniform_policy
+from kinematic.strategies import block_mdps, policies, separable_pairs
+from kinematic.visitation import policy_value, state_visitation
+from proofs_checks.definitions import definition_keys, partition_failure
+from proofs_checks.registry import Claim, Outcome, register
+from proofs_checks.witness import number, policy_json, spec
+
+__all__ = ["ExactHomer", "exact_homer"]
+
+# --- prop:ki-equal-fstar ------------------------------------------------------------------------
+
+
+def check_ki_equal_fstar(case) -> Outcome:
+    """``f*(x1, a, x') = f*(x2, a, x')`` for pairs related in layer ``h - 1`` and
+    ``f*(x, a, x1') = f*(x, a, x2')`` for pairs related in layer ``h``, wherever both are
+    defined; the relations are the case's (``def:ki`` for the proposition)."""
+    mdp, cover, layer, first_relation, third_relation = case
+    predictor = bayes_optimal_predictor(contrastive_distribution(mdp, cover, layer))
+    defined = predictor != None  # noqa: E711 (object array: None marks undefined entries)
+    for argument, h, relation in (("first", layer - 1, first_relation),
+                                  ("third", layer, third_relation)):
+        keys = definition_keys(mdp, relation)[h]
+        for x, y in itertools.combinations(range(len(keys)), 2):
+            if keys[x] != keys[y]:
+                continue
+            if argument == "first":
+                left, right = predictor[x], predictor[y]
+                both = defined[x] & defined[y]
+            else:
+                left, right = predictor[:, :, x], predictor[:, :, y]
+                both = defined[:, :, x] & defined[:, :, y]
+            if (left[both] != right[both]).any():
+                return Outcome(False, {
+                    "instance": spec(mdp), "layer": layer + 1, "argument": argument,
+                    "relation": relation,
+                    "observations": [mdp.observations[h][x], mdp.observations[h][y]],
+                    "cover": [policy_json(mdp, p) for p in cover],
+                    "f_star": number([left.tolist(), right.tolist()]),
+                })
+    return Outcome(True)
+
+
+@st.composite
+def _ki_cases(draw: st.DrawFn):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_observations=2, max_splits=2))
+    layer = draw(st.integers(1, mdp.horizon - 1))
+    cover = [uniform_policy(mdp), *draw(st.lists(policies(mdp), max_size=2))]
+    return mdp, cover, layer, "ki", "ki"
+
+
+def _forward_twins_as_related(case):
+    """An unequally split state: its halves are forward KI but not backward KI; the third
+    argument is compared over forward KI (the wrong relation)."""
+    mdp, first, _, _, _ = case
+    return mdp, [uniform_policy(mdp)], mdp.state_location[first][0], "ki", "forward"
+
+
+register(Claim(
+    label="prop:ki-equal-fstar",
+    statement="KI observations have equal f* in the first argument and in the third",
+    instances=_ki_cases,
+    check=check_ki_equal_fstar,
+    negative_control="compare the third argument over forward KI pairs (an unequal split: "
+                     "forward KI, not backward KI)",
+    negative_instances=lambda: separable_pairs().map(_forward_twins_as_related),
+))
+
+# --- lem:coupling --------------------------------------------------------------------------------
+
+
+def _state_prior(mdp: BlockMDP, layer: int, prior: np.ndarray) -> np.ndarray:
+    result = mdp.mode.zeros(mdp.width(layer))
+    for x, state in enumerate(mdp.emission_state[layer]):
+        result[state] += prior[x]
+    return result
+
+
+def check_coupling(case) -> Outcome:
+    """For every class ``i`` of ``phi`` on layer ``h``: ``LHS_i^2 <= 64 b_i err`` exactly, where
+    ``LHS_i = E_{D_coup}[1{phi(x1') = i = phi(x2')} |V(x1', x2', x, a)|]``,
+    ``b_i = rho(phi = i)`` and ``err = E_D[(f - f*)^2]``. ``f`` is the case's predictor: HOMER's
+    bottleneck ``w(x, a, phi(x'))`` with the best ``w`` (the D-weighted mean of ``f*`` over the
+    class), or, in the control, ``f*`` itself (no bottleneck)."""
+    mdp, cover, layer, phi, bottleneck = case
+    distribution = contrastive_distribution(mdp, cover, layer)
+    joint = distribution.joint.sum(axis=-1)  # D(x, a, x')
+    f_star = bayes_optimal_predictor(distribution)
+    contexts = joint.sum(axis=2)  # D(x, a)
+    prior = distribution.prior
+    predictor = f_star.copy()
+    classes = sorted(set(phi))
+    if bottleneck:
+        for i in classes:
+            members = [y for y in range(len(phi)) if phi[y] == i]
+            weight = joint[:, :, members].sum(axis=2)
+            mass = sum(joint[:, :, y] * np.where(joint[:, :, y] > 0, f_star[:, :, y], 0)
+                       for y in members)
+            mean = np.where(weight > 0, mass / np.where(weight > 0, weight, 1), 0)
+            for y in members:
+                predictor[:, :, y] = mean
+    error = sum(joint[index] * (predictor[index] - f_star[index]) ** 2
+                for index in zip(*np.nonzero(joint > 0), strict=True))
+    states = mdp.emission_state[layer]
+    rho_states = _state_prior(mdp, layer, prior)
+    tensor = mdp.transition_tensor(layer - 1)[mdp.emission_state[layer - 1]]  # (x, a, s')
+    ratio = tensor / np.where(rho_states == 0, 1, rho_states)[None, None, :]
+    for i in classes:
+        members = [y for y in range(len(phi)) if phi[y] == i and prior[y] > 0]
+        b_i = sum(prior[y] for y in members)
+        if b_i == 0:
+            continue
+        lhs = sum(
+            contexts[x, a] * prior[y1] * prior[y2]
+            * abs(ratio[x, a, states[y1]] - ratio[x, a, states[y2]])
+            for y1, y2 in itertools.product(members, repeat=2)
+            for x, a in zip(*np.nonzero(contexts > 0), strict=True)
+        )
+        if lhs * lhs > 64 * b_i * error:
+            return Outcome(False, {
+                "instance": spec(mdp), "layer": layer + 1, "phi": list(phi),
+                "bottleneck": bottleneck, "class": i, "E_coup[1{i} |V|]": number(lhs),
+                "b_i": number(b_i), "err": number(error),
+                "cover": [policy_json(mdp, p) for p in cover],
+            })
+    return Outcome(True, {"err": number(error)})
+
+
+@st.composite
+def _coupling_cases(draw: st.DrawFn, bottleneck: bool = True):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_observations=2, max_splits=1))
+    layer = draw(st.integers(1, mdp.horizon - 1))
+    cover = [uniform_policy(mdp), *draw(st.lists(policies(mdp), max_size=2))]
+    size = len(mdp.observations[layer])
+    phi = draw(st.lists(st.integers(0, max(0, size - 1)), min_size=size, max_size=size))
+    if not bottleneck:
+        keys = definition_keys(mdp, "backward")[layer]
+        assume(any(phi[x] == phi[y] and keys[x] != keys[y]
+                   for x, y in itertools.combinations(range(size), 2)))
+    return mdp, cover, layer, tuple(phi), bottleneck
+
+
+register(Claim(
+    label="lem:coupling",
+    statement="for a bottlenecked predictor, E_coup[1{phi(x1') = i = phi(x2')} |V|] <= "
+              "8 sqrt(b_i E_D[(f - f*)^2])",
+    instances=_coupling_cases,
+    check=check_coupling,
+    negative_control="drop the bottleneck: f = f* (err = 0) with a phi that merges "
+                     "observations that are not backward KI",
+    negative_instances=lambda: _coupling_cases(bottleneck=False),
+))
+
+# --- alg:learn_homing_policy and thm:main-theorem ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactHomer:
+    """What :func:`exact_homer` returns: per layer the learned backward abstraction (state
+    labels, ``phi_B``) and the cover ``Psi_h``; and the reward-sensitive policy."""
+
+    abstractions: tuple[np.ndarray, ...]
+    covers: tuple[tuple[Policy, ...], ...]
+    policy: Policy
+
+
+def _learned_abstraction(mdp: BlockMDP, cover, layer: int, capacity: int) -> np.ndarray:
+    """``phi_B`` on the states of ``layer``: the level sets of the Bayes-optimal predictor in
+    ``x'`` (realisable in ``F_N`` for ``N >= N_KD``, ``lem:p-form``); with fewer classes allowed,
+    the surplus level sets are merged into the last class. Observations the roll-in never
+    reaches get class 0 (none do when ``cover`` is a policy cover)."""
+    distribution = contrastive_distribution(mdp, cover, layer)
+    sets = level_sets(mdp, bayes_optimal_predictor(distribution), distribution)
+    labels = np.zeros(mdp.width(layer), dtype=np.intp)
+    for k, members in enumerate(sets):
+        for observation in members:
+            x = mdp.observation_location[observation][1]
+            labels[mdp.emission_state[layer][x]] = min(k, capacity - 1)
+    return labels
+
+
+def exact_homer(mdp: BlockMDP, capacity: int) -> ExactHomer:
+    """``alg:learn_homing_policy`` with infinite data: at each step ``h``, roll in with
+    ``Unf(Psi_{h-1}) o Unf(A)``, learn ``phi_B`` by :func:`_learned_abstraction`, and set
+    ``Psi_h`` = PSDP (exact) for the internal reward of each class; then PSDP for the external
+    reward over all covers."""
+    covers: list[tuple[Policy, ...]] = [(uniform_policy(mdp),)]
+    abstractions = [np.zeros(mdp.width(0), dtype=np.intp)]
+    for h in range(1, mdp.horizon):
+        labels = _learned_abstraction(mdp, list(covers[h - 1]), h, capacity)
+        observation_labels = labels[mdp.emission_state[h]]
+        abstractions.append(labels)
+        covers.append(tuple(
+            psdp_exact(mdp, covers, block_rewards(mdp, h, observation_labels, block), h - 1)
+            for block in np.unique(observation_labels)
+        ))
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    return ExactHomer(tuple(abstractions), tuple(covers), policy)
+
+
+def _capacity_cases(draw: st.DrawFn, mdp: BlockMDP, below: bool) -> tuple[BlockMDP, int]:
+    backward = backward_ki_partition(mdp).blocks_per_layer
+    if below:
+        assume(max(backward) >= 2)
+        return mdp, max(backward) - 1
+    return mdp, max(ki_partition(mdp).blocks_per_layer) + draw(st.integers(0, 1))
+
+
+@st.composite
+def _homer_instances(draw: st.DrawFn):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_observations=2, max_splits=1))
+    return _capacity_cases(draw, mdp, below=False)
+
+
+@st.composite
+def _locks_below_capacity(draw: st.DrawFn):
+    mdp = combination_lock(draw(st.integers(2, 4)), draw(st.integers(2, 3)),
+                           draw(st.integers(0, 100)))
+    return _capacity_cases(draw, mdp, below=True)
+
+
+def _covers_and_value(mdp: BlockMDP, result: ExactHomer) -> Outcome:
+    eta_layers = maximum_visitation(mdp)
+    for h in range(1, mdp.horizon):
+        best = np.max(np.stack([state_visitation(mdp, p)[h] for p in result.covers[h]]), axis=0)
+        alpha = min(best / eta_layers[h])
+        if alpha < Fraction(1, 2):
+            return Outcome(False, {"instance": spec(mdp), "layer": h + 1, "alpha": number(alpha),
+                                   "cover": [policy_json(mdp, p) for p in result.covers[h]]})
+    value, optimum = policy_value(mdp, result.policy), optimal_values(mdp).value
+    if value != optimum:
+        return Outcome(False, {"instance": spec(mdp), "value": number(value),
+                               "optimal_value": number(optimum),
+                               "policy": policy_json(mdp, result.policy)})
+    return Outcome(True)
+
+
+def check_main_theorem(case) -> Outcome:
+    """With exact oracles and capacity ``N``: every ``Psi_h`` is a 1/2-policy cover and the
+    reward-sensitive policy is optimal (epsilon = 0 with infinite data)."""
+    mdp, capacity = case
+    return _covers_and_value(mdp, exact_homer(mdp, capacity))
+
+
+register(Claim(
+    label="thm:main-theorem",
+    statement="HOMER with N >= N_KD returns 1/2-policy covers and an epsilon-optimal policy "
+              "(checked with exact oracles: infinite data)",
+    instances=_homer_instances,
+    check=check_main_theorem,
+    negative_control="capacity N = N_BD - 1 (below the hypothesis N >= N_KD), on combination "
+                     "locks",
+    negative_instances=_locks_below_capacity,
+))
+
+
+def check_learned_abstractions(case) -> Outcome:
+    """Each step of the exact loop learns exactly the backward KI partition of its layer (wrong
+    merges and wrong splits both reported) and keeps at most ``N`` policies in ``Psi_h``."""
+    mdp, capacity = case
+    result = exact_homer(mdp, capacity)
+    failure = partition_failure(mdp, "backward", result.abstractions)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), "capacity": capacity, **failure})
+    sizes = [len(cover) for cover in result.covers]
+    if max(sizes) > capacity:
+        return Outcome(False, {"instance": spec(mdp), "capacity": capacity, "cover_sizes": sizes})
+    return Outcome(True)
+
+
+register(Claim(
+    label="alg:learn_homing_policy",
+    statement="HOMER's loop with exact oracles learns the backward KI abstraction at every "
+              "step, with covers of at most N policies",
+    instances=_homer_instances,
+    check=check_learned_abstractions,
+    negative_control="capacity N = N_BD - 1, on combination locks",
+    negative_instances=_locks_below_capacity,
+))
