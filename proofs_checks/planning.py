@@ -365,53 +365,65 @@ register(Claim(
 # --- thm:exp-oracle -----------------------------------------------------------------------------
 
 ORACLE_TRIALS = 4
+EPSILON = 0.5
+"""The accuracy asked of the reward-sensitive policy in the sampled ExpOracle check (part 2)."""
 
 
 @st.composite
 def _oracle_instances(draw: st.DrawFn):
-    """Two-layer MDPs with two actions and eta_min >= 1/2, where the theorem's n is affordable."""
-    mdp = draw(block_mdps(min_horizon=2, max_horizon=2, max_width=2, max_actions=2,
-                          max_observations=1, max_splits=0, rewards=False))
-    assume(mdp.number_of_actions == 2 and eta_min(mdp) >= Fraction(1, 2))
-    return mdp, draw(st.integers(0, 2**31)), None
+    """MDPs with two or three layers, two or three actions and eta_min >= 1/2, where the
+    theorem's sample sizes are affordable; rewards in [0, 1/H] so every return is <= 1."""
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=3,
+                          max_observations=1, max_splits=0))
+    assume(mdp.number_of_actions >= 2 and eta_min(mdp) >= Fraction(1, 2))
+    return mdp, draw(st.integers(0, 2**31)), PARTITIONS["backward"]
 
 
 def check_exp_oracle_sampled(case) -> Outcome:
-    """ExpOracle with the theorem's n_psdp (for delta, N = number of backward KI blocks per
-    layer, eta = eta_min) returns 1/2-policy covers in at least 1 - delta of the trials.
-    ``samples`` (the case's third entry, set by the negative control) overrides n_psdp."""
-    mdp, seed, samples = case
+    """ExpOracle with the theorem's sample sizes (for delta, epsilon = 1/2, N = number of blocks
+    per layer of the case's abstraction, eta = eta_min) returns, in at least 1 - delta of the
+    trials, 1/2-policy covers (part 1) and a reward-sensitive policy within epsilon of the
+    optimum (part 2: PSDP over the covers with n_eval samples, rewards scaled to returns <= 1)."""
+    mdp, seed, abstraction = case
     rng = np.random.default_rng(seed)
-    partition = backward_ki_partition(mdp)
-    blocks = max(partition.blocks_per_layer)
+    state_labels = abstraction(mdp)
+    blocks = max(len(set(np.asarray(labels).tolist())) for labels in state_labels)
     log_policies = max(len(x) for x in mdp.observations) * math.log(mdp.number_of_actions)
     sizes = exp_oracle_sample_sizes(blocks, mdp.horizon, mdp.number_of_actions,
-                                    float(eta_min(mdp)), 0.5, DELTA, log_policies)
-    n = sizes.n_psdp if samples is None else samples
-    labels = observation_labels(mdp, partition.labels)
-    failures, alphas = 0, []
+                                    float(eta_min(mdp)), EPSILON, DELTA, log_policies)
+    labels = observation_labels(mdp, state_labels)
+    scale = max(Fraction(1), largest_return(mdp))
+    rewards = tuple(r / scale for r in mdp.rewards)
+    best = float(optimal_values(mdp, rewards).value)
+    failures, alphas, gaps = 0, [], []
     for _ in range(ORACLE_TRIALS):
-        covers = exp_oracle_sampled(mdp, labels, n, rng)
+        covers = exp_oracle_sampled(mdp, labels, sizes.n_psdp, rng)
         alpha = min(_cover_alpha(mdp, covers[h], h) for h in range(1, mdp.horizon))
+        policy = psdp_sampled(mdp, covers, rewards, mdp.horizon - 1, sizes.n_eval, rng)
+        gap = best - float(policy_value(mdp, policy, rewards))
         alphas.append(number(alpha))
-        failures += alpha < Fraction(1, 2)
+        gaps.append(gap)
+        failures += alpha < Fraction(1, 2) or gap > EPSILON
+    witness = {"n_psdp": sizes.n_psdp, "n_eval": sizes.n_eval, "alphas": alphas, "gaps": gaps,
+               "failure_rate": failures / ORACLE_TRIALS}
     if failures / ORACLE_TRIALS > DELTA:
-        return Outcome(False, {"instance": spec(mdp), "seed": seed, "n_psdp": n,
-                               "alphas": alphas, "failure_rate": failures / ORACLE_TRIALS,
-                               "delta": DELTA})
-    return Outcome(True, {"n_psdp": n, "alphas": alphas,
-                          "failure_rate": failures / ORACLE_TRIALS})
+        return Outcome(False, {"instance": spec(mdp), "seed": seed,
+                               "abstraction": abstraction.name, "delta": DELTA, **witness})
+    return Outcome(True, witness)
 
 
 register(Claim(
     label="thm:exp-oracle",
     statement="ExpOracle with n_psdp = 256 N^4 H^2 |A| ln(2|Pi|/delta') / eta^2 returns "
-              "1/2-policy covers with probability >= 1 - delta",
+              "1/2-policy covers and an epsilon-optimal policy with probability >= 1 - delta",
     instances=_oracle_instances,
     check=check_exp_oracle_sampled,
-    negative_control="n_psdp = 1 sample per PSDP call, on combination locks (H=2, K=4)",
-    negative_instances=lambda: _locks_with_seed(2, 4).map(lambda case: (*case, 1)),
-    cost=0.05,
+    negative_control="the one-class abstraction (not backward KI) with the theorem's sample "
+                     "sizes, on combination locks (H = 2, K = 2..3)",
+    negative_instances=lambda: st.builds(
+        lambda k, lock_seed, seed: (combination_lock(2, k, lock_seed), seed, ONE_CLASS),
+        st.integers(2, 3), st.integers(0, 100), st.integers(0, 2**31)),
+    cost=0.1,
 ))
 
 __all__ = ["error_csc"]
