@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, level_sets
 from kinematic.families import combination_lock
-from kinematic.homing import maximum_visitation
+from kinematic.homing import homing_policy, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import block_rewards, optimal_values, psdp_exact
@@ -30,6 +31,7 @@ from kinematic.policies import Policy, uniform_policy
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import policy_value, state_visitation
 from proofs_checks.definitions import definition_keys, partition_failure
+from proofs_checks.planning import DELTA
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
 
@@ -103,6 +105,25 @@ def _state_prior(mdp: BlockMDP, layer: int, prior: np.ndarray) -> np.ndarray:
     return result
 
 
+def _bottleneck_error(distribution, phi) -> object:
+    """``err = E_D[(f - f*)^2]`` for HOMER's bottlenecked predictor ``f = w(x, a, phi(x'))``
+    with the best ``w`` (the D-weighted mean of ``f*`` over each class)."""
+    joint = distribution.joint.sum(axis=-1)
+    f_star = bayes_optimal_predictor(distribution)
+    predictor = f_star.copy()
+    for i in sorted(set(phi)):
+        members = [y for y in range(len(phi)) if phi[y] == i]
+        weight = joint[:, :, members].sum(axis=2)
+        mass = sum(joint[:, :, y] * np.where(joint[:, :, y] > 0, f_star[:, :, y], 0)
+                   for y in members)
+        mean = np.where(weight > 0, mass / np.where(weight > 0, weight, 1), 0)
+        for y in members:
+            predictor[:, :, y] = mean
+    error = sum(joint[index] * (predictor[index] - f_star[index]) ** 2
+                for index in zip(*np.nonzero(joint > 0), strict=True))
+    return error
+
+
 def check_coupling(case) -> Outcome:
     """For every class ``i`` of ``phi`` on layer ``h``: ``LHS_i^2 <= 64 b_i err`` exactly, where
     ``LHS_i = E_{D_coup}[1{phi(x1') = i = phi(x2')} |V(x1', x2', x, a)|]``,
@@ -111,23 +132,11 @@ def check_coupling(case) -> Outcome:
     class), or, in the control, ``f*`` itself (no bottleneck)."""
     mdp, cover, layer, phi, bottleneck = case
     distribution = contrastive_distribution(mdp, cover, layer)
-    joint = distribution.joint.sum(axis=-1)  # D(x, a, x')
-    f_star = bayes_optimal_predictor(distribution)
-    contexts = joint.sum(axis=2)  # D(x, a)
+    contexts = distribution.joint.sum(axis=(2, 3))  # D(x, a)
     prior = distribution.prior
-    predictor = f_star.copy()
     classes = sorted(set(phi))
-    if bottleneck:
-        for i in classes:
-            members = [y for y in range(len(phi)) if phi[y] == i]
-            weight = joint[:, :, members].sum(axis=2)
-            mass = sum(joint[:, :, y] * np.where(joint[:, :, y] > 0, f_star[:, :, y], 0)
-                       for y in members)
-            mean = np.where(weight > 0, mass / np.where(weight > 0, weight, 1), 0)
-            for y in members:
-                predictor[:, :, y] = mean
-    error = sum(joint[index] * (predictor[index] - f_star[index]) ** 2
-                for index in zip(*np.nonzero(joint > 0), strict=True))
+    # Without the bottleneck the predictor is f* itself: err = 0.
+    error = _bottleneck_error(distribution, phi) if bottleneck else mdp.mode.scalar(0)
     states = mdp.emission_state[layer]
     rho_states = _state_prior(mdp, layer, prior)
     tensor = mdp.transition_tensor(layer - 1)[mdp.emission_state[layer - 1]]  # (x, a, s')
@@ -303,4 +312,241 @@ register(Claim(
     check=check_learned_abstractions,
     negative_control="capacity N = N_BD - 1, on combination locks",
     negative_instances=_locks_below_capacity,
+))
+
+# --- lem:policy-comparison and lem:policy-cover-guarantee -------------------------------------
+
+
+def comparison_failure(mdp, cover, layer, phi, policies_pair, every_class: bool):
+    """The first violation of ``lem:policy-comparison``'s inequality for the states of
+    ``layer``: for the class ``i`` holding the observations of ``s`` (or, ``every_class``, the
+    literal 'min over i': every class ``i``)."""
+    distribution = contrastive_distribution(mdp, cover, layer)
+    error = _bottleneck_error(distribution, phi)
+    alpha = min(np.max(np.stack([state_visitation(mdp, p)[layer - 1] for p in cover]), axis=0)
+                / maximum_visitation(mdp)[layer - 1])
+    if alpha == 0:  # not a policy cover: the bound is vacuous
+        return None
+    rho_states = _state_prior(mdp, layer, distribution.prior)
+    n = max(len(cover), len(set(phi)))
+    visits = [state_visitation(mdp, p)[layer] for p in policies_pair]
+    observation_visits = [
+        [sum(visits[k][mdp.emission_state[layer][y]] * mdp.emission_probability[layer][y]
+             for y in range(len(phi)) if phi[y] == i) for i in range(max(phi) + 1)]
+        for k in range(2)
+    ]
+    b = [sum(distribution.prior[y] for y in range(len(phi)) if phi[y] == i)
+         for i in range(max(phi) + 1)]
+    for s, state in enumerate(mdp.layers[layer]):
+        own = {phi[y] for y in range(len(phi)) if mdp.emission_state[layer][y] == s}
+        classes = range(len(b)) if every_class else (own if len(own) == 1 else ())
+        for i in classes:
+            if b[i] == 0:
+                continue
+            left = visits[0][s] - visits[1][s]
+            first = rho_states[s] / b[i] * (observation_visits[0][i] - observation_visits[1][i])
+            # 16 N |A| rho(s) / (alpha b_i^{3/2}): squared to stay exact.
+            coefficient_squared = (16 * n * mdp.number_of_actions * rho_states[s] / alpha) ** 2 \
+                / b[i] ** 3
+            excess = left - first
+            if excess > 0 and excess * excess > coefficient_squared * error:
+                return {"state": state, "class": i, "P[s|pi1] - P[s|pi2]": number(left),
+                        "first_term": number(first), "err": number(error),
+                        "alpha": number(alpha), "b_i": number(b[i])}
+    return None
+
+
+def check_policy_comparison(case) -> Outcome:
+    """``lem:policy-comparison`` with an exact error: for an alpha-cover ``Psi_{h-1}``, a
+    bottlenecked predictor (``phi``, best ``w``) and two policies,
+    ``P[s|pi1] - P[s|pi2] <= rho(s)/b_i (P[phi = i|pi1] - P[phi = i|pi2]) +
+    16 N |A| rho(s) / (alpha b_i^{3/2}) sqrt(err)`` for ``i`` the class of ``s``'s observations.
+    The case's ``every_class`` asks it for every class ``i`` (the literal 'min over i')."""
+    mdp, cover, layer, phi, pair, every_class = case
+    failure = comparison_failure(mdp, cover, layer, phi, pair, every_class)
+    if failure:
+        return Outcome(False, {"instance": spec(mdp), "layer": layer + 1, "phi": list(phi),
+                               "every_class": every_class,
+                               "policies": [policy_json(mdp, p) for p in pair], **failure})
+    return Outcome(True)
+
+
+@st.composite
+def _comparison_cases(draw: st.DrawFn, every_class: bool = False):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, max_observations=2, max_splits=1))
+    layer = draw(st.integers(1, mdp.horizon - 1))
+    cover = [uniform_policy(mdp), *draw(st.lists(policies(mdp), max_size=2))]
+    size = len(mdp.observations[layer])
+    labels = backward_ki_partition(mdp).labels[layer][mdp.emission_state[layer]]
+    phi = draw(st.one_of(
+        st.just(tuple(int(v) for v in labels)),
+        st.lists(st.integers(0, max(0, size - 1)), min_size=size, max_size=size).map(tuple)))
+    phi = tuple(int(v) for v in np.unique(phi, return_inverse=True)[1])
+    return mdp, cover, layer, phi, (draw(policies(mdp)), draw(policies(mdp))), every_class
+
+
+@st.composite
+def _lock_every_class(draw: st.DrawFn):
+    """The literal reading on a lock with phi = backward KI (err = 0): pi1 takes the good action,
+    pi2 the bad one; the class of s_{2,c} makes the right-hand side negative for s_{2,a}."""
+    mdp = combination_lock(2, draw(st.integers(2, 3)), draw(st.integers(0, 100)))
+    labels = backward_ki_partition(mdp).labels[1][mdp.emission_state[1]]
+    pair = (draw(policies(mdp, deterministic=True)), draw(policies(mdp, deterministic=True)))
+    return mdp, [uniform_policy(mdp)], 1, tuple(int(v) for v in labels), pair, True
+
+
+register(Claim(
+    label="lem:policy-comparison",
+    statement="P[s|pi1] - P[s|pi2] <= rho(s)/b_i (P[phi=i|pi1] - P[phi=i|pi2]) + "
+              "16 N|A| rho(s) sqrt(err) / (alpha b_i^{3/2}), i the class of s",
+    instances=_comparison_cases,
+    check=check_policy_comparison,
+    negative_control="the literal 'min over i': every class i, on combination locks with "
+                     "phi = backward KI (err = 0)",
+    negative_instances=_lock_every_class,
+))
+
+
+def check_policy_cover_guarantee(case) -> Outcome:
+    """``lem:policy-cover-guarantee`` with exact PSDP (``eps_csc = 0``) and an exact error: with
+    1-policy covers (homing policies) of the earlier layers, a bottlenecked predictor with
+    abstraction ``phi`` on layer ``h`` and ``Psi_h`` = PSDP for the internal reward of each class,
+    every ``s`` of layer ``h`` has some ``i`` with ``P[s | pi_i] >= eta(s) -
+    16 N^3 |A|^{3/2} / alpha^{3/2} sqrt(err / eta(s))``. The case's ``error_term`` is False in
+    the control (the regression term dropped)."""
+    mdp, layer, phi, error_term = case
+    covers = [[homing_policy(mdp, s) for s in states] for states in mdp.layers[:layer]]
+    distribution = contrastive_distribution(mdp, covers[layer - 1], layer)
+    error = _bottleneck_error(distribution, phi) if error_term else mdp.mode.scalar(0)
+    labels = np.asarray(phi)
+    learned = [psdp_exact(mdp, covers, block_rewards(mdp, layer, labels, block), layer - 1)
+               for block in np.unique(labels)]
+    n = max(max(len(c) for c in covers), len(learned))
+    eta_layer = maximum_visitation(mdp)[layer]
+    best = np.max(np.stack([state_visitation(mdp, p)[layer] for p in learned]), axis=0)
+    coefficient_squared = (16 * n**3) ** 2 * mdp.number_of_actions**3  # alpha = 1
+    for s, state in enumerate(mdp.layers[layer]):
+        shortfall = eta_layer[s] - best[s]
+        if shortfall > 0 and shortfall**2 > coefficient_squared * error / eta_layer[s]:
+            return Outcome(False, {
+                "instance": spec(mdp), "layer": layer + 1, "phi": list(phi), "state": state,
+                "eta(s)": number(eta_layer[s]), "max_i P[s | pi_i]": number(best[s]),
+                "err": number(error), "error_term": error_term,
+                "cover": [policy_json(mdp, p) for p in learned],
+            })
+    return Outcome(True, {"err": number(error)})
+
+
+@st.composite
+def _cover_guarantee_cases(draw: st.DrawFn):
+    case = draw(_comparison_cases())
+    mdp, _, layer, phi = case[:4]
+    return mdp, layer, phi, True
+
+
+@st.composite
+def _locks_one_class(draw: st.DrawFn):
+    mdp = combination_lock(draw(st.integers(2, 4)), draw(st.integers(2, 3)),
+                           draw(st.integers(0, 100)))
+    layer = draw(st.integers(1, mdp.horizon - 1))
+    return mdp, layer, tuple([0] * len(mdp.observations[layer])), False
+
+
+register(Claim(
+    label="lem:policy-cover-guarantee",
+    statement="each s has a learned cover policy with P[s|pi_i] >= eta(s) - N^2 h eps_csc / "
+              "alpha - 16 N^3 |A|^{3/2} sqrt(err / eta(s)) / alpha^{3/2} (exact PSDP)",
+    instances=_cover_guarantee_cases,
+    check=check_policy_cover_guarantee,
+    negative_control="drop the regression term, with phi = one class on combination locks",
+    negative_instances=_locks_one_class,
+))
+
+# --- corr:sq-loss --------------------------------------------------------------------------------
+
+SQ_LOSS_TRIALS = 5
+MAX_ABSTRACTION_PAIRS = 5000
+
+
+def erm_over_bottlenecks(counts: np.ndarray, capacity: int) -> np.ndarray:
+    """The empirical risk minimiser over ``F_N`` = ``{w(phi(x), a, phi'(x'))}``: every pair of
+    abstractions (``phi`` on ``x``, ``phi'`` on ``x'``, ``capacity`` classes each) is enumerated;
+    for each, the best ``w`` is the mean label per cell. ``counts[x, a, x', y]`` are sample
+    counts; returns the fitted ``f(x, a, x')`` (cells without samples predict 1/2)."""
+    contexts, actions, targets, _ = counts.shape
+    pairs = capacity ** (contexts + targets)
+    if pairs > MAX_ABSTRACTION_PAIRS:
+        raise ValueError(f"{pairs} pairs of abstractions: too many to enumerate")
+    best, fitted = None, None
+    for phi in itertools.product(range(capacity), repeat=contexts):
+        by_context = np.zeros((capacity, actions, targets, 2))
+        np.add.at(by_context, np.asarray(phi), counts)
+        for phi_next in itertools.product(range(capacity), repeat=targets):
+            cells = np.zeros((capacity, actions, capacity, 2))
+            np.add.at(cells, (slice(None), slice(None), np.asarray(phi_next)),
+                      by_context)
+            ones, total = cells[..., 1], cells.sum(axis=-1)
+            w = np.where(total > 0, ones / np.maximum(total, 1), 0.5)
+            loss = float((ones - ones * w).sum())  # sum of squared residuals: ones (1 - w)
+            if best is None or loss < best - 1e-9:
+                best = loss
+                fitted = w[np.asarray(phi)][:, :, np.asarray(phi_next)]
+    return fitted
+
+
+def check_erm_error(case) -> Outcome:
+    """``corr:sq-loss``: the ERM over ``F_N`` on ``n`` i.i.d. samples of ``D`` (HOMER's contrastive
+    distribution with a 1-policy cover) has ``E_D[(f - f*)^2] <= 16 (ln |Phi_N| + N^2 |A| ln n +
+    ln(2/delta)) / n`` in at least ``1 - delta`` of repeated trials; ``|Phi_N| = N^m`` for the
+    larger of the two observation layers."""
+    mdp, layer, capacity, samples, seed = case
+    rng = np.random.default_rng(seed)
+    cover = [homing_policy(mdp, s) for s in mdp.layers[layer - 1]]
+    distribution = contrastive_distribution(mdp, cover, layer)
+    joint = np.asarray(distribution.joint, dtype=float)
+    marginal = joint.sum(axis=-1)
+    f_star = np.asarray(np.where(marginal > 0, joint[..., 1] / np.where(marginal > 0, marginal,
+                                                                         1), 0), dtype=float)
+    observations = max(joint.shape[0], joint.shape[2])
+    bound = 16 * (observations * math.log(capacity) + capacity**2 * mdp.number_of_actions
+                  * math.log(samples) + math.log(2 / DELTA)) / samples
+    failures, errors = 0, []
+    for _ in range(SQ_LOSS_TRIALS):
+        counts = rng.multinomial(samples, joint.reshape(-1) / joint.sum()).reshape(joint.shape)
+        fitted = erm_over_bottlenecks(counts, capacity)
+        error = float((marginal * (fitted - f_star) ** 2).sum())
+        errors.append(error)
+        failures += error > bound
+    witness = {"err_reg": bound, "errors": errors, "failure_rate": failures / SQ_LOSS_TRIALS}
+    if failures / SQ_LOSS_TRIALS > DELTA:
+        return Outcome(False, {"instance": spec(mdp), "layer": layer + 1, "N": capacity,
+                               "n": samples, "seed": seed, **witness})
+    return Outcome(True, witness)
+
+
+@st.composite
+def _erm_cases(draw: st.DrawFn):
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=2, max_width=3, max_actions=2,
+                          max_observations=1, max_splits=0))
+    capacity = max(2, max(ki_partition(mdp).blocks_per_layer))
+    assume(capacity ** (mdp.width(0) + mdp.width(1)) <= MAX_ABSTRACTION_PAIRS)
+    return mdp, 1, capacity, draw(st.integers(20_000, 100_000)), draw(st.integers(0, 2**31))
+
+
+@st.composite
+def _erm_below_capacity(draw: st.DrawFn):
+    """Realizability broken: N = 1 on two-layer combination locks, many samples."""
+    mdp = combination_lock(2, draw(st.integers(2, 3)), draw(st.integers(0, 100)))
+    return mdp, 1, 1, 200_000, draw(st.integers(0, 2**31))
+
+
+register(Claim(
+    label="corr:sq-loss",
+    statement="the ERM over F_N on n samples of D has E_D[(f - f*)^2] <= 16 (ln|Phi_N| + "
+              "N^2 |A| ln n + ln(2/delta)) / n with probability >= 1 - delta",
+    instances=_erm_cases,
+    check=check_erm_error,
+    negative_control="capacity N = 1 < N_BD (f* not in F_N), on combination locks",
+    negative_instances=_erm_below_capacity,
+    cost=0.2,
 ))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["NOT_YET_CHECKED", "REFERENCE_LABELS", "RESULT_KINDS", "ReferenceLabel", "label_index"]
+__all__ = ["REFERENCE_LABELS", "RESULT_KINDS", "ReferenceLabel", "label_index"]
 
 RESULT_KINDS = ("def", "lem", "prop", "thm", "corr", "fact", "alg")
 """Label prefixes of the statements that must each be a registered claim."""
@@ -127,7 +127,8 @@ REFERENCE_LABELS: tuple[ReferenceLabel, ...] = (
                    "8 sqrt(b_i err_reg)"),
     ReferenceLabel("lem:policy-comparison", "lem",
                    "P[s | pi1] - P[s | pi2] is bounded by the learned class's visitation "
-                   "difference plus a term in sqrt(err_reg)"),
+                   "difference plus a term in sqrt(err_reg); the literal 'min over i' (every "
+                   "class i) is false, the class of s is what the proof supports"),
     ReferenceLabel("lem:policy-cover-guarantee", "lem",
                    "each state is reached by some learned cover policy with probability >= "
                    "eta(s) minus the PSDP and regression errors"),
@@ -141,21 +142,6 @@ REFERENCE_LABELS: tuple[ReferenceLabel, ...] = (
                    "inf_eps 6 eps + 8 ln(2 N(G, eps) / delta) / n with probability >= "
                    "1 - delta"),
 )
-
-
-NOT_YET_CHECKED: dict[str, str] = {
-    "corr:sq-loss": "statistical (an ERM over F_N on sampled data); needs a finite class small "
-                    "enough to enumerate its ERM, not built yet",
-    "prop:sq-loss": "statistical (ERM over a class with a covering number); same as corr:sq-loss",
-    "lem:policy-comparison": "read literally ('min over i', every class i) it looks false: with "
-                             "phi = backward KI and f = f* the second term vanishes and the "
-                             "first is negative for a class i that pi2 reaches and s is not in; "
-                             "the proof replaces V(x1', s, ...) by V(x1', x2', ...), valid for "
-                             "the class of s only. To be decided before it is checked",
-    "lem:policy-cover-guarantee": "depends on lem:policy-comparison's reading",
-}
-"""Indexed results that are not registered claims yet, each with the reason. The registry test
-asserts that the unregistered results are exactly these, so the list can only shrink."""
 
 
 def label_index() -> dict[str, ReferenceLabel]:

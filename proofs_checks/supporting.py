@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import strategies as st
 from scipy.stats import binom
 
@@ -93,4 +94,73 @@ register(Claim(
                      "(n p between 0.12 and 0.2, delta = 0.1)",
     negative_instances=lambda: st.integers(10, 40).flatmap(lambda n: st.tuples(
         st.just(n), st.floats(0.12 / n, 0.2 / n), st.just(0.1), st.just(False))),
+))
+
+# --- prop:sq-loss ------------------------------------------------------------------------------
+
+SQ_LOSS_TRIALS = 20
+
+
+def grid_cover_bound(contexts: int, grid: int, samples: int, delta: float) -> float:
+    """``inf_eps 6 eps + 8 ln(2 N(G, eps) / delta) / n`` for ``G`` = every function from
+    ``contexts`` points to ``{0, 1/grid, ..., 1}``: ``N(G, 0) = (grid + 1)^contexts``, and for
+    ``eps = 1/(2j)`` the points ``eps, 3 eps, ...`` cover ``[0, 1]`` with ``j`` values."""
+    options = [8 * math.log(2 * (grid + 1) ** contexts / delta) / samples]
+    options += [6 / (2 * j) + 8 * math.log(2 * j**contexts / delta) / samples
+                for j in range(1, grid + 1)]
+    return min(options)
+
+
+def check_sq_loss(case) -> Outcome:
+    """The empirical risk minimiser over ``G`` (grid-valued functions of a finite context;
+    per context, the grid value nearest the empirical mean of ``y``; unseen contexts take 0) has
+    excess risk ``E_x (g - g*)^2`` at most ``prop:sq-loss``'s bound in at least ``1 - delta`` of
+    repeated trials. ``y ~ Bernoulli(g*(x))``; realizable when ``g*`` takes values of the class's
+    grid (the control breaks that)."""
+    probabilities, target, grid, samples, delta, seed = case
+    rng = np.random.default_rng(seed)
+    contexts = len(probabilities)
+    values = np.arange(grid + 1) / grid
+    bound = grid_cover_bound(contexts, grid, samples, delta)
+    failures, risks = 0, []
+    for _ in range(SQ_LOSS_TRIALS):
+        x = rng.choice(contexts, size=samples, p=probabilities)
+        y = rng.random(samples) < target[x]
+        seen = np.bincount(x, minlength=contexts)
+        means = np.bincount(x, weights=y, minlength=contexts) / np.maximum(seen, 1)
+        fitted = np.where(seen > 0, values[np.abs(means[:, None] - values).argmin(axis=1)], 0.0)
+        risk = float(probabilities @ (fitted - target) ** 2)
+        risks.append(risk)
+        failures += risk > bound
+    witness = {"bound": bound, "risks": risks[:5], "failure_rate": failures / SQ_LOSS_TRIALS}
+    if failures / SQ_LOSS_TRIALS > delta:
+        return Outcome(False, {"probabilities": list(probabilities), "g_star": list(target),
+                               "grid": grid, "n": samples, "delta": delta, "seed": seed,
+                               **witness})
+    return Outcome(True, witness)
+
+
+@st.composite
+def _regressions(draw: st.DrawFn, realizable: bool = True):
+    contexts = draw(st.integers(1, 5))
+    weights = np.array([draw(st.integers(1, 4)) for _ in range(contexts)], dtype=float)
+    grid = draw(st.sampled_from([1, 2, 4]))
+    if realizable:
+        target = np.array([draw(st.integers(0, grid)) / grid for _ in range(contexts)])
+        samples = draw(st.integers(20, 2000))
+    else:  # g* = 1/2 everywhere, the class only {0, 1}: the ERM stays 1/4 away
+        grid, target, samples = 1, np.full(contexts, 0.5), draw(st.integers(500, 2000))
+    return (weights / weights.sum(), target, grid, samples,
+            draw(st.sampled_from([0.05, 0.1, 0.2])), draw(st.integers(0, 2**31)))
+
+
+register(Claim(
+    label="prop:sq-loss",
+    statement="square-loss ERM over a realizable class has excess risk <= inf_eps 6 eps + "
+              "8 ln(2 N(G, eps)/delta)/n with probability >= 1 - delta",
+    instances=_regressions,
+    check=check_sq_loss,
+    negative_control="drop realizability: g* = 1/2, the class takes values in {0, 1}",
+    negative_instances=lambda: _regressions(realizable=False),
+    cost=0.3,
 ))

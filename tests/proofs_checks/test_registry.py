@@ -15,12 +15,7 @@ from kinematic.homing import eta_min
 from kinematic.inseparability import Partition
 from kinematic.strategies import block_mdps
 from proofs_checks.cli import main
-from proofs_checks.reference_labels import (
-    NOT_YET_CHECKED,
-    REFERENCE_LABELS,
-    RESULT_KINDS,
-    label_index,
-)
+from proofs_checks.reference_labels import REFERENCE_LABELS, RESULT_KINDS, label_index
 from proofs_checks.registry import Claim, Outcome, all_claims, run_claim
 from proofs_checks.witness import spec
 
@@ -56,11 +51,8 @@ def test_the_label_index_matches_the_reference_source():
 
 
 def test_every_indexed_result_is_a_registered_claim_and_back():
-    """Every indexed result is registered except the few listed, with reasons, in
-    ``NOT_YET_CHECKED`` (the README's coverage line reports them)."""
     registered = {claim.label for claim in CLAIMS}
-    assert set(label_index()) - registered == set(NOT_YET_CHECKED)
-    assert set(NOT_YET_CHECKED) <= set(label_index())
+    assert set(label_index()) - registered == set(), "indexed results not registered"
     assert registered - set(label_index()) == set(), "registered claims not indexed"
     assert len(registered) == len(CLAIMS)
 
