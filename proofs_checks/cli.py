@@ -1,5 +1,6 @@
-"""``python -m proofs_checks [--examples N] [--json] [--only LABEL ...]`` runs the registry;
-``python -m proofs_checks sample-sizes ...`` prints the sample sizes of HOMER and ExpOracle."""
+"""``python -m proofs_checks [--examples N] [--json | --markdown] [--only LABEL ...]`` runs the
+registry; ``python -m proofs_checks sample-sizes ...`` prints the sample sizes of HOMER and
+ExpOracle."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import sys
 from collections.abc import Sequence
 
 from proofs_checks.planning import DELTA
-from proofs_checks.registry import all_claims, run_claim
+from proofs_checks.reference_labels import RESULT_KINDS, label_index
+from proofs_checks.registry import ClaimReport, all_claims, run_claim
 from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
 
-__all__ = ["main"]
+__all__ = ["coverage_line", "main", "markdown_table"]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -29,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
     for claim in claims:
         report = run_claim(claim, args.examples)
         reports.append(report)
-        if not args.json:
+        if not (args.json or args.markdown):
             caught = "yes" if report.negative_control_caught else "NO"
             print(f"{report.label:<40} {report.instances:>9} {report.violations:>10} "
                   f"{caught:>8} {report.seconds:>8.1f}  {report.statement}", flush=True)
@@ -40,11 +42,38 @@ def _run(args: argparse.Namespace) -> int:
                 print("  violation witness: " + json.dumps(report.witness))
     if args.json:
         print(json.dumps([r.as_json() for r in reports]))
+    if args.markdown:
+        print(markdown_table(reports))
     failed = [r for r in reports if r.violations or not r.negative_control_caught]
-    if not args.json:
+    if not (args.json or args.markdown):
         print(f"{len(reports)} claims, {sum(r.violations for r in reports)} violated, "
               f"{sum(not r.negative_control_caught for r in reports)} negative controls missed")
     return 1 if failed else 0
+
+
+def coverage_line(reports: Sequence[ClaimReport]) -> str:
+    """How many results of the reference's label index the reports cover."""
+    index = label_index()
+    checked = {r.label for r in reports}
+    labelled = [e for e in index.values() if e.kind in RESULT_KINDS and e.in_source]
+    others = [e for e in index.values() if e not in labelled]
+    return (f"{sum(e.label in checked for e in labelled)} of {len(labelled)} labelled results "
+            f"({', '.join(RESULT_KINDS)}) and {sum(e.label in checked for e in others)} of "
+            f"{len(others)} unlabelled or section-level results checked")
+
+
+def markdown_table(reports: Sequence[ClaimReport]) -> str:
+    """The README's table: one row per claim, then the coverage line."""
+    index = label_index()
+    rows = ["| label | statement | instances | violations | control | seconds |",
+            "|---|---|---|---|---|---|"]
+    for r in reports:
+        statement = (index[r.label].statement if r.label in index else r.statement)
+        control = f"{'caught' if r.negative_control_caught else 'MISSED'}: {r.negative_control}"
+        cells = [f"`{r.label}`", statement, str(r.instances), str(r.violations), control,
+                 f"{r.seconds:.1f}"]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join([*rows, "", coverage_line(reports)])
 
 
 def _sample_sizes(args: argparse.Namespace) -> int:
@@ -95,9 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=100,
                         help="instances per claim (sampling-heavy claims run a share of it)")
     parser.add_argument("--json", action="store_true", help="print one JSON list")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the README's table of claims and the coverage line")
     parser.add_argument("--only", nargs="+", metavar="LABEL", help="run only these labels")
     args = parser.parse_args(argv)
-    if not args.json:
+    if not (args.json or args.markdown):
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
               f"{'seconds':>8}  statement")
     return _run(args)

@@ -139,3 +139,10 @@ def test_cli_json_and_exit_status(capsys):
         assert set(report) >= {"label", "statement", "instances", "violations",
                                "negative_control_caught", "seconds"}
     assert main(["--only", "no:such-label"]) == 2
+
+
+def test_cli_markdown_table_and_coverage_line(capsys):
+    assert main(["--examples", "2", "--markdown", "--only", "def:bki", "lem:p-form"]) == 0
+    out = capsys.readouterr().out
+    assert "| `def:bki` |" in out and "P_u(x, a \\| x1')" in out
+    assert "2 of 30 labelled results" in out
