@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HYPOTHESIS_PROFILE ?= ci
 export HYPOTHESIS_PROFILE
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench mutants clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,5 +33,13 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/exact_scale.py
 
+# Mutation testing of the exact core ([tool.mutmut] in pyproject.toml): hours on 2 cores, never
+# part of `make test`; resumable (mutmut keeps its results in mutants/). MUTATE=PATTERN restricts
+# it to matching mutants (e.g. MUTATE='kinematic.cover*').
+MUTATE ?=
+mutants: $(STAMP)
+	HYPOTHESIS_PROFILE=mutants $(VENV)/bin/mutmut run --max-children 2 $(MUTATE)
+	$(PY) benchmarks/mutation_report.py
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) out .pytest_cache .hypothesis mutants

@@ -1,4 +1,5 @@
-"""Hypothesis profiles: ``dev`` (more examples, random) and ``ci`` (fewer, derandomized).
+"""Hypothesis profiles: ``dev`` (more examples, random), ``ci`` (fewer, derandomized) and
+``mutants`` (fewest, derandomized: ``make mutants`` runs the tests once per mutant).
 
 Select with the environment variable ``HYPOTHESIS_PROFILE`` (``make test`` uses ``ci`` unless
 it is set).
@@ -20,6 +21,13 @@ settings.register_profile(
     deadline=None,
     derandomize=True,
     print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "mutants",
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
