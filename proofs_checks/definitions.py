@@ -43,6 +43,7 @@ from proofs_checks.witness import number, policy_json, spec
 __all__ = [
     "Computation",
     "Relation",
+    "backward_partition_violation",
     "definition_keys",
     "deterministic_policies",
     "merged_backward_partition",
@@ -154,6 +155,16 @@ def partition_failure(
                 return {"relation": relation, "layer": h + 1, "observations": [names[x], names[y]],
                         "error": "wrong merge" if same_label else "wrong split"}
     return None
+
+
+def backward_partition_violation(
+    mdp: BlockMDP, state_labels: Sequence[np.ndarray], **context: Any
+) -> Outcome | None:
+    """The violation (with ``context`` in its witness) when per-layer state labels used as the
+    backward KI partition have a wrong merge or a wrong split; None when they are def:bki's."""
+    failure = partition_failure(mdp, "backward", state_labels)
+    return None if failure is None else Outcome(False, {"instance": spec(mdp), **context,
+                                                        **failure})
 
 
 # --- def:bki, def:fki, def:ki --------------------------------------------------------------------

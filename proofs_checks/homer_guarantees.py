@@ -22,6 +22,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, level_sets
+from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock
 from kinematic.homing import homing_policy, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, ki_partition
@@ -30,7 +31,7 @@ from kinematic.planning import block_rewards, optimal_values, psdp_exact
 from kinematic.policies import Policy, uniform_policy
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import policy_value, state_visitation
-from proofs_checks.definitions import definition_keys, partition_failure
+from proofs_checks.definitions import backward_partition_violation, definition_keys
 from proofs_checks.planning import DELTA
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
@@ -256,10 +257,8 @@ def _locks_below_capacity(draw: st.DrawFn):
 
 
 def _covers_and_value(mdp: BlockMDP, result: ExactHomer) -> Outcome:
-    eta_layers = maximum_visitation(mdp)
     for h in range(1, mdp.horizon):
-        best = np.max(np.stack([state_visitation(mdp, p)[h] for p in result.covers[h]]), axis=0)
-        alpha = min(best / eta_layers[h])
+        alpha = policy_cover_alpha(mdp, result.covers[h]).alpha_per_layer[h]
         if alpha < Fraction(1, 2):
             return Outcome(False, {"instance": spec(mdp), "layer": h + 1, "alpha": number(alpha),
                                    "cover": [policy_json(mdp, p) for p in result.covers[h]]})
@@ -295,9 +294,9 @@ def check_learned_abstractions(case) -> Outcome:
     merges and wrong splits both reported) and keeps at most ``N`` policies in ``Psi_h``."""
     mdp, capacity = case
     result = exact_homer(mdp, capacity)
-    failure = partition_failure(mdp, "backward", result.abstractions)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), "capacity": capacity, **failure})
+    wrong = backward_partition_violation(mdp, result.abstractions, capacity=capacity)
+    if wrong:
+        return wrong
     sizes = [len(cover) for cover in result.covers]
     if max(sizes) > capacity:
         return Outcome(False, {"instance": spec(mdp), "capacity": capacity, "cover_sizes": sizes})
@@ -323,8 +322,7 @@ def comparison_failure(mdp, cover, layer, phi, policies_pair, every_class: bool)
     literal 'min over i': every class ``i``)."""
     distribution = contrastive_distribution(mdp, cover, layer)
     error = _bottleneck_error(distribution, phi)
-    alpha = min(np.max(np.stack([state_visitation(mdp, p)[layer - 1] for p in cover]), axis=0)
-                / maximum_visitation(mdp)[layer - 1])
+    alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     if alpha == 0:  # not a policy cover: the bound is vacuous
         return None
     rho_states = _state_prior(mdp, layer, distribution.prior)

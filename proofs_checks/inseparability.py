@@ -34,8 +34,8 @@ from kinematic.visitation import observation_visitation, trajectory_distribution
 from proofs_checks.definitions import (
     PARTITIONS,
     Computation,
+    backward_partition_violation,
     merged_backward_partition,
-    partition_failure,
 )
 from proofs_checks.observation_process import (
     latent_model,
@@ -374,10 +374,7 @@ def check_policy_ratio(case) -> Outcome:
                     "P_pi1(X1) * P_pi2(X2)": number(p11 * p22),
                     "P_pi1(X2) * P_pi2(X1)": number(p12 * p21),
                 })
-    failure = partition_failure(mdp, "backward", labels)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), "partition": computation.name, **failure})
-    return Outcome(True)
+    return backward_partition_violation(mdp, labels, partition=computation.name) or Outcome(True)
 
 
 @st.composite
@@ -430,10 +427,7 @@ def check_abstraction_policy(case) -> Outcome:
                     "optimal_policy_for_set_reward": policy_json(mdp, policy),
                     "P_pi(x)": number(visits[x]), "eta(x)": number(best),
                 })
-    failure = partition_failure(mdp, "backward", labels)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), "partition": computation.name, **failure})
-    return Outcome(True)
+    return backward_partition_violation(mdp, labels, partition=computation.name) or Outcome(True)
 
 
 register(Claim(

@@ -37,7 +37,12 @@ from kinematic.planning import (
 from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.strategies import block_mdps
 from kinematic.visitation import policy_value, state_visitation
-from proofs_checks.definitions import ONE_CLASS, PARTITIONS, Computation, partition_failure
+from proofs_checks.definitions import (
+    ONE_CLASS,
+    PARTITIONS,
+    Computation,
+    backward_partition_violation,
+)
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.sample_sizes import exp_oracle_sample_sizes
 from proofs_checks.witness import number, policy_json, spec
@@ -83,9 +88,9 @@ def check_psdp_homes_blocks(case) -> Outcome:
     mdp, covers_of = case
     covers = covers_of(mdp)
     partition = backward_ki_partition(mdp)
-    failure = partition_failure(mdp, "backward", partition.labels)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), **failure})
+    wrong = backward_partition_violation(mdp, partition.labels)
+    if wrong:
+        return wrong
     labels = observation_labels(mdp, partition.labels)
     values = eta(mdp)
     for h in range(1, mdp.horizon):
@@ -134,10 +139,8 @@ def check_exp_oracle_exact(case) -> Outcome:
                 "abstraction": abstraction.name, "classes": classes,
                 "cover": [policy_json(mdp, p) for p in covers[h]],
             })
-    failure = partition_failure(mdp, "backward", state_labels)
-    if failure:
-        return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name, **failure})
-    return Outcome(True)
+    return backward_partition_violation(mdp, state_labels, abstraction=abstraction.name) or \
+        Outcome(True)
 
 
 register(Claim(
