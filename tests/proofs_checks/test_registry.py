@@ -146,3 +146,21 @@ def test_cli_markdown_table_and_coverage_line(capsys):
     out = capsys.readouterr().out
     assert "| `def:bki` |" in out and "P_u(x, a \\| x1')" in out
     assert "2 of 30 labelled results" in out
+
+
+def test_time_separability_is_not_a_tautology(monkeypatch):
+    """On the global observation process (no time step in the keys, explicit start and end
+    observations) a zero transition tensor makes observations of different layers forward KI:
+    the check reports it (before, empty rows were excluded and it always held)."""
+    from kinematic.families import combination_lock
+    from kinematic.model import BlockMDP
+    from proofs_checks.inseparability import KEEP_NAMES, check_time_separable
+
+    mdp = combination_lock(4, 2, 0)
+    assert check_time_separable((mdp, KEEP_NAMES)).holds
+    monkeypatch.setattr(BlockMDP, "observation_transition_tensor",
+                        lambda self, h: np.zeros((len(self.observations[h]),
+                                                  self.number_of_actions,
+                                                  len(self.observations[h + 1])), dtype=object))
+    outcome = check_time_separable((mdp, KEEP_NAMES))
+    assert not outcome.holds and outcome.witness["forward_ki"]
