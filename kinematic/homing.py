@@ -166,10 +166,10 @@ def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
     reachable; the choice elsewhere cannot change ``P_pi(state)``. Ties go to the first action.
 
     In float mode the decisions are exact argmaxes of the computed values, so the policy reaches
-    ``state`` with ``eta(state)`` up to floating-point rounding of the two computations: at most
-    ``2 H d 2**-52 eta(state)`` for ``H`` layers and ``d`` successors per state-action pair
-    (``tests/kinematic/test_homing.py`` checks a bound of ``4 H d 2**-52`` on generated float
-    MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets its decisions.
+    ``state`` with ``eta(state)`` up to floating-point rounding of the two computations (``H``
+    layers of sums of ``d`` products each, ``d`` successors per state-action pair: of order
+    ``H d 2**-52`` relative; ``tests/kinematic/test_float_mode.py`` checks ``4 H d 2**-52`` on
+    generated float MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets its decisions.
     """
     h, i = _target(mdp, state)
     values = mdp.mode.zeros((mdp.width(h), 1))
