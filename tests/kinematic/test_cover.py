@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from kinematic.cover import is_policy_cover, policy_cover_alpha
 from kinematic.families import combination_lock, combination_lock_optimal_choices
 from kinematic.homing import eta, homing_policy
+from kinematic.model import with_float_numbers
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps, policies
 from tests.kinematic.brute_force import path_visitation
@@ -56,3 +57,24 @@ def test_a_cover_that_misses_the_bad_states():
 def test_empty_cover_is_rejected():
     with pytest.raises(ValueError, match="at least one policy"):
         policy_cover_alpha(combination_lock(2, 2, 0), [])
+
+
+@given(st.data())
+def test_is_policy_cover_holds_at_and_below_alpha_and_not_above(data):
+    """Psi is an alpha'-cover exactly for alpha' <= alpha (exact mode: no tolerance)."""
+    mdp = data.draw(block_mdps())
+    cover = data.draw(st.lists(policies(mdp), min_size=1, max_size=2))
+    alpha = policy_cover_alpha(mdp, cover).alpha
+    assert is_policy_cover(mdp, cover, alpha)
+    assert is_policy_cover(mdp, cover, alpha / 2)
+    assert is_policy_cover(mdp, cover, 0)
+    if alpha < 1:
+        assert not is_policy_cover(mdp, cover, (alpha + 1) / 2)
+
+
+def test_float_cover_within_atol_of_the_threshold_counts():
+    """Float mode: an alpha below the threshold by less than atol is a cover, by more is not."""
+    mdp = with_float_numbers(combination_lock(3, 2, 0))
+    cover = [homing_policy(mdp, s) for s in mdp.states]
+    assert is_policy_cover(mdp, cover, 1 + 1e-12)
+    assert not is_policy_cover(mdp, cover, 1 + 1e-6)

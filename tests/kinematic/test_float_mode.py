@@ -177,3 +177,14 @@ def test_block_mdps_generates_stochastic_forward_ki_twins_without_splits():
     found = find(block_mdps(max_splits=0), has_stochastic_forward_twins,
                  settings=settings(max_examples=500, database=None))
     assert has_stochastic_forward_twins(found)
+
+
+def test_rows_exactly_atol_apart_are_grouped():
+    """The tolerance is inclusive: rows whose largest difference equals atol form one block
+    (the pair test and the diameter test both use <= atol)."""
+    atol = 2.0**-30  # 0.5 + atol is exact in binary, so the difference is exactly atol
+    spec = near_rows_spec((0, 1, 2))
+    for k, row in enumerate(spec["transitions"][f"s2_{k}"] for k in range(3)):
+        row["a"] = {"s3_0": 0.5 + min(k, 1) * atol, "s3_1": 0.5 - min(k, 1) * atol}
+    mdp = from_spec(spec, atol=atol)
+    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1", "s2_2"]]

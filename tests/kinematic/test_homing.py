@@ -13,13 +13,15 @@ from kinematic.homing import (
     homing_policies,
     homing_policy,
     lp_maximum_visitation,
+    lp_optimal_value,
     max_visitation,
     maximum_visitation,
 )
 from kinematic.model import with_float_numbers
+from kinematic.planning import optimal_values
 from kinematic.policies import state_policy
 from kinematic.strategies import block_mdps, policies
-from kinematic.visitation import state_visitation
+from kinematic.visitation import policy_value, state_visitation
 from tests.kinematic.brute_force import brute_force_eta, path_visitation
 
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=3, max_splits=0)
@@ -69,7 +71,20 @@ def test_linear_program_over_stochastic_policies_matches(mdp):
     for state in mdp.states:
         result = lp_maximum_visitation(mdp, state)
         assert result.value == pytest.approx(float(values[state]), abs=1e-7)
-        assert path_visitation(mdp, result.policy)[state] <= values[state]
+        reached = path_visitation(mdp, result.policy)[state]
+        assert reached <= values[state]
+        # The LP's policy (rounded to rationals of denominator <= 10^6) attains its optimum.
+        assert float(reached) == pytest.approx(result.value, abs=1e-5)
+        for table in result.policy.action_probabilities:
+            assert all(sum(row) == 1 and min(row) >= 0 for row in table)
+
+
+@given(block_mdps(max_splits=0))
+def test_the_reward_linear_program_policy_attains_the_optimal_value(mdp):
+    result = lp_optimal_value(mdp, mdp.rewards)
+    optimum = optimal_values(mdp).value
+    assert result.value == pytest.approx(float(optimum), abs=1e-7)
+    assert float(policy_value(mdp, result.policy)) == pytest.approx(float(optimum), abs=1e-5)
 
 
 @given(block_mdps())
