@@ -169,7 +169,8 @@ def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
     ``state`` with ``eta(state)`` up to floating-point rounding of the two computations (``H``
     layers of sums of ``d`` products each, ``d`` successors per state-action pair: of order
     ``H d 2**-52`` relative; ``tests/kinematic/test_float_mode.py`` checks ``4 H d 2**-52`` on
-    generated float MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets its decisions.
+    generated float MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets
+    its decisions.
     """
     h, i = _target(mdp, state)
     values = mdp.mode.zeros((mdp.width(h), 1))
