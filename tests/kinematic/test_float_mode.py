@@ -188,3 +188,17 @@ def test_rows_exactly_atol_apart_are_grouped():
         row["a"] = {"s3_0": 0.5 + min(k, 1) * atol, "s3_1": 0.5 - min(k, 1) * atol}
     mdp = from_spec(spec, atol=atol)
     assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1", "s2_2"]]
+
+
+def test_near_duplicates_are_found_whatever_their_projections():
+    """Two forward rows within atol (1e-9) whose difference is spread over ten actions: the
+    candidate pairs come from a projection window of atol times the sum of the weights, so they
+    are compared and grouped."""
+    actions = [f"a{k}" for k in range(10)]
+    rows = {f"s2_{k}": {a: {"s3_0": 0.5 + k * 1e-9, "s3_1": 0.5 - k * 1e-9} for a in actions}
+            for k in range(2)}
+    mdp = from_spec({"name": "spread", "horizon": 3, "actions": actions,
+                     "layers": [["s1"], list(rows), ["s3_0", "s3_1"]], "start": {"s1": 1.0},
+                     "transitions": {"s1": {a: {"s2_0": 0.5, "s2_1": 0.5} for a in actions},
+                                     **rows}}, atol=2e-9)
+    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1"]]

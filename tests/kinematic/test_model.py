@@ -4,11 +4,12 @@ import copy
 import json
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given
 
 from kinematic.errors import InvalidBlockMDP
-from kinematic.model import block_mdp, relabel_states
+from kinematic.model import block_mdp, relabel_states, with_float_numbers
 from kinematic.spec import from_spec, load_spec, to_spec
 from kinematic.strategies import block_mdps
 
@@ -158,3 +159,14 @@ def test_spec_round_trip_is_a_normal_form(mdp):
     """to_spec(from_spec(to_spec(M))) == to_spec(M) for generated MDPs, via JSON text."""
     spec = to_spec(mdp)
     assert to_spec(from_spec(json.loads(json.dumps(spec)))) == spec
+
+
+def test_with_float_numbers_keeps_name_structure_and_the_given_atol():
+    exact = from_spec(VALID)
+    floats = with_float_numbers(exact, atol=1e-6)
+    assert (floats.name, floats.layers, floats.actions) == (exact.name, exact.layers, exact.actions)
+    assert not floats.mode.exact and floats.mode.atol == 1e-6
+    for h in range(exact.horizon - 1):
+        assert np.array_equal(floats.transition_tensor(h),
+                              exact.transition_tensor(h).astype(np.float64))
+    assert with_float_numbers(floats).transition_tensor(0).dtype == np.float64

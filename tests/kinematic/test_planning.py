@@ -13,6 +13,7 @@ from kinematic.families import combination_lock
 from kinematic.homing import homing_policy
 from kinematic.inseparability import backward_ki_partition
 from kinematic.planning import (
+    block_rewards,
     exp_oracle_sampled,
     inverse_propensity_scores,
     observation_labels,
@@ -98,3 +99,16 @@ def test_contrastive_distribution_is_a_distribution_with_the_right_marginals(dat
     defined = joint.sum(axis=-1) > 0
     bayes, closed_form = bayes_optimal_predictor(distribution), f_rho(mdp, distribution)
     assert (bayes[defined] == closed_form[defined]).all()
+
+
+def test_sampled_psdp_optimises_the_reward_it_is_given():
+    """PSDP with an internal reward that the external one contradicts (reach the bad state
+    s3c of a lock) returns a policy for the internal reward: it reaches s3c surely."""
+    mdp = combination_lock(horizon=3, actions=3, seed=2)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    labels = observation_labels(mdp, backward_ki_partition(mdp).labels)
+    bad = int(labels[2][mdp.observations[2].index("s3c")])
+    rewards = block_rewards(mdp, 2, labels[2], bad)
+    policy = psdp_sampled(mdp, covers, rewards, 1, samples=3000, rng=np.random.default_rng(0))
+    h, i = mdp.state_location["s3c"]
+    assert state_visitation(mdp, policy)[h][i] == 1
