@@ -33,6 +33,8 @@ from kinematic.visitation import observation_visitation, state_visitation
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
 
+__all__ = ["state_prior"]
+
 
 @st.composite
 def _rolled_in(draw: st.DrawFn, deterministic: bool = False, mdps=None):
@@ -44,7 +46,8 @@ def _rolled_in(draw: st.DrawFn, deterministic: bool = False, mdps=None):
     return mdp, cover, layer
 
 
-def _state_prior(mdp: BlockMDP, distribution) -> np.ndarray:
+def state_prior(mdp: BlockMDP, distribution) -> np.ndarray:
+    """``rho(s) = sum_{x' in s} rho(x')``: the prior of the contrastive distribution on states."""
     prior = mdp.mode.zeros(mdp.width(distribution.layer))
     for x, state in enumerate(mdp.emission_state[distribution.layer]):
         prior[state] += distribution.prior[x]
@@ -60,7 +63,7 @@ def check_bound_rho_prior(case) -> Outcome:
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     eta_layer = maximum_visitation(mdp)[layer]
     if uniform_last_action:
-        prior = _state_prior(mdp, contrastive_distribution(mdp, cover, layer))
+        prior = state_prior(mdp, contrastive_distribution(mdp, cover, layer))
     else:  # weakened: the roll-in policies also choose the last action
         prior = sum(state_visitation(mdp, p)[layer] for p in cover) / len(cover)
     for state, rho, best in zip(mdp.layers[layer], prior, eta_layer, strict=True):

@@ -32,6 +32,7 @@ from kinematic.policies import Policy, uniform_policy
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import policy_value, state_visitation
 from proofs_checks.definitions import backward_partition_violation, definition_keys
+from proofs_checks.homer_analysis import state_prior
 from proofs_checks.planning import DELTA
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
@@ -99,13 +100,6 @@ register(Claim(
 # --- lem:coupling --------------------------------------------------------------------------------
 
 
-def _state_prior(mdp: BlockMDP, layer: int, prior: np.ndarray) -> np.ndarray:
-    result = mdp.mode.zeros(mdp.width(layer))
-    for x, state in enumerate(mdp.emission_state[layer]):
-        result[state] += prior[x]
-    return result
-
-
 def _bottleneck_error(distribution, phi) -> object:
     """``err = E_D[(f - f*)^2]`` for HOMER's bottlenecked predictor ``f = w(x, a, phi(x'))``
     with the best ``w`` (the D-weighted mean of ``f*`` over each class)."""
@@ -139,7 +133,7 @@ def check_coupling(case) -> Outcome:
     # Without the bottleneck the predictor is f* itself: err = 0.
     error = _bottleneck_error(distribution, phi) if bottleneck else mdp.mode.scalar(0)
     states = mdp.emission_state[layer]
-    rho_states = _state_prior(mdp, layer, prior)
+    rho_states = state_prior(mdp, distribution)
     tensor = mdp.transition_tensor(layer - 1)[mdp.emission_state[layer - 1]]  # (x, a, s')
     ratio = tensor / np.where(rho_states == 0, 1, rho_states)[None, None, :]
     for i in classes:
@@ -325,7 +319,7 @@ def comparison_failure(mdp, cover, layer, phi, policies_pair, every_class: bool)
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     if alpha == 0:  # not a policy cover: the bound is vacuous
         return None
-    rho_states = _state_prior(mdp, layer, distribution.prior)
+    rho_states = state_prior(mdp, distribution)
     n = max(len(cover), len(set(phi)))
     visits = [state_visitation(mdp, p)[layer] for p in policies_pair]
     observation_visits = [
