@@ -36,6 +36,7 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.psdp import greedy_policy_search, psdp
 from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
+from homer.threads import use_torch_threads
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
 from kinematic.spec import dumps_spec
@@ -155,6 +156,7 @@ def run_homer(
     yields the same result as an uninterrupted run with the same seed.
     """
     config = config or HomerConfig()
+    use_torch_threads(config.torch_threads)
     encoder = encoder or HadamardNoise()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from homer.threads import DEFAULT_TORCH_THREADS
+
 __all__ = ["HomerConfig"]
 
 
@@ -89,6 +91,10 @@ class HomerConfig:
     """Ridge penalty of the linear Q regression of the contextual-bandit oracle."""
     evaluation_episodes: int = 2000
     """Rollouts used to estimate the value of the final policy (not counted as learning)."""
+    torch_threads: int = DEFAULT_TORCH_THREADS
+    """torch intra-op threads of the run's process (homer/threads.py: one thread keeps a run
+    steady next to other busy processes; part of the run's identity, since another thread count
+    may change the last bits of the training)."""
 
     @classmethod
     def field_help(cls) -> dict[str, str]:

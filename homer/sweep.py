@@ -21,6 +21,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from homer.threads import DEFAULT_TORCH_THREADS
+
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
@@ -110,7 +112,7 @@ def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(num_cpus=1, max_retries=0)(_attempt)
+    remote = ray.remote(num_cpus=DEFAULT_TORCH_THREADS, max_retries=0)(_attempt)
     pending = [remote.remote(runner, task) for task in tasks]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

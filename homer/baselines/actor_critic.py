@@ -27,6 +27,7 @@ from homer.baselines.rnd import RandomNetworkDistillation
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv
 from homer.sampler import RewardSampler, expected_rewards
+from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.model import BlockMDP
 
 __all__ = ["ActorCriticConfig", "run_actor_critic"]
@@ -48,6 +49,7 @@ class ActorCriticConfig:
     ppo_ratio_clip: float = 0.2
     hidden: int = 64
     intrinsic_coefficient: float = 100.0
+    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/threads.py
 
 
 def _model(algorithm: str, env, horizon: int, config: ActorCriticConfig,
@@ -99,6 +101,7 @@ def run_actor_critic(
         raise ValueError(f"episodes and evaluations must be positive, got {episodes}, "
                          f"{evaluations}")
     config = config or ActorCriticConfig()
+    use_torch_threads(config.torch_threads)
     encoder = encoder or HadamardNoise()
     started = time.perf_counter()
     env = RichObservationEnv(mdp, encoder, reward_sampler, seed=seed)

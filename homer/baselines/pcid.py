@@ -27,6 +27,7 @@ from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
 from homer.sampler import BatchSampler, RewardSampler, expected_rewards
+from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
 
@@ -42,6 +43,7 @@ class PcidConfig:
     clusters: int = 3
     epochs: int = 30
     batch_size: int = 32
+    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/threads.py
 
 
 @dataclass
@@ -126,6 +128,7 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
     """Run PCID on ``mdp`` dressed by ``encoder``; the value is exact (see
     :mod:`homer.baselines.evaluation`)."""
     config = config or PcidConfig()
+    use_torch_threads(config.torch_threads)
     encoder = encoder or HadamardNoise()
     started = time.perf_counter()
     rng = np.random.default_rng(seed)

@@ -1,0 +1,29 @@
+"""torch's intra-op threads: one per process by default.
+
+On the 2-core development machine a torch process with its default threads (one per core) slows
+down several times as soon as any other process is busy (an H = 5 HOMER run: 43 s alone, 195 s
+next to one busy process; with one thread 40 s and 43 s). HOMER and the baselines therefore set
+one intra-op thread at the start of a run (``torch_threads`` of their configurations, the
+``--torch-threads`` flag of ``python -m homer run``); several runs then share a machine, one per
+core, without slowing each other down.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["DEFAULT_TORCH_THREADS", "use_torch_threads"]
+
+DEFAULT_TORCH_THREADS = 1
+"""Intra-op threads of a HOMER or baseline run unless its configuration says otherwise."""
+
+
+def use_torch_threads(threads: int) -> None:
+    """Set torch's intra-op thread count of this process to ``threads`` (a positive int).
+
+    >>> use_torch_threads(1); torch.get_num_threads()
+    1
+    """
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"torch_threads must be a positive integer, got {threads!r}")
+    torch.set_num_threads(threads)
