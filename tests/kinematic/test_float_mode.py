@@ -10,7 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.errors import AmbiguousTolerance
-from kinematic.homing import eta, homing_policy, homing_policy_choices
+from kinematic.homing import (
+    MIXED_TOLERANCE_FRACTION,
+    eta,
+    homing_policy,
+    homing_policy_choices,
+)
 from kinematic.inseparability import forward_ki_partition
 from kinematic.model import with_float_numbers
 from kinematic.spec import from_spec, to_spec
@@ -21,12 +26,19 @@ ROUNDING = 2.0**-52
 
 
 def rounding_bound(mdp) -> float:
-    """``4 H d 2**-52``: the documented bound (``homing_policy_choices``) on
-    ``|P_homing(s) - eta(s)|`` for ``H`` layers and ``d`` successors per state-action pair."""
+    """``4 H d 2**-52``: the documented bound (``homing_policy_choices``) on the rounding part
+    of ``|P_homing(s) - eta(s)|`` for ``H`` layers and ``d`` successors per state-action pair."""
     successors = max(
         int(np.diff(matrix.indptr).max()) for matrix in mdp.transitions
     ) if mdp.transitions else 1
     return 4 * mdp.horizon * successors * ROUNDING
+
+
+def homing_bound(mdp, value: float) -> float:
+    """The documented bound on ``|P_homing(s) - eta(s)|``: rounding, relative to
+    ``max(1, eta(s))``, plus ``MIXED_TOLERANCE_FRACTION * atol`` for the float shortcut of
+    ``eta`` (a column constant within that width ends its induction)."""
+    return rounding_bound(mdp) * max(1.0, value) + MIXED_TOLERANCE_FRACTION * mdp.mode.atol
 
 
 def reached(mdp, state: str) -> float:
@@ -118,8 +130,24 @@ def float_mdps_with_tiny_and_drifting_probabilities(draw: st.DrawFn):
 def test_float_homing_policies_reach_eta_within_the_documented_bound(mdp):
     values = eta(mdp)
     for state in mdp.states:
-        assert abs(reached(mdp, state) - values[state]) <= rounding_bound(mdp) * max(
-            1.0, values[state])
+        assert abs(reached(mdp, state) - values[state]) <= homing_bound(mdp, values[state])
+
+
+def test_the_float_shortcut_of_eta_is_part_of_the_bound():
+    """Found by the ``dev`` profile: values of layer 2 that differ by 1e-13 (< 1e-3 atol) form a
+    'constant' column, so eta(t) is read off the first state (1/2 + 1e-13) while the homing
+    policy reaches 1/2 + 5e-14: 100 times the rounding bound, within the shortcut's term."""
+    drift = 1e-13
+    mdp = from_spec({
+        "name": "shortcut", "horizon": 3, "actions": ["a0", "a1"],
+        "layers": [["s"], ["u", "v"], ["t", "w"]], "start": {"s": 1.0},
+        "transitions": {"s": {"a0": {"u": 0.5, "v": 0.5}, "a1": {"u": 0.5, "v": 0.5}},
+                        "u": {"a0": {"t": 0.5 + drift, "w": 0.5 - drift},
+                              "a1": {"t": 0.5, "w": 0.5}},
+                        "v": {"a0": {"t": 0.5, "w": 0.5}, "a1": {"t": 0.5, "w": 0.5}}},
+    })
+    error = abs(reached(mdp, "t") - eta(mdp)["t"])
+    assert rounding_bound(mdp) < error <= homing_bound(mdp, 0.5)
 
 
 # --- B3: one support rule for start, transition and emission probabilities ----------------------
