@@ -226,7 +226,8 @@ class LinearProgramOptimum:
     policy : Policy
         The stochastic observation policy read off the optimal occupancy measure,
         ``pi(a|x) = d(x, a) / sum_a' d(x, a')`` (uniform where ``d(x, .) = 0``), in the MDP's
-        number mode (rounded to rationals with denominators up to 10^6 in exact mode).
+        number mode (in exact mode rounded to rationals with denominators up to 10^6, the last
+        action's share completing the sum to 1).
     """
 
     value: float

@@ -1,5 +1,6 @@
 """Hypothesis profiles: ``dev`` (more examples, random), ``ci`` (fewer, derandomized) and
-``mutants`` (fewest, derandomized: ``make mutants`` runs the tests once per mutant).
+``mutants`` (fewest, derandomized, no shrinking: ``make mutants`` runs the tests once per
+mutant, and a first failing example is all it needs).
 
 Select with the environment variable ``HYPOTHESIS_PROFILE`` (``make test`` uses ``ci`` unless
 it is set).
@@ -14,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 settings.register_profile(
     "dev",
@@ -35,6 +36,8 @@ settings.register_profile(
     max_examples=15,
     deadline=None,
     derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],  # a failing example kills the mutant: no shrinking
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

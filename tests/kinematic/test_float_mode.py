@@ -4,9 +4,11 @@ transition and emission probabilities (B3)."""
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given
+import scipy.sparse as sp
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kinematic.errors import AmbiguousTolerance
@@ -16,8 +18,9 @@ from kinematic.homing import (
     homing_policy,
     homing_policy_choices,
 )
-from kinematic.inseparability import forward_ki_partition
+from kinematic.inseparability import forward_ki_partition, group_rows
 from kinematic.model import with_float_numbers
+from kinematic.numbers import NumberMode
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps
 from kinematic.visitation import state_visitation
@@ -230,3 +233,51 @@ def test_near_duplicates_are_found_whatever_their_projections():
                      "transitions": {"s1": {a: {"s2_0": 0.5, "s2_1": 0.5} for a in actions},
                                      **rows}}, atol=2e-9)
     assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1"]]
+
+
+# --- float grouping against its definition ------------------------------------------------------
+
+STEP = 0.6e-9  # with atol = 1e-9: one step apart is within atol, two steps are not
+
+
+def components_within(rows: np.ndarray, atol: float) -> list[set[int]]:
+    """Connected components of the graph 'max-norm distance <= atol', by brute force."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(rows)))
+    graph.add_edges_from((i, j) for i, j in itertools.combinations(range(len(rows)), 2)
+                         if np.abs(rows[i] - rows[j]).max() <= atol)
+    return [set(c) for c in nx.connected_components(graph)]
+
+
+@settings(max_examples=400)  # enough to meet a near pair first and third in projection order
+@given(st.lists(st.lists(st.integers(0, 3), min_size=3, max_size=3), min_size=2, max_size=7))
+def test_float_grouping_is_the_components_of_within_atol_or_refuses(steps):
+    """group_rows in float mode: the connected components of 'within atol' when every component
+    has diameter <= atol, AmbiguousTolerance otherwise, whatever the projection order."""
+    rows = 0.25 + np.asarray(steps, dtype=np.float64) * STEP
+    mode = NumberMode(exact=False, atol=1e-9)
+    components = components_within(rows, mode.atol)
+    wide = any(np.ptp(rows[sorted(c)], axis=0).max() > mode.atol for c in components)
+    names = [f"r{i}" for i in range(len(rows))]
+    if wide:
+        with pytest.raises(AmbiguousTolerance):
+            group_rows(mode, sp.csr_array(rows), names)
+        return
+    labels = group_rows(mode, sp.csr_array(rows), names)
+    assert sorted(map(sorted, components)) == sorted(
+        sorted(np.flatnonzero(labels == label).tolist()) for label in set(labels.tolist()))
+
+
+def test_rows_close_in_projection_but_not_within_atol_stay_apart():
+    """Rows 2e-9 apart in two coordinates with opposite signs: their projections (weights in
+    [1, 2]) differ by less than the candidate window, but they are not within atol."""
+    rows = sp.csr_array(np.array([[0.5, 0.5], [0.5 + 2e-9, 0.5 - 2e-9]]))
+    labels = group_rows(NumberMode(exact=False, atol=1e-9), rows, ["r0", "r1"])
+    assert labels.tolist() == [0, 1]
+
+
+def test_a_chain_wider_than_atol_in_a_later_column_is_refused():
+    """The diameter is the largest spread of any coordinate, not of the first one."""
+    rows = sp.csr_array(np.array([[1.0, 0.5 + k * STEP] for k in range(3)]))
+    with pytest.raises(AmbiguousTolerance, match="'r0' and 'r2'"):
+        group_rows(NumberMode(exact=False, atol=1e-9), rows, ["r0", "r1", "r2"])

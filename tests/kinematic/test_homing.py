@@ -1,13 +1,17 @@
 """eta(s), eta_min and homing policies (``def:homing``, ``lem:homing_deterministic``)."""
 
 from fractions import Fraction
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import kinematic.homing as homing
 from kinematic.families import combination_lock
 from kinematic.homing import (
+    _distribution,
     eta,
     eta_min,
     homing_policies,
@@ -20,6 +24,7 @@ from kinematic.homing import (
 from kinematic.model import with_float_numbers
 from kinematic.planning import optimal_values
 from kinematic.policies import state_policy
+from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import policy_value, state_visitation
 from tests.kinematic.brute_force import brute_force_eta, path_visitation
@@ -110,3 +115,53 @@ def test_combination_lock_eta():
 def test_unknown_state_is_named():
     with pytest.raises(ValueError, match="unknown state 'nope'"):
         max_visitation(combination_lock(3, 2, 0), "nope")
+
+
+def test_homing_policies_name_every_state():
+    """One entry per state; layer-1 states need no decision."""
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    choices = homing_policies(mdp)
+    assert list(choices) == list(mdp.states)
+    assert all(choices[s] == {} for s in mdp.layers[0])
+
+
+# --- the LP's policy in the MDP's number mode (``_distribution``) ---------------------------------
+
+FOUR_ACTIONS = combination_lock(horizon=2, actions=4, seed=0)  # exact mode
+
+
+def test_exact_lp_shares_are_rationals_with_denominators_up_to_a_million():
+    shares = np.array([0.2500003, 0.3141593, 1 - 0.2500003 - 0.3141593 - 1e-15, 1e-15])
+    rounded = _distribution(FOUR_ACTIONS, shares)
+    assert all(type(p) is Fraction for p in rounded) and sum(rounded) == 1
+    assert all(p.denominator <= 10**6 for p in rounded[:-1])  # the last one completes the sum
+    assert max(abs(float(p) - q) for p, q in zip(rounded, shares, strict=True)) < 1e-9
+
+
+def test_rounding_that_overshoots_falls_back_to_the_most_likely_action():
+    """The first three shares round up by 5.6e-11 in total: the last would be negative."""
+    shares = np.array([0.2718282, 0.3333337, 1 - 0.2718282 - 0.3333337 - 1e-15, 1e-15])
+    assert _distribution(FOUR_ACTIONS, shares) == [0, 0, 1, 0]
+
+
+def test_a_zero_last_share_is_kept():
+    assert _distribution(FOUR_ACTIONS, np.array([0.5, 0.25, 0.25, 0.0])) == [
+        Fraction(1, 2), Fraction(1, 4), Fraction(1, 4), 0]
+
+
+def test_one_action_gets_probability_one_as_a_rational():
+    one_action = from_spec({"name": "one", "horizon": 1, "actions": ["a"], "layers": [["s"]],
+                            "start": {"s": 1}, "transitions": {}})
+    assert [type(p) for p in _distribution(one_action, np.array([1.0]))] == [Fraction]
+
+
+def test_float_lp_shares_are_clipped_and_normalised():
+    floats = with_float_numbers(FOUR_ACTIONS)
+    assert _distribution(floats, np.array([-1e-12, 1.0, 2.0, 1.0])) == [0.0, 0.25, 0.5, 0.25]
+
+
+def test_a_failed_linear_program_is_reported_with_the_solvers_message(monkeypatch):
+    monkeypatch.setattr(homing, "linprog", lambda *args, **kwargs: SimpleNamespace(
+        status=2, message="The problem is infeasible."))
+    with pytest.raises(RuntimeError, match=r"^linprog failed: The problem is infeasible\.$"):
+        lp_maximum_visitation(FOUR_ACTIONS, "s2a")

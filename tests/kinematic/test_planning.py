@@ -99,6 +99,20 @@ def test_contrastive_distribution_is_a_distribution_with_the_right_marginals(dat
     defined = joint.sum(axis=-1) > 0
     bayes, closed_form = bayes_optimal_predictor(distribution), f_rho(mdp, distribution)
     assert (bayes[defined] == closed_form[defined]).all()
+    assert [value is None for value in closed_form.flat] == (~defined).ravel().tolist()
+
+
+def test_f_rho_where_the_roll_in_never_reaches_a_state():
+    """Rolling in to s2c of a lock, s3a and s3b get no prior (rho = 0): f_rho is undefined
+    (None) at every (x, a, x') with D = 0 and equals the Bayes-optimal predictor elsewhere."""
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    distribution = contrastive_distribution(mdp, [homing_policy(mdp, "s2c")], layer=2)
+    assert [mdp.observations[2][x] for x in np.flatnonzero(distribution.prior == 0)] == [
+        "s3a", "s3b"]
+    defined = distribution.joint.sum(axis=-1) > 0
+    closed_form = f_rho(mdp, distribution)
+    assert [value is None for value in closed_form.flat] == (~defined).ravel().tolist()
+    assert (closed_form[defined] == bayes_optimal_predictor(distribution)[defined]).all()
 
 
 def test_sampled_psdp_optimises_the_reward_it_is_given():
