@@ -7,7 +7,8 @@ it is set).
 
 Under mutmut (``make mutants``), the tests selected for a mutant run fastest first, by the
 durations mutmut recorded on the unmutated code: a mutant is killed by its first failing test
-(``-x``), so a cheap killer found early saves the slow ones.
+(``-x``), so a cheap killer found early saves the slow ones. Tests of the test machinery
+itself (``NOT_RUN_PER_MUTANT``) are left out of mutant runs.
 """
 
 import json
@@ -55,7 +56,22 @@ def _mutmut_durations() -> dict[str, float]:
         return {}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+NOT_RUN_PER_MUTANT = {
+    # They replace the code under test by a sabotaged check or a monkeypatched partition: they
+    # test the registry's controls, not the mutated module, and take half the selection's time.
+    "test_a_check_that_always_holds_misses_its_control",
+    "test_partition_claims_catch_a_wrong_backward_partition",
+    # They test modules outside the mutated core (kinematic.counterexamples.finder,
+    # kinematic.strategies) with long Hypothesis searches.
+    "test_finder_returns_a_shrunk_counterexample",
+    "test_block_mdps_generates_stochastic_forward_ki_twins_without_splits",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     durations = _mutmut_durations()
-    if durations:
-        items.sort(key=lambda item: durations.get(item.nodeid, float("inf")))
+    if not durations:
+        return
+    kept = [item for item in items if item.originalname not in NOT_RUN_PER_MUTANT]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = sorted(kept, key=lambda item: durations.get(item.nodeid, float("inf")))

@@ -1,17 +1,20 @@
 """The canonical form (Section 3, Figure ``fig:mdp-canonical``)."""
 
+import json
 from collections import defaultdict
 from fractions import Fraction
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.canonical import canonical_form
+from kinematic.errors import InvalidBlockMDP
 from kinematic.families import figure2_canonical, figure2_split
 from kinematic.homing import eta
-from kinematic.inseparability import ki_partition
+from kinematic.inseparability import backward_ki_partition, ki_partition
 from kinematic.model import relabel_states
-from kinematic.spec import to_spec
+from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies, split_states
 from kinematic.visitation import trajectory_distribution
 
@@ -85,3 +88,21 @@ def test_figure2_split_has_the_figure2_canonical_form():
     assert result.state_map == {"s1": "s1", "s2a": "s2a+s2b", "s2b": "s2a+s2b", "s3": "s3"}
     renamed = relabel_states(result.mdp, {"s2a+s2b": "s2"})
     assert to_spec(renamed) == to_spec(figure2_canonical())
+
+
+def test_canonical_form_needs_the_ki_partition():
+    mdp = figure2_split()
+    with pytest.raises(ValueError,
+                       match=r"^canonical_form needs the KI partition, got 'backward'$"):
+        canonical_form(mdp, backward_ki_partition(mdp))
+
+
+def test_merged_names_that_collide_with_a_state_are_refused():
+    """s2a and s2b merge into 's2a+s2b', which is already the name of a layer-3 state."""
+    spec = to_spec(figure2_split())
+    spec["layers"][2] = ["s2a+s2b"]
+    spec["transitions"] = json.loads(json.dumps(spec["transitions"]).replace('"s3"', '"s2a+s2b"'))
+    spec["rewards"] = {}
+    with pytest.raises(InvalidBlockMDP,
+                       match=r"^canonical_form: merged state names collide; rename states$"):
+        canonical_form(from_spec(spec))

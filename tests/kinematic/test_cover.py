@@ -55,7 +55,7 @@ def test_a_cover_that_misses_the_bad_states():
 
 
 def test_empty_cover_is_rejected():
-    with pytest.raises(ValueError, match="at least one policy"):
+    with pytest.raises(ValueError, match=r"^a policy cover needs at least one policy$"):
         policy_cover_alpha(combination_lock(2, 2, 0), [])
 
 

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, f_rho
+from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock
 from kinematic.homing import homing_policy
 from kinematic.inseparability import backward_ki_partition
@@ -61,8 +62,35 @@ def test_sampled_exp_oracle_and_psdp_solve_a_small_lock():
     rng = np.random.default_rng(0)
     labels = observation_labels(mdp, backward_ki_partition(mdp).labels)
     covers = exp_oracle_sampled(mdp, labels, samples=3000, rng=rng)
+    assert [len(cover) for cover in covers] == [0, 2, 2, 2]  # one policy per backward class
+    for h in range(1, mdp.horizon):  # each class reached by its own (internal reward) policy
+        report = policy_cover_alpha(mdp, covers[h])
+        assert report.alpha_per_layer[h] == 1
     policy = psdp_sampled(mdp, covers, mdp.rewards, mdp.horizon - 1, samples=3000, rng=rng)
     assert policy_value(mdp, policy) == 1
+
+
+def test_sampled_psdp_decides_up_to_its_last_layer_and_takes_the_first_action_after():
+    mdp = combination_lock(horizon=4, actions=3, seed=2)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    rewards = [np.zeros((len(x), 3)) for x in mdp.observations]
+    rewards[3][:, 2] = 1.0  # the last layer rewards its third action, but PSDP decides to layer 1
+    policy = psdp_sampled(mdp, covers, tuple(rewards), 1, samples=500,
+                          rng=np.random.default_rng(0))
+    for h in (2, 3):
+        assert (policy.action_probabilities[h][:, 0] == 1).all()
+
+
+def test_sampled_psdp_draws_bernoulli_rewards_by_default():
+    """The default consumes the random numbers of the Bernoulli draws, as the explicit flag."""
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    states = []
+    for flag in ({}, {"bernoulli_rewards": True}, {"bernoulli_rewards": False}):
+        rng = np.random.default_rng(0)
+        psdp_sampled(mdp, covers, mdp.rewards, 2, samples=50, rng=rng, **flag)
+        states.append(rng.bit_generator.state)
+    assert states[0] == states[1] != states[2]
 
 
 def test_cb_oracle_breaks_ties_and_unseen_contexts_towards_the_first_action():
