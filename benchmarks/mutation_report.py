@@ -1,49 +1,127 @@
 """Per-module score of the last ``mutmut run`` (``make mutants``), read from mutmut's result
-files ``mutants/kinematic/*.py.meta``: killed, survived, not run, and the surviving mutants by
-name (``mutmut show NAME`` prints the change).
+files ``mutants/kinematic/*.py.meta``.
 
-Exit codes recorded by mutmut: ``1`` the tests failed (killed), ``0`` they passed (survived),
-``None`` not run yet; anything else (timeouts, crashes, type-check errors) counts as killed.
+Exit codes recorded by mutmut: ``1`` and ``3`` the tests failed (killed), ``0`` they passed
+(survived), ``None`` not run yet, ``33`` / ``5`` no test covers the mutant; the SIGXCPU codes
+(``-24``, ``24``, ``152``, ``255``, ``36``) are timeouts: the tests ran over 30 times their time on
+the unmutated code, which counts as detected (listed apart). A survivor is *equivalent* when it
+is listed in :mod:`mutation_equivalents` with the reason it cannot change a result; every other
+survivor counts against the score::
+
+    score = (killed + timeouts) / (killed + timeouts + survivors that are not equivalent)
+
+Prints the README's table (``--markdown``) or a plain summary, then every survivor with its
+classification; survivors without one are listed as ``UNCLASSIFIED``, and classified names that
+no longer survive as ``STALE`` (mutmut renumbers mutants when the code changes).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from mutation_equivalents import EQUIVALENT, LIVE  # beside this script (run as a script)
 
-def module_scores(root: Path) -> list[dict]:
+KILLED = {1, 3}
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+TIMEOUT = {-24, 24, 152, 255, 36}
+TARGET = 0.9
+
+
+@dataclass
+class ModuleScore:
+    module: str
+    mutants: int = 0
+    killed: int = 0
+    timeouts: int = 0
+    not_run: int = 0
+    no_tests: int = 0
+    other: int = 0
+    survivors: list[str] = field(default_factory=list)
+
+    @property
+    def equivalent(self) -> list[str]:
+        return [name for name in self.survivors if name in EQUIVALENT]
+
+    @property
+    def live(self) -> list[str]:
+        """Survivors not shown to be equivalent."""
+        return [name for name in self.survivors if name not in EQUIVALENT]
+
+    @property
+    def score(self) -> float | None:
+        detected = self.killed + self.timeouts
+        tested = detected + len(self.live)
+        return detected / tested if tested else None
+
+
+def module_scores(root: Path) -> list[ModuleScore]:
     rows = []
     for meta in sorted((root / "mutants" / "kinematic").glob("*.py.meta")):
         try:
             codes = json.loads(meta.read_text())["exit_code_by_key"]
         except (OSError, ValueError, KeyError) as error:
             raise SystemExit(f"error: {meta}: not a mutmut result file ({error})") from None
-        survived = sorted(name for name, code in codes.items() if code == 0)
-        pending = sum(code is None for code in codes.values())
-        killed = len(codes) - len(survived) - pending
-        tested = killed + len(survived)
-        rows.append({"module": meta.name.removesuffix(".meta"), "mutants": len(codes),
-                     "killed": killed, "survived": survived, "not_run": pending,
-                     "score": killed / tested if tested else None})
+        row = ModuleScore(meta.name.removesuffix(".meta"), mutants=len(codes))
+        for name, code in sorted(codes.items()):
+            if code is None:
+                row.not_run += 1
+            elif code in KILLED:
+                row.killed += 1
+            elif code in TIMEOUT:
+                row.timeouts += 1
+            elif code in SURVIVED:
+                row.survivors.append(name)
+            elif code in NO_TESTS:
+                row.no_tests += 1
+            else:
+                row.other += 1
+        rows.append(row)
     return rows
 
 
-def main() -> int:
-    rows = module_scores(Path.cwd())
+def table(rows: list[ModuleScore]) -> str:
+    lines = ["| module | mutants | killed | timeouts | survived | equivalent | not run | score |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        score = "-" if row.score is None else f"{100 * row.score:.1f}%"
+        lines.append(f"| {row.module} | {row.mutants} | {row.killed} | {row.timeouts} | "
+                     f"{len(row.survivors)} | {len(row.equivalent)} | "
+                     f"{row.not_run + row.no_tests + row.other} | {score} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="holds mutants/")
+    parser.add_argument("--markdown", action="store_true", help="survivors as a markdown list")
+    args = parser.parse_args(argv)
+    rows = module_scores(args.root)
     if not rows:
         print("no mutmut results under mutants/: run `make mutants` first", file=sys.stderr)
         return 2
-    print("| module | mutants | killed | survived | not run | killed / tested |")
-    print("|---|---|---|---|---|---|")
+    print(table(rows))
+    survivors = {name for row in rows for name in row.survivors}
+    print()
     for row in rows:
-        score = "-" if row["score"] is None else f"{100 * row['score']:.1f}%"
-        print(f"| {row['module']} | {row['mutants']} | {row['killed']} | "
-              f"{len(row['survived'])} | {row['not_run']} | {score} |")
-    for row in rows:
-        for name in row["survived"]:
-            print(f"survived: {name}")
+        for name in row.survivors:
+            if name in EQUIVALENT:
+                change, reason = EQUIVALENT[name]
+                verdict = f"equivalent: `{change}`: {reason}"
+            else:
+                verdict = "live: " + LIVE.get(name, "UNCLASSIFIED (`mutmut show` it)")
+            print(f"- `{name}`: {verdict}" if args.markdown else f"survived: {name}: {verdict}")
+    for name in sorted((set(EQUIVALENT) | set(LIVE)) - survivors):
+        print(f"STALE: {name} is classified but did not survive this run")
+    below = [row.module for row in rows if row.score is not None and row.score < TARGET]
+    incomplete = [row.module for row in rows if row.not_run]
+    print(f"\ntarget {TARGET:.0%} per module: "
+          + ("met" if not below and not incomplete else
+             f"not met (below: {below or 'none'}; not finished: {incomplete or 'none'})"))
     return 0
 
 

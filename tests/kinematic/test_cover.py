@@ -32,8 +32,8 @@ def test_alpha_is_the_worst_ratio_of_the_best_policy(data):
     values = eta(mdp)
     visits = [path_visitation(mdp, policy) for policy in cover]
     for state in mdp.states:
-        expected = max(v[state] for v in visits) / values[state]
-        assert report.alpha_per_state[state] == expected
+        assert report.best_visitation[state] == max(v[state] for v in visits)
+        assert report.alpha_per_state[state] == report.best_visitation[state] / values[state]
     assert report.alpha == min(report.alpha_per_state.values())
     assert 0 <= report.alpha <= 1
     larger = policy_cover_alpha(mdp, [*cover, data.draw(policies(mdp))])

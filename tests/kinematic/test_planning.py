@@ -5,14 +5,23 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, f_rho
+import kinematic.planning as planning
+from kinematic.contrastive import (
+    bayes_optimal_predictor,
+    contrastive_distribution,
+    f_rho,
+    level_sets,
+)
 from kinematic.cover import policy_cover_alpha
+from kinematic.errors import AmbiguousTolerance
 from kinematic.families import combination_lock
 from kinematic.homing import homing_policy
 from kinematic.inseparability import backward_ki_partition
+from kinematic.model import with_float_numbers
 from kinematic.planning import (
     block_rewards,
     exp_oracle_sampled,
@@ -25,6 +34,7 @@ from kinematic.planning import (
 )
 from kinematic.policies import Policy, uniform_policy
 from kinematic.sampling import sample_episodes
+from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import policy_value, state_visitation
 
@@ -143,6 +153,43 @@ def test_f_rho_where_the_roll_in_never_reaches_a_state():
     assert (closed_form[defined] == bayes_optimal_predictor(distribution)[defined]).all()
 
 
+def lock_distribution(mdp):
+    cover = [homing_policy(mdp, s) for s in mdp.layers[1]]
+    return contrastive_distribution(mdp, cover, layer=2)
+
+
+def test_level_sets_are_the_backward_ki_blocks_in_both_modes():
+    """prop:bki-in-class with f* = the Bayes-optimal predictor: its level sets on layer 3 of a
+    lock are {s3a, s3b} and {s3c}, exactly and in float mode."""
+    exact = combination_lock(horizon=3, actions=2, seed=0)
+    for mdp in (exact, with_float_numbers(exact)):
+        distribution = lock_distribution(mdp)
+        predictor = bayes_optimal_predictor(distribution)
+        assert level_sets(mdp, predictor, distribution) == [["s3a", "s3b"], ["s3c"]]
+
+
+def test_exact_level_sets_tell_apart_values_that_floats_would_merge():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    distribution = lock_distribution(mdp)
+    predictor = bayes_optimal_predictor(distribution)
+    x = mdp.observations[2].index("s3b")
+    context, action = next((c, a) for c in np.flatnonzero(distribution.roll_in)
+                           for a in range(2) if predictor[c, a, x])  # 1e-30 is lost in 1/2
+    predictor[context, action, x] += Fraction(1, 10**30)
+    assert level_sets(mdp, predictor, distribution) == [["s3a"], ["s3b"], ["s3c"]]
+
+
+def test_float_level_sets_name_the_observations_of_an_ambiguous_chain():
+    mdp = with_float_numbers(combination_lock(horizon=3, actions=2, seed=0))
+    distribution = lock_distribution(mdp)
+    predictor = np.asarray(bayes_optimal_predictor(distribution), dtype=np.float64)
+    a, b, c = (mdp.observations[2].index(name) for name in ("s3a", "s3b", "s3c"))
+    predictor[:, :, b] = predictor[:, :, a] + 0.6e-9  # a ~ b ~ c within 1e-9, a and c not
+    predictor[:, :, c] = predictor[:, :, a] + 1.2e-9
+    with pytest.raises(AmbiguousTolerance, match="'s3a' and 's3c'"):
+        level_sets(mdp, predictor, distribution)
+
+
 def test_sampled_psdp_optimises_the_reward_it_is_given():
     """PSDP with an internal reward that the external one contradicts (reach the bad state
     s3c of a lock) returns a policy for the internal reward: it reaches s3c surely."""
@@ -154,3 +201,74 @@ def test_sampled_psdp_optimises_the_reward_it_is_given():
     policy = psdp_sampled(mdp, covers, rewards, 1, samples=3000, rng=np.random.default_rng(0))
     h, i = mdp.state_location["s3c"]
     assert state_visitation(mdp, policy)[h][i] == 1
+
+
+def test_an_empty_cover_is_named_by_its_layer():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    with pytest.raises(ValueError, match=r"^PSDP needs a non-empty policy cover for layer 2$"):
+        psdp_exact(mdp, [[], [], []], mdp.rewards, 1)
+
+
+def best_value_deciding_up_to(mdp, last_layer: int):
+    """max V(pi) over deterministic observation policies that take the first action after
+    ``last_layer``, by enumerating them."""
+    deciding = [(h, x) for h in range(last_layer + 1) for x in range(len(mdp.observations[h]))]
+    best = None
+    for choice in itertools.product(range(mdp.number_of_actions), repeat=len(deciding)):
+        tables = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
+        for table in tables:
+            table[:, 0] = 1
+        for (h, x), a in zip(deciding, choice, strict=True):
+            tables[h][x] = 0
+            tables[h][x, a] = 1
+        value = policy_value(mdp, Policy(tuple(tables)))
+        best = value if best is None else max(best, value)
+    return best
+
+
+@given(st.data())
+def test_exact_psdp_is_optimal_among_policies_deciding_up_to_its_last_layer(data):
+    """With 1-covers and infinite data, PSDP's policy (first action after ``last_layer``) is
+    worth the optimum over such policies, later rewards included."""
+    mdp = data.draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
+                               max_splits=0))
+    last_layer = data.draw(st.integers(0, mdp.horizon - 2))
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    policy = psdp_exact(mdp, covers, mdp.rewards, last_layer)
+    assert policy_value(mdp, policy) == best_value_deciding_up_to(mdp, last_layer)
+
+
+def test_exact_psdp_counts_rewards_collected_after_its_last_layer():
+    """Deciding only at layer 1: a0 leads (then by the first actions) to the rewarded s3g."""
+    mdp = from_spec({
+        "name": "late-reward", "horizon": 3, "actions": ["a0", "a1"],
+        "layers": [["s1"], ["s2x", "s2y"], ["s3g", "s3b"]], "start": {"s1": 1},
+        "transitions": {"s1": {"a0": {"s2x": 1}, "a1": {"s2y": 1}},
+                        "s2x": {"a0": {"s3g": 1}, "a1": {"s3g": 1}},
+                        "s2y": {"a0": {"s3b": 1}, "a1": {"s3b": 1}}},
+        "rewards": {"s3g": {"a0": 1, "a1": 1}}})
+    policy = psdp_exact(mdp, [[], [], []], mdp.rewards, 0)
+    assert policy_value(mdp, policy) == 1
+
+
+def test_sampled_psdp_draws_its_samples_in_chunks_and_adds_their_scores(monkeypatch):
+    """Chunks of at most CHUNK episodes, ``samples`` in all per step; the oracle sees the scores
+    of every chunk (with one-episode chunks, the last episode alone would rarely pick the good
+    action of a 10-action lock)."""
+    drawn = []
+
+    def counting(*args, **kwargs):
+        drawn.append(kwargs["samples"])
+        return sample_episodes(*args, **kwargs)
+
+    monkeypatch.setattr(planning, "sample_episodes", counting)
+    monkeypatch.setattr(planning, "CHUNK", 7)
+    mdp = combination_lock(horizon=2, actions=10, seed=0)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    planning.psdp_sampled(mdp, covers, mdp.rewards, 0, samples=20,
+                          rng=np.random.default_rng(0))
+    assert drawn == [7, 7, 6]
+    monkeypatch.setattr(planning, "CHUNK", 1)
+    policy = planning.psdp_sampled(mdp, covers, mdp.rewards, 1, samples=400,
+                                   rng=np.random.default_rng(0))
+    assert policy_value(mdp, policy) == optimal_values(mdp).value

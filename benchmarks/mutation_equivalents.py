@@ -1,0 +1,130 @@
+"""Surviving mutants of ``make mutants`` that cannot change any result, each checked by hand:
+mutmut's name -> (the change, why it is equivalent). Read by ``mutation_report.py``.
+
+A survivor that is merely hard to observe is not listed here: it counts against the score and
+``LIVE`` says what it is. mutmut renumbers the mutants of a function whose code changes; the
+report lists classified names that no longer survive as ``STALE``.
+"""
+
+from __future__ import annotations
+
+ZIP_STRICT = ("zip(..., strict=True) -> strict=None / False / absent",
+              "the zipped sequences have equal lengths by construction; strict=True only asserts "
+              "it")
+RESHAPE_FLAT = ("reshape(-1) -> reshape(None) / reshape(-2)",
+                "the array is already 1-d (a sparse max/sum along one axis, or a vector); NumPy "
+                "treats any negative size as 'infer' and None as 'keep the shape'")
+RESHAPE_NEGATIVE = ("reshape(-1, n) -> reshape(-2, n)", "NumPy treats any negative size as 'infer'")
+PROJECTION = ("the random projection's weights, seed or sort",
+              "the projection only proposes candidate pairs: any pair within atol in the max norm "
+              "has a projection gap <= atol * sum(weights) for every non-negative weights, and "
+              "every candidate is checked exactly afterwards (_pairs_within); weights, seed and "
+              "sort order change which extra candidates are checked, never the groups")
+UNDIRECTED = ("connected_components(graph, directed=False) -> directed=None / True / absent",
+              "scipy's default connection='weak' makes a directed graph's components those of "
+              "the undirected graph")
+INDEX_DTYPE = ("np.asarray(indices, dtype=np.intp) -> dtype=None / absent",
+               "the lists hold numpy intp indices (int64 here); an empty list gives an empty "
+               "float array, which returns before any indexing")
+LP_DEFAULTS = ("linprog(bounds=(0, None), method='highs') -> default / 'HIGHS' / format=None",
+               "scipy's defaults are bounds=(0, None) and method='highs', the method name is "
+               "case-insensitive, and linprog converts any sparse format of A_eq")
+LP_FLOAT_INPUT = ("np.asarray(x, dtype=np.float64) -> dtype=None / absent (start, rewards)",
+                  "linprog converts its inputs to float64 itself (object arrays of Fractions "
+                  "included)")
+LP_SHARES = ("row / total -> row * total; uniform 1.0 -> 2.0",
+             "_distribution clips and renormalises the shares of each observation")
+
+EQUIVALENT: dict[str, tuple[str, str]] = {
+    **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}"
+                     for k in (30, 32, 33, 34, 35, 40, 42, 44)], PROJECTION),
+    **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (74, 76, 77)],
+                    UNDIRECTED),
+    **dict.fromkeys([f"kinematic.inseparability.x__pairs_within__mutmut_{k}" for k in (3, 5, 7, 9)],
+                    INDEX_DTYPE),
+    **dict.fromkeys([f"kinematic.inseparability.x__pairs_within__mutmut_{k}" for k in (12, 18)],
+                    RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.inseparability.x__check_consistent__mutmut_{k}"
+                     for k in (12, 19, 25, 27)], RESHAPE_FLAT),
+    "kinematic.inseparability.x__check_consistent__mutmut_5": (
+        "bincount(labels) > 1 -> >= 1", "a block of one state has diameter 0: never refused"),
+    "kinematic.inseparability.x__check_consistent__mutmut_6": (
+        "bincount(labels) > 1 -> > 2",
+        "a component of two states is one candidate pair found within atol: its diameter is that "
+        "pair's distance, <= atol, so it is never refused"),
+    "kinematic.homing.x_max_visitation__mutmut_11": (
+        "zeros((width, 1)) -> zeros((width, 2))",
+        "an extra all-zero target column; only column 0 is read"),
+    "kinematic.homing.x_homing_policies__mutmut_5": (
+        "range(1, H) -> range(H)",
+        "layer 1 gets an empty decision dict, which it already had"),
+    **dict.fromkeys([f"kinematic.homing.x_homing_policies__mutmut_{k}" for k in (20, 23, 24)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}" for k in (32, 63, 98)],
+                    RESHAPE_NEGATIVE),
+    **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}" for k in (50, 52, 59, 61)],
+                    LP_FLOAT_INPUT),
+    **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}"
+                     for k in (68, 73, 74, 76, 78, 84)], LP_DEFAULTS),
+    **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}" for k in (106, 113)],
+                    LP_SHARES),
+    **dict.fromkeys([f"kinematic.canonical.x__member_weights__mutmut_{k}" for k in (3, 10)],
+                    RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.canonical.x_canonical_form__mutmut_{k}"
+                     for k in (39, 43, 63, 74, 77)], RESHAPE_FLAT),
+    "kinematic.canonical.x_canonical_form__mutmut_3": (
+        "partition if given -> always ki_partition(mdp)",
+        "the argument is documented as the MDP's KI partition, already computed: recomputing it "
+        "gives the same partition"),
+    **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}" for k in (29, 32)],
+                    ZIP_STRICT),
+    "kinematic.cover.x_policy_cover_alpha__mutmut_7": (
+        "eta_per_layer if given -> always maximum_visitation(mdp)",
+        "the argument is documented as the MDP's eta, already computed: recomputing it gives "
+        "the same values"),
+    "kinematic.cover.x_is_policy_cover__mutmut_7": (
+        "alpha >= threshold -> alpha > threshold",
+        "equality is accepted by the mode's equal() on the same line (== in exact mode, within "
+        "atol in float mode)"),
+    "kinematic.contrastive.x_f_rho__mutmut_38": (
+        "np.where(rho == 0, 1, rho) -> np.where(rho == 0, 2, rho)",
+        "rho(x') = 0 only where no roll-in reaches x', so D(x, a, x') = 0 and the entry is "
+        "overwritten as undefined"),
+    **dict.fromkeys([f"kinematic.contrastive.x_f_rho__mutmut_{k}" for k in (39, 42)], (
+        "undefined entries: None in exact mode, NaN in float mode -> None in both",
+        "NumPy stores None in a float array as NaN")),
+    "kinematic.contrastive.x_level_sets__mutmut_14": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (19, 21)], (
+        "np.asarray(columns, dtype=np.float64) -> dtype=None / absent (float mode)",
+        "in float mode the predictor is a float64 array already")),
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (32, 36)], (
+        "labels empty -> no sets: branch forced / changed",
+        "rho sums to 1, so some x' has rho(x') > 0 and the labels are never empty")),
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (39, 42, 43)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}"
+                     for k in (33, 37, 40, 41)], ZIP_STRICT),
+    "kinematic.planning.x_psdp_sampled__mutmut_14": (
+        "for t in range(last_layer, -1, -1) -> range(last_layer, -2, -1)",
+        "the extra pass (t = -1) rolls in with the continuation itself, so every score lies on "
+        "the continuation's action (the first one) at the last layer, and the oracle keeps it"),
+    **dict.fromkeys([f"kinematic.planning.x_psdp_sampled__mutmut_{k}" for k in (73, 74)], (
+        "propensity 1/|A| -> |A| or 2/|A|",
+        "the propensity is the same for every sample: all scores scale by one positive factor "
+        "and the argmax does not move")),
+    **dict.fromkeys([f"kinematic.visitation.x_trajectory_distribution__mutmut_{k}"
+                     for k in (11, 17)], (
+        "the initial belief zeros(width) -> zeros(1) (condition changed)",
+        "a length-1 zero vector broadcasts in the first addition to the full belief")),
+    **dict.fromkeys([f"kinematic.visitation.x_trajectory_distribution__mutmut_{k}"
+                     for k in (45, 48)], RESHAPE_FLAT),
+}
+
+LIVE: dict[str, str] = {
+    "kinematic.inseparability.x__group_float__mutmut_52": (
+        "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
+        "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
+        "coordinate with one sign; no test builds such floats"),
+}
