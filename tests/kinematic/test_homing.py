@@ -165,3 +165,16 @@ def test_a_failed_linear_program_is_reported_with_the_solvers_message(monkeypatc
         status=2, message="The problem is infeasible."))
     with pytest.raises(RuntimeError, match=r"^linprog failed: The problem is infeasible\.$"):
         lp_maximum_visitation(FOUR_ACTIONS, "s2a")
+
+
+def test_a_homing_policy_takes_the_first_action_where_it_need_not_decide():
+    """From the target's layer on, and at states that cannot reach it: the first action."""
+    mdp = combination_lock(horizon=4, actions=3, seed=0)
+    policy = homing_policy(mdp, "s3a")
+    for h in range(mdp.horizon):
+        for x, name in enumerate(mdp.observations[h]):
+            row = policy.action_probabilities[h][x].tolist()
+            if h >= 2 or name == "s2c":
+                assert row == [1, 0, 0], (name, row)
+            else:
+                assert sorted(row) == [0, 0, 1], (name, row)

@@ -71,9 +71,10 @@ def set_in(path, value):
         (set_in(["transitions", "s1", "a1"], {"s3": "1"}),
          "transitions['s1']['a1']['s3']: 's3' is in layer 3, not the next layer 2"),
         (set_in(["emissions"], {"s2a": {"x": "1"}, "s2b": {"x": "1/2", "y": "1/2"}}),
-         "observation 'x' is emitted by both 's2a' and 's2b'"),
+         "emissions: observation 'x' is emitted by both 's2a' and 's2b' (supports must be "
+         "disjoint)"),
         (lambda s: (s["transitions"]["s1"].update(a1={"s2a": "1"}, a2={"s2a": "1"})),
-         "state 's2b' (layer 2) is unreachable"),
+         "state 's2b' (layer 2) is unreachable: no policy visits it (eta = 0)"),
         (set_in(["start"], {"s9": "1"}), "start: unknown state 's9'"),
         (set_in(["start"], {"s2a": "1"}), "start: state 's2a' is in layer 2, not layer 1"),
         (set_in(["transitions", "s1", "a3"], {"s2a": "1"}),
@@ -83,11 +84,11 @@ def set_in(path, value):
         (set_in(["transitions", "s1", "a1"], {"zz": "1"}),
          "transitions['s1']['a1']: unknown state 'zz'"),
         (set_in(["transitions", "s3"], {"a1": {"s1": "1"}}),
-         "transitions['s3']: 's3' is in the last layer 3"),
+         "transitions['s3']: 's3' is in the last layer 3, which has no next layer"),
         (set_in(["emissions", "s9"], {"x": "1"}), "emissions: unknown state 's9'"),
         (set_in(["emissions", "s1"], {"x1": "1/2"}), "emissions['s1'] sums to 1/2, not 1"),
         (set_in(["emissions", "s1"], {"s3": "1"}),
-         "observation 's3' is also the name of state 's3'"),
+         "emissions['s1']: observation 's3' is also the name of state 's3'"),
         (set_in(["rewards", "zz"], {"a1": "1"}), "rewards: unknown state or observation 'zz'"),
         (set_in(["rewards", "s3"], {"a7": "1"}), "rewards['s3']: unknown action 'a7'"),
         (set_in(["layers"], [["s1"], [], ["s3"]]), "layer 2 is empty"),
@@ -95,17 +96,38 @@ def set_in(path, value):
          "state 's2a' appears twice (layers 2 and 3)"),
         (set_in(["horizon"], 4), "spec: horizon is 4 but there are 3 layers"),
         (lambda s: s.pop("start"), "spec: missing key 'start'"),
-        (set_in(["start", "s1"], "one"), "start['s1']: 'one' is not a number"),
+        (set_in(["start", "s1"], "one"),
+         "start['s1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
         (set_in(["start", "s1"], float("nan")), "start['s1']: nan is not a finite number"),
-        (set_in(["transitions", "s2a", "a1", "s3"], True), "is a boolean, not a number"),
+        (set_in(["transitions", "s2a", "a1", "s3"], True),
+         "transitions['s2a']['a1']['s3']: True is a boolean, not a number"),
         (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),
+        (set_in(["actions"], []), "actions must be a non-empty list of action names"),
+        (set_in(["actions"], ["a1", ""]), "action name '' is not a non-empty string"),
+        (set_in(["layers"], ["s1", ["s2a", "s2b"], ["s3"]]),
+         "layer 1 must be a list of state names, got 's1'"),
+        (set_in(["layers"], [["s1"], ["s2a", 7], ["s3"]]),
+         "layer 2: state name 7 is not a non-empty string"),
+        (set_in(["start"], ["s1"]), "start must be a mapping, got list"),
+        (set_in(["start"], {"s1": "-1"}), "start['s1'] is negative (-1)"),
+        (set_in(["emissions", "s1"], {}), "emissions['s1'] is empty"),
+        (lambda s: s.update(emissions={"s3": {"x3a": "1/2", "x3b": "1/2"}},
+                            rewards={"s3": {"a1": "1"}, "x3a": {"a2": "1"}}),
+         "rewards: observation 'x3a' gets rewards from both 's3' and 'x3a'"),
     ],
 )
 def test_validation_errors_name_the_culprit(change, message):
     spec = mutated(change)
     with pytest.raises(InvalidBlockMDP) as error:
         from_spec(spec)
-    assert message in str(error.value)
+    assert str(error.value) == message
+
+
+def test_layers_must_be_a_list_of_lists():
+    for layers in ([], "s1"):
+        with pytest.raises(InvalidBlockMDP) as error:
+            block_mdp("x", layers, ["a"], {"s1": 1}, {})
+        assert str(error.value) == "layers must be a non-empty list of lists of state names"
 
 
 def test_float_tolerance_for_sums():

@@ -36,7 +36,12 @@ from kinematic.policies import Policy, uniform_policy
 from kinematic.sampling import sample_episodes
 from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies
-from kinematic.visitation import policy_value, state_visitation
+from kinematic.visitation import (
+    observation_values,
+    observation_visitation,
+    policy_value,
+    state_visitation,
+)
 
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=2, max_observations=2, max_splits=0)
 
@@ -57,6 +62,34 @@ def test_optimal_value_is_the_best_deterministic_observation_policy(mdp):
     solution = optimal_values(mdp)
     best = max(policy_value(mdp, p) for p in all_deterministic_observation_policies(mdp))
     assert solution.value == best == policy_value(mdp, solution.policy)
+    first = observation_visitation(mdp, solution.policy)[0]
+    assert (first * solution.observation_values[0]).sum() == solution.value
+    assert all((v == q.max(axis=1)).all()
+               for v, q in zip(solution.observation_values, solution.action_values, strict=True))
+
+
+@given(st.data())
+def test_values_to_go_of_any_reward_add_up_to_the_policy_value(data):
+    """V(x_1; pi) averaged over the first observation is V(pi; R), for the rewards given."""
+    mdp = data.draw(SMALL)
+    policy = data.draw(policies(mdp))
+    rewards = tuple(mdp.mode.array(data.draw(st.lists(
+        st.lists(st.integers(0, 3), min_size=mdp.number_of_actions,
+                 max_size=mdp.number_of_actions), min_size=len(x), max_size=len(x))))
+        for x in mdp.observations)
+    values = observation_values(mdp, policy, rewards)
+    first = observation_visitation(mdp, policy)[0]
+    assert (first * values[0]).sum() == policy_value(mdp, policy, rewards)
+
+
+def test_exact_psdp_keeps_the_first_action_where_its_cover_does_not_reach():
+    """Rolling in to s2c only, PSDP's decisions at s2a and s2b are the first action."""
+    mdp = combination_lock(horizon=3, actions=3, seed=0)
+    covers = [[], [homing_policy(mdp, "s2c")], []]
+    policy = psdp_exact(mdp, covers, block_rewards(mdp, 2, np.arange(3), 2), 1)
+    for name in ("s2a", "s2b"):
+        x = mdp.observations[1].index(name)
+        assert policy.action_probabilities[1][x].tolist() == [1, 0, 0]
 
 
 @given(block_mdps(max_horizon=3, max_splits=1))
@@ -148,9 +181,10 @@ def test_f_rho_where_the_roll_in_never_reaches_a_state():
     assert [mdp.observations[2][x] for x in np.flatnonzero(distribution.prior == 0)] == [
         "s3a", "s3b"]
     defined = distribution.joint.sum(axis=-1) > 0
-    closed_form = f_rho(mdp, distribution)
-    assert [value is None for value in closed_form.flat] == (~defined).ravel().tolist()
-    assert (closed_form[defined] == bayes_optimal_predictor(distribution)[defined]).all()
+    closed_form, bayes = f_rho(mdp, distribution), bayes_optimal_predictor(distribution)
+    for predictor in (closed_form, bayes):
+        assert [value is None for value in predictor.flat] == (~defined).ravel().tolist()
+    assert (closed_form[defined] == bayes[defined]).all()
 
 
 def lock_distribution(mdp):

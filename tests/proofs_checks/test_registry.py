@@ -25,7 +25,8 @@ from proofs_checks.witness import spec
 # everywhere else.
 REFERENCE = Path(os.environ.get(
     "KINEMATIC_REFERENCE", Path(__file__).resolve().parents[3] / "shared" / "reference"))
-EXAMPLES = 10
+# Instances per claim; `make mutants` runs the suite once per mutant and uses 5.
+EXAMPLES = 5 if os.environ.get("HYPOTHESIS_PROFILE") == "mutants" else 10
 
 CLAIMS = all_claims()
 
