@@ -120,6 +120,16 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "a length-1 zero vector broadcasts in the first addition to the full belief")),
     **dict.fromkeys([f"kinematic.visitation.x_trajectory_distribution__mutmut_{k}"
                      for k in (45, 48)], RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.inseparability.x_ki_partition__mutmut_{k}" for k in (3, 8)], (
+        "backward / forward if given -> always recomputed",
+        "the arguments are documented as the MDP's own partitions, already computed: "
+        "recomputing them gives the same partitions")),
+    **dict.fromkeys([f"kinematic.inseparability.x_ki_partition__mutmut_{k}"
+                     for k in (17, 20, 21, 24, 27, 28)], ZIP_STRICT),
+    "kinematic.inseparability.x__outgoing_rows__mutmut_9": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"kinematic.planning.x__greedy__mutmut_{k}" for k in (5, 17, 20)], (
+        "axis=-1 -> axis=+1",
+        "q is always 2-d, (observations, actions): axis 1 is the last axis")),
 }
 
 LIVE: dict[str, str] = {

@@ -99,6 +99,7 @@ def set_in(path, value):
         (set_in(["start", "s1"], "one"),
          "start['s1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
         (set_in(["start", "s1"], float("nan")), "start['s1']: nan is not a finite number"),
+        (set_in(["start", "s1"], [1]), "start['s1']: [1] is not a number"),
         (set_in(["transitions", "s2a", "a1", "s3"], True),
          "transitions['s2a']['a1']['s3']: True is a boolean, not a number"),
         (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),

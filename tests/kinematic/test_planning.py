@@ -306,3 +306,38 @@ def test_sampled_psdp_draws_its_samples_in_chunks_and_adds_their_scores(monkeypa
     policy = planning.psdp_sampled(mdp, covers, mdp.rewards, 1, samples=400,
                                    rng=np.random.default_rng(0))
     assert policy_value(mdp, policy) == optimal_values(mdp).value
+
+
+@given(SMALL)
+def test_float_planning_takes_the_exact_decisions(mdp):
+    """The same MDP in float mode: the same optimal value (to rounding) and the same greedy
+    decisions, ties included (exact ties stay ties within atol)."""
+    exact, floats = optimal_values(mdp), optimal_values(with_float_numbers(mdp))
+    assert float(exact.value) == pytest.approx(floats.value, abs=1e-12)
+    for a, b in zip(exact.policy.action_probabilities, floats.policy.action_probabilities,
+                    strict=True):
+        assert np.array_equal(np.asarray(a, dtype=np.float64), b)
+
+
+ATOL = 2.0**-30  # 0.5 + ATOL - ATOL is exactly 0.5: the inclusive boundary is tested exactly
+
+
+@pytest.mark.parametrize(("gap", "chosen"), [(ATOL / 2, "a0"), (ATOL, "a0"), (2 * ATOL, "a1")])
+def test_float_greedy_decisions_break_ties_within_atol_towards_the_first_action(gap, chosen):
+    """Per observation: s prefers a1 by ``gap``; t prefers a1 by 0.1 (lower values than s)."""
+    mdp = from_spec({"name": "tie", "horizon": 1, "actions": ["a0", "a1"],
+                     "layers": [["s", "t"]], "start": {"s": 0.5, "t": 0.5}, "transitions": {},
+                     "rewards": {"s": {"a0": 0.5, "a1": 0.5 + gap}, "t": {"a0": 0.1, "a1": 0.2}}},
+                    atol=ATOL)
+    table = optimal_values(mdp).policy.action_probabilities[0]
+    assert [mdp.actions[int(np.argmax(row))] for row in table] == [chosen, "a1"]
+
+
+def test_the_contrastive_layer_and_roll_in_are_checked():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    cover = [homing_policy(mdp, "s2a")]
+    for layer in (0, 3):
+        with pytest.raises(ValueError, match=rf"^layer must lie in 1\.\.2, got {layer}$"):
+            contrastive_distribution(mdp, cover, layer)
+    with pytest.raises(ValueError, match=r"^the roll-in needs at least one policy$"):
+        contrastive_distribution(mdp, [], 2)
