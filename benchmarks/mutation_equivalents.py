@@ -130,6 +130,23 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.planning.x__greedy__mutmut_{k}" for k in (5, 17, 20)], (
         "axis=-1 -> axis=+1",
         "q is always 2-d, (observations, actions): axis 1 is the last axis")),
+    **dict.fromkeys([f"kinematic.homing.x__constant_columns__mutmut_{k}" for k in (1, 5, 6, 11)], (
+        "the constant-column test of the eta shortcut weakened (never / only for a constant "
+        "matrix / spread against the global maximum)",
+        "the shortcut only ends an induction early; a column it misses is computed in full to "
+        "the same value (a loss of speed, measured by benchmarks/exact_scale.py, not of "
+        "correctness)")),
+    **dict.fromkeys([f"kinematic.homing.x__constant_columns__mutmut_{k}" for k in (2, 4)], (
+        "np.asarray(mask, dtype=bool) -> dtype=None / absent",
+        "== on arrays, object arrays included, already gives a bool array")),
+    "kinematic.homing.x_homing_policy_choices__mutmut_9": (
+        "zeros((width, 1)) -> zeros((width, 2))",
+        "an extra all-zero target column; only column 0 is read"),
+    "kinematic.homing.x_homing_policy_choices__mutmut_13": (
+        "terminal value 1 -> 2 at the target",
+        "scaling the terminal reward by 2 scales every value: same argmax, same support"),
+    **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
+                    ZIP_STRICT),
 }
 
 LIVE: dict[str, str] = {

@@ -20,8 +20,9 @@ rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Genera
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -31,6 +32,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from homer.checkpoint import load_checkpoint, save_checkpoint, write_atomically
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
@@ -41,7 +43,8 @@ from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
 from kinematic.spec import dumps_spec
 
-__all__ = ["CHECKPOINT", "MDP_SPEC", "HomerResult", "covers_from_state", "run_homer"]
+__all__ = ["CHECKPOINT", "MDP_SPEC", "HomerResult", "covers_from_state", "mdp_fingerprint",
+           "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
 MDP_SPEC = "mdp.json"
@@ -103,9 +106,13 @@ def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):
 
 def _save(run_dir: Path, state: dict) -> None:
     """Write the checkpoint atomically (a stopped run never leaves a broken file)."""
-    temporary = run_dir / (CHECKPOINT + ".tmp")
-    torch.save(state, temporary)
-    os.replace(temporary, run_dir / CHECKPOINT)
+    save_checkpoint(run_dir / CHECKPOINT, state)
+
+
+def mdp_fingerprint(mdp: BlockMDP) -> str:
+    """SHA-256 of the MDP's spec: a resumed or compared run must have this very MDP, not only
+    its name."""
+    return hashlib.sha256(dumps_spec(mdp).encode()).hexdigest()
 
 
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
@@ -166,17 +173,18 @@ def run_homer(
     sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
     actions = mdp.number_of_actions
     identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
-                "encoder": asdict(encoder)}
+                "mdp_sha256": mdp_fingerprint(mdp), "encoder": asdict(encoder)}
     state: dict[str, Any] = {
         "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
         "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
     }
     checkpoint = run_dir / CHECKPOINT
     if resume and checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
-        if any(state[key] != value for key, value in identity.items()):
-            raise ValueError(f"{checkpoint} belongs to another run (MDP, seed, encoder or "
-                             "config differ)")
+        state = load_checkpoint(checkpoint)
+        differ = [key for key, value in identity.items() if state.get(key) != value]
+        if differ:
+            raise ValueError(f"{checkpoint} belongs to another run ({', '.join(differ)} "
+                             "differ)")
         rng.bit_generator.state = state["numpy_rng"]
         generator.set_state(state["torch_rng"])
         torch.set_rng_state(state["torch_global_rng"])
@@ -184,8 +192,8 @@ def run_homer(
     elif checkpoint.exists():
         raise FileExistsError(
             f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
-    (run_dir / "config.json").write_text(json.dumps(identity, indent=1))
-    (run_dir / MDP_SPEC).write_text(dumps_spec(mdp))
+    write_atomically(run_dir / "config.json", json.dumps(identity, indent=1))
+    write_atomically(run_dir / MDP_SPEC, dumps_spec(mdp))
     covers = covers_from_state(state["covers"])
     started = time.perf_counter() - state["seconds"]
     bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,
@@ -248,7 +256,9 @@ def run_homer(
         forward_abstractions=dict(state["forward"]),
         log=state["log"],
     )
-    np.savez(run_dir / "policy.npz", *policy.weights, *policy.biases)
-    (run_dir / "result.json").write_text(json.dumps({**result.summary(), "log": result.log},
-                                                    indent=1))
+    arrays = io.BytesIO()
+    np.savez(arrays, *policy.weights, *policy.biases)
+    write_atomically(run_dir / "policy.npz", arrays.getvalue())
+    write_atomically(run_dir / "result.json",
+                     json.dumps({**result.summary(), "log": result.log}, indent=1))
     return result

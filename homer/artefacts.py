@@ -6,14 +6,15 @@ up to the last completed step, without a reward-sensitive policy."""
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
-from homer.algorithm import CHECKPOINT, MDP_SPEC, covers_from_state
+from homer.algorithm import CHECKPOINT, MDP_SPEC, covers_from_state, mdp_fingerprint
+from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
@@ -21,6 +22,9 @@ from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
 __all__ = ["RunArtefacts", "load_run"]
+
+REQUIRED = frozenset({"mdp", "encoder", "covers", "backward", "forward", "log"})
+"""Entries of a checkpoint that ``load_run`` reads."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,8 +54,11 @@ def _abstractions(stored: dict) -> dict[int, LinearAbstraction]:
 def _policy(path: Path, horizon: int) -> LinearPolicy | None:
     if not path.exists():
         return None
-    with np.load(path) as arrays:
-        stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+    try:
+        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as arrays:
+            stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: not a policy written by HOMER ({error})") from None
     if len(stored) != 2 * horizon:
         raise ValueError(f"{path}: expected {2 * horizon} arrays (weights and biases of "
                          f"{horizon} steps), found {len(stored)}")
@@ -69,7 +76,10 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     if not checkpoint.exists():
         raise FileNotFoundError(f"{checkpoint} not found: not a HOMER run directory, or the run "
                                 "stopped before its first step")
-    state = torch.load(checkpoint, weights_only=False)
+    state = load_checkpoint(checkpoint)
+    missing = sorted(REQUIRED - set(state))
+    if missing:
+        raise CheckpointError(f"{checkpoint}: not a HOMER checkpoint (no {', '.join(missing)})")
     if mdp is None:
         spec = run_dir / MDP_SPEC
         if not spec.exists():
@@ -77,6 +87,9 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
         mdp = load_spec(spec)
     if mdp.name != state["mdp"]:
         raise ValueError(f"the MDP {mdp.name!r} is not the run's MDP {state['mdp']!r}")
+    if "mdp_sha256" in state and mdp_fingerprint(mdp) != state["mdp_sha256"]:
+        raise ValueError(f"the MDP {mdp.name!r} is not the run's MDP: same name, other spec "
+                         f"(its SHA-256 differs from the one in {checkpoint})")
     encoder = HadamardNoise(**state["encoder"])
     dimension = encoder.dimension(mdp)
     backward, forward = _abstractions(state["backward"]), _abstractions(state["forward"])
@@ -86,7 +99,10 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
                 raise ValueError(f"{name} of layer {layer + 1} does not fit the MDP "
                                  f"{mdp.name!r} (horizon {mdp.horizon}, dimension {dimension})")
     result = run_dir / "result.json"
-    summary = json.loads(result.read_text()) if result.exists() else {}
+    try:
+        summary = json.loads(result.read_text()) if result.exists() else {}
+    except ValueError as error:
+        raise ValueError(f"{result}: malformed JSON ({error})") from None
     summary.pop("log", None)
     return RunArtefacts(mdp, encoder, covers_from_state(state["covers"]), backward, forward,
                         _policy(run_dir / "policy.npz", mdp.horizon), state["log"], summary)

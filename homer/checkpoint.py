@@ -1,0 +1,92 @@
+"""HOMER's checkpoint (``checkpoint.pt``) and the other files of a run directory, written
+atomically and read without executing anything.
+
+Run directories are what people send each other, so a checkpoint is data: numpy arrays are
+stored as torch tensors and everything else as plain containers (dict, list, tuple, str, int,
+float, bool, None), and it is read back with ``torch.load(weights_only=True)``, whose unpickler
+refuses any other object (a pickle that would call ``os.system`` is rejected before anything
+runs). Every file is written to a temporary file beside its target and renamed over it, so a
+stopped run never leaves a torn file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["CheckpointError", "load_checkpoint", "save_checkpoint", "write_atomically"]
+
+TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
+"""Entries that are torch tensors in the run's state as well (random generator states)."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is not a HOMER checkpoint: unreadable, or holding anything but
+    tensors and plain containers."""
+
+
+def write_atomically(path: Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data.encode() if isinstance(data, str) else data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _to_tensors(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, dict):
+        return {key: _to_tensors(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_to_tensors(item) for item in value)
+    return value
+
+
+def _to_arrays(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.numpy()
+    if isinstance(value, dict):
+        return {key: _to_arrays(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_to_arrays(item) for item in value)
+    return value
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Save a run's state (numpy arrays become tensors; ``TORCH_STATES`` stay tensors)."""
+    stored = {key: value if key in TORCH_STATES else _to_tensors(value)
+              for key, value in state.items()}
+    buffer = io.BytesIO()
+    torch.save(stored, buffer)
+    write_atomically(path, buffer.getvalue())
+
+
+def load_checkpoint(path: Path) -> dict[str, Any]:
+    """Read a checkpoint written by :func:`save_checkpoint`, refusing anything else.
+
+    Raises :class:`CheckpointError` naming the file for a truncated, empty or foreign file,
+    and for a pickle holding objects other than tensors and plain containers (which is never
+    executed).
+    """
+    try:
+        state = torch.load(path, weights_only=True)
+    except (pickle.UnpicklingError, EOFError, RuntimeError, zipfile.BadZipFile, ValueError,
+            TypeError, AttributeError, ImportError, IndexError, KeyError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(f"{path}: not a HOMER checkpoint (refused to load: "
+                              f"{message})") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path}: not a HOMER checkpoint (a {type(state).__name__}, "
+                              "not a dict)")
+    return {key: value if key in TORCH_STATES else _to_arrays(value)
+            for key, value in state.items()}

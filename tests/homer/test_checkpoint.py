@@ -1,0 +1,94 @@
+"""Run directories are data: a checkpoint that would execute code is refused before anything
+runs, by ``homer compare`` and by ``--resume``; broken files are named; a resume needs the very
+MDP of the run, not only its name."""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from homer.algorithm import run_homer
+from homer.artefacts import load_run
+from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from homer.cli import main
+from homer.config import HomerConfig
+from kinematic.families import combination_lock
+from kinematic.spec import from_spec, to_spec
+
+
+class Payload:
+    """Unpickling this object runs a shell command that creates ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+def malicious_run_dir(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    marker = tmp_path / "executed"
+    torch.save({"mdp": "lock", "covers": Payload(marker)}, run_dir / "checkpoint.pt")
+    return run_dir, marker
+
+
+def test_a_malicious_checkpoint_is_refused_by_compare_and_runs_nothing(tmp_path, capsys):
+    run_dir, marker = malicious_run_dir(tmp_path)
+    assert main(["compare", str(run_dir)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {run_dir / 'checkpoint.pt'}: not a HOMER checkpoint")
+    assert not marker.exists()
+
+
+def test_a_malicious_checkpoint_is_refused_by_resume_and_runs_nothing(tmp_path, capsys):
+    run_dir, marker = malicious_run_dir(tmp_path)
+    assert main(["run", "--env", "combolock", "--horizon", "3", "--actions", "2",
+                 "--out", str(run_dir), "--resume"]) == 2
+    assert "not a HOMER checkpoint" in capsys.readouterr().err
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"\x80\x04garbage", os.urandom(64)])
+def test_an_empty_or_foreign_checkpoint_is_named(tmp_path, content):
+    path = tmp_path / "checkpoint.pt"
+    path.write_bytes(content)
+    with pytest.raises(CheckpointError, match=f"^{path}: not a HOMER checkpoint"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_round_trips_arrays_containers_and_generator_states(tmp_path):
+    generator = torch.Generator().manual_seed(3)
+    state = {"covers": {"arrays": [np.arange(6.0).reshape(2, 3)], "policies": [[([0], [0])]]},
+             "backward": {1: (np.ones((2, 4)), np.zeros(2))}, "log": [{"step": 2, "x": 0.5}],
+             "numpy_rng": np.random.default_rng(1).bit_generator.state,
+             "torch_rng": generator.get_state(), "completed_step": 1}
+    save_checkpoint(tmp_path / "c.pt", state)
+    loaded = load_checkpoint(tmp_path / "c.pt")
+    assert np.array_equal(loaded["covers"]["arrays"][0], state["covers"]["arrays"][0])
+    assert loaded["covers"]["policies"] == [[([0], [0])]]
+    weight, bias = loaded["backward"][1]
+    assert isinstance(weight, np.ndarray) and np.array_equal(weight, np.ones((2, 4)))
+    assert np.array_equal(bias, np.zeros(2))
+    assert loaded["numpy_rng"] == state["numpy_rng"] and loaded["log"] == state["log"]
+    assert torch.equal(loaded["torch_rng"], state["torch_rng"])
+    assert not (tmp_path / "c.pt.tmp").exists()
+
+
+def test_resume_refuses_another_mdp_with_the_same_name(tmp_path):
+    mdp = combination_lock(3, actions=2, seed=0)
+    config = HomerConfig(transitions=500, max_transitions=500)
+    run_homer(mdp, tmp_path, config, seed=0, progress=False)
+    spec = to_spec(mdp)
+    spec["start"] = {"s1a": "1/4", "s1b": "3/4"}  # same name, another MDP
+    other = from_spec(spec)
+    assert other.name == mdp.name
+    with pytest.raises(ValueError, match="belongs to another run \\(mdp_sha256 differ\\)"):
+        run_homer(other, tmp_path, config, seed=0, resume=True, progress=False)
+    with pytest.raises(ValueError, match="same name, other spec"):
+        load_run(tmp_path, other)
+    (tmp_path / "policy.npz").write_bytes((tmp_path / "policy.npz").read_bytes()[:40])
+    with pytest.raises(ValueError, match=f"^{tmp_path / 'policy.npz'}: not a policy"):
+        load_run(tmp_path)
