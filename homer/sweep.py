@@ -11,8 +11,10 @@ is recorded (``status: failed``) and reported, and a later run of the sweep trie
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import traceback
+import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
@@ -21,6 +23,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from homer.checkpoint import write_atomically
 from homer.threads import DEFAULT_TORCH_THREADS
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
@@ -42,7 +45,8 @@ class SweepTask:
 
     @property
     def key(self) -> str:
-        return f"{self.algorithm}-H{self.horizon}-seed{self.seed}"
+        """Every parameter that changes a result (a rerun with another budget is new work)."""
+        return f"{self.algorithm}-H{self.horizon}-seed{self.seed}-budget{self.budget}"
 
 
 def run_task(task: SweepTask) -> dict[str, Any]:
@@ -94,15 +98,30 @@ def _task_of(record: dict) -> SweepTask:
 
 
 def _finished(out: Path) -> dict[str, dict]:
-    """Key -> record of the tasks already done in ``out`` (failed ones run again)."""
+    """Key -> record of the tasks already done in ``out`` (failed ones run again).
+
+    A torn last line (a driver killed while writing it) is dropped with a warning naming the
+    file, and its task runs again; a malformed line before the last is an error naming the file
+    and the line.
+    """
     path = out / RECORDS
     if not path.exists():
         return {}
+    text = path.read_text()
+    lines = text.splitlines()
     records = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
             record = json.loads(line)
             records[_task_of(record).key] = record
+        except (ValueError, KeyError, TypeError) as error:
+            if number < len(lines):
+                raise ValueError(f"{path}, line {number}: not a sweep record ({error})") from None
+            warnings.warn(f"{path}: dropped a torn last line (line {number}); its task runs "
+                          "again", stacklevel=2)
+            write_atomically(path, "".join(f"{kept}\n" for kept in lines[:-1]))
     return {key: r for key, r in records.items() if r["status"] == "done"}
 
 
@@ -159,6 +178,7 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
             for record in results:
                 records.write(json.dumps(record) + "\n")
                 records.flush()
+                os.fsync(records.fileno())
                 finished[_task_of(record).key] = record
                 on_record(record)
         finally:

@@ -62,7 +62,7 @@ def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
                         runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert len(failed) == 1 and failed[0]["horizon"] == 4
-    assert "boom at a-H4-seed0" in failed[0]["error"] and failed[0]["attempts"] == 2
+    assert "boom at a-H4-seed0-budget5" in failed[0]["error"] and failed[0]["attempts"] == 2
 
 
 def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
@@ -80,7 +80,7 @@ def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
     keys = [json.dumps([r["algorithm"], r["horizon"]]) for r in records_of(tmp_path)]
     assert len(keys) == len(set(keys)) == 4  # every task recorded once
     calls = (tmp_path / "calls.txt").read_text().split()
-    first_key = f"{first[0]['algorithm']}-H{first[0]['horizon']}-seed0"
+    first_key = f"{first[0]['algorithm']}-H{first[0]['horizon']}-seed0-budget5"
     assert calls.count(first_key) == 1  # the recorded task did not run again
 
 
@@ -89,7 +89,7 @@ def test_a_failed_task_is_retried_once_and_reported_locally(tmp_path):
                         workers=1, runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert [r["horizon"] for r in failed] == [4]
-    assert "RuntimeError: boom at a-H4-seed0" in failed[0]["error"]
+    assert "RuntimeError: boom at a-H4-seed0-budget5" in failed[0]["error"]
     assert "failed" in sweep_table(records).splitlines()[0]
 
 
@@ -109,3 +109,33 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "table.txt").read_text().startswith("algorithm")
     assert (tmp_path / "horizon.png").exists() and (tmp_path / "horizon.svg").exists()
+
+
+def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_path):
+    run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="local", workers=1,
+              runner=counting_runner)
+    path = tmp_path / RECORDS
+    text = path.read_text()
+    path.write_text(text[:-10])  # the driver was killed while writing the second record
+    with pytest.warns(UserWarning, match=f"{path}: dropped a torn last line \\(line 2\\)"):
+        records = run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="local",
+                            workers=1, runner=counting_runner)
+    assert [r["horizon"] for r in records] == [3, 4]
+    assert [r["horizon"] for r in records_of(tmp_path)] == [3, 4]  # one line each, parseable
+    assert (tmp_path / "calls.txt").read_text().split() == [
+        "a-H3-seed0-budget5", "a-H4-seed0-budget5", "a-H4-seed0-budget5"]
+
+
+def test_a_malformed_record_before_the_last_is_an_error_naming_the_line(tmp_path):
+    (tmp_path / RECORDS).write_text('{"torn\n{"algorithm": "a"}\n')
+    with pytest.raises(ValueError, match=f"^{tmp_path / RECORDS}, line 1: not a sweep record"):
+        run_sweep(["a"], [3], seeds=1, budget=5, out=tmp_path, executor="local", workers=1,
+                  runner=counting_runner)
+
+
+def test_another_budget_is_another_task(tmp_path):
+    for budget in (5, 6):
+        run_sweep(["a"], [3], seeds=1, budget=budget, out=tmp_path, executor="local",
+                  workers=1, runner=counting_runner)
+    assert (tmp_path / "calls.txt").read_text().split() == [
+        "a-H3-seed0-budget5", "a-H3-seed0-budget6"]
