@@ -147,9 +147,31 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "scaling the terminal reward by 2 scales every value: same argmax, same support"),
     **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
                     ZIP_STRICT),
+    "kinematic.homing.x__constant_columns__mutmut_13": (
+        "spread = max - min per column -> max per column - global min",
+        "a wider spread only makes the shortcut apply less often (speed, not results)"),
+    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (46, 49)],
+                    RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
+                     for k in (21, 22, 23, 26, 27)], (
+        "which layers run in the thread pool, and its size",
+        "each layer's induction is the same computation in a thread or not; the pool only "
+        "changes where it runs")),
+    "kinematic.inseparability.x__group_exact__mutmut_5": (
+        "hash key: the entries != 0 -> the entries != 1",
+        "the (index, value) pairs of the entries other than 1 still determine the row (the "
+        "other entries are 1), so equal keys mean equal rows"),
+    **dict.fromkeys([f"kinematic.inseparability.x__group_exact__mutmut_{k}" for k in (10, 13, 14)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.inseparability.x__incoming_columns__mutmut_{k}" for k in (11, 16)],
+                    RESHAPE_FLAT),
 }
 
 LIVE: dict[str, str] = {
+    "kinematic.homing.x__constant_columns__mutmut_15": (
+        "spread <= 1e-3 atol -> spread < 1e-3 atol: a column whose spread equals the shortcut's "
+        "width to the last bit is computed in full instead; its eta moves by at most that width, "
+        "within the documented bound either way"),
     "kinematic.inseparability.x__group_float__mutmut_52": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "

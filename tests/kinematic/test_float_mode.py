@@ -18,7 +18,7 @@ from kinematic.homing import (
     homing_policy,
     homing_policy_choices,
 )
-from kinematic.inseparability import forward_ki_partition, group_rows
+from kinematic.inseparability import backward_ki_partition, forward_ki_partition, group_rows
 from kinematic.model import with_float_numbers
 from kinematic.numbers import NumberMode
 from kinematic.spec import from_spec, to_spec
@@ -281,3 +281,17 @@ def test_a_chain_wider_than_atol_in_a_later_column_is_refused():
     rows = sp.csr_array(np.array([[1.0, 0.5 + k * STEP] for k in range(3)]))
     with pytest.raises(AmbiguousTolerance, match="'r0' and 'r2'"):
         group_rows(NumberMode(exact=False, atol=1e-9), rows, ["r0", "r1", "r2"])
+
+
+def test_backward_ki_in_float_mode_compares_normalised_incoming_columns():
+    """Incoming columns (over (s1, a0), (s1, a1)) normalised to [1/2, 1/2], [1/2 + 2d, 1/2 - 2d]
+    and [1/2 - d, 1/2 + d] with d = 0.3e-9: all within atol = 1e-9 of each other (at most 3d),
+    one block (columns scaled by 2 would split it)."""
+    d = 0.3e-9
+    mdp = from_spec({
+        "name": "columns", "horizon": 2, "actions": ["a0", "a1"],
+        "layers": [["s1"], ["t0", "t1", "u"]], "start": {"s1": 1.0},
+        "transitions": {"s1": {"a0": {"t0": 0.25, "t1": 0.25 + d, "u": 0.5 - d},
+                               "a1": {"t0": 0.25, "t1": 0.25 - d, "u": 0.5 + d}}},
+    })
+    assert backward_ki_partition(mdp).blocks_of_layer(1) == [["t0", "t1", "u"]]
