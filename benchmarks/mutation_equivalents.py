@@ -165,6 +165,12 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                     ZIP_STRICT),
     **dict.fromkeys([f"kinematic.inseparability.x__incoming_columns__mutmut_{k}" for k in (11, 16)],
                     RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.inseparability.x__first_appearance__mutmut_{k}" for k in (3, 5)], (
+        "np.asarray(labels, dtype=np.intp) -> dtype=None / absent",
+        "a list of Python ints becomes an int64 array, which is intp on the 64-bit platforms "
+        "numpy 2 supports; layers are never empty, so the list never is")),
+    **dict.fromkeys([f"kinematic.visitation.x_occupancy__mutmut_{k}" for k in (21, 25, 27)],
+                    RESHAPE_FLAT),
 }
 
 LIVE: dict[str, str] = {

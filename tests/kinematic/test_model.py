@@ -75,6 +75,8 @@ def set_in(path, value):
          "disjoint)"),
         (lambda s: (s["transitions"]["s1"].update(a1={"s2a": "1"}, a2={"s2a": "1"})),
          "state 's2b' (layer 2) is unreachable: no policy visits it (eta = 0)"),
+        (set_in(["layers", 2], ["s3", "s3x"]),
+         "state 's3x' (layer 3) is unreachable: no policy visits it (eta = 0)"),
         (set_in(["start"], {"s9": "1"}), "start: unknown state 's9'"),
         (set_in(["start"], {"s2a": "1"}), "start: state 's2a' is in layer 2, not layer 1"),
         (set_in(["transitions", "s1", "a3"], {"s2a": "1"}),
