@@ -171,6 +171,29 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "numpy 2 supports; layers are never empty, so the list never is")),
     **dict.fromkeys([f"kinematic.visitation.x_occupancy__mutmut_{k}" for k in (21, 25, 27)],
                     RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.model.x_check_reachable__mutmut_{k}"
+                     for k in (20, 23, 24, 27, 32, 34)], (
+        "the support test of the reachability sweep: != 0 or > 0 on either storage, dtypes left "
+        "to numpy",
+        "transition matrices are non-negative, so != 0 and > 0 agree on dense object arrays and "
+        "on sparse float arrays alike; a bool or float mask times a float vector is float")),
+    **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁarray__mutmut_{k}" for k in (14, 16)], (
+        "np.asarray(values, dtype=np.float64) -> dtype=None / absent (float mode)",
+        "float mode converts every number with float() before building arrays (the only caller "
+        "passes a list of floats), so the array is float64 either way")),
+    "kinematic.numbers.xǁNumberModeǁpositive__mutmut_4": (
+        "np.asarray(values > 0, dtype=bool) -> absent",
+        "a comparison gives a bool array already, object arrays of Fractions included"),
+    "kinematic.numbers.xǁNumberModeǁpositive__mutmut_2": (
+        "np.asarray(values > 0, dtype=bool) -> dtype=None",
+        "a comparison gives a bool array already, object arrays of Fractions included"),
+    "kinematic.numbers.xǁNumberModeǁarray__mutmut_5": (
+        "np.asarray(values, dtype=object) -> absent (exact mode)",
+        "as mutant 3: every entry is converted by Fraction() afterwards"),
+    "kinematic.numbers.xǁNumberModeǁarray__mutmut_3": (
+        "np.asarray(values, dtype=object) -> dtype=None (exact mode)",
+        "every entry is converted by Fraction() afterwards: Fractions keep an object array, "
+        "ints become int64 (or object when too large), and Fraction of either is exact"),
 }
 
 LIVE: dict[str, str] = {

@@ -102,6 +102,9 @@ def set_in(path, value):
          "start['s1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
         (set_in(["start", "s1"], float("nan")), "start['s1']: nan is not a finite number"),
         (set_in(["start", "s1"], [1]), "start['s1']: [1] is not a number"),
+        (set_in(["rewards"], ["s3"]), "rewards must be a mapping, got list"),
+        (set_in(["transitions", "s1", "a1"], {"s2a": "4/5", "s2b": "199999999999/1000000000000"}),
+         "transitions['s1']['a1'] sums to 999999999999/1000000000000, not 1"),
         (set_in(["transitions", "s2a", "a1", "s3"], True),
          "transitions['s2a']['a1']['s3']: True is a boolean, not a number"),
         (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),
@@ -131,6 +134,20 @@ def test_layers_must_be_a_list_of_lists():
         with pytest.raises(InvalidBlockMDP) as error:
             block_mdp("x", layers, ["a"], {"s1": 1}, {})
         assert str(error.value) == "layers must be a non-empty list of lists of state names"
+
+
+def test_an_empty_float_distribution_sums_to_a_float_zero():
+    spec = mutated(set_in(["transitions", "s1", "a1"], {}))
+    spec["transitions"]["s1"]["a2"] = {"s2a": 0.8, "s2b": 0.2}
+    with pytest.raises(InvalidBlockMDP) as error:
+        from_spec(spec)
+    assert str(error.value) == "transitions['s1']['a1'] sums to 0.0, not 1"
+
+
+def test_a_float_sum_exactly_atol_short_of_one_is_accepted():
+    atol = 2.0**-30  # 0.5 + (0.5 - atol) is exactly 1 - atol in binary
+    spec = mutated(set_in(["transitions", "s1", "a1"], {"s2a": 0.5, "s2b": 0.5 - atol}))
+    assert not from_spec(spec, atol=atol).mode.exact
 
 
 def test_float_tolerance_for_sums():
