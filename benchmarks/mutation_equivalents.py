@@ -194,6 +194,21 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.asarray(values, dtype=object) -> dtype=None (exact mode)",
         "every entry is converted by Fraction() afterwards: Fractions keep an object array, "
         "ints become int64 (or object when too large), and Fraction of either is exact"),
+    **dict.fromkeys([f"kinematic.homing.x_eta__mutmut_{k}" for k in (3, 6, 8, 11, 14, 15)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.inseparability.xǁPartitionǁblocks_of_layer__mutmut_{k}"
+                     for k in (5, 8, 9)], ZIP_STRICT),
+    "kinematic.model.x_with_float_numbers__mutmut_34": (
+        "sparse or dense source -> always the sparse branch",
+        "m.astype(np.float64) of a dense object array of Fractions is the same float64 array "
+        "as floats(m); csr_array of either is the same matrix"),
+    "kinematic.model.x_with_float_numbers__mutmut_36": (
+        "m.astype(np.float64) -> m.astype(None) (sparse source)",
+        "a sparse source is a float mode matrix already, and astype(None) means float64"),
+    **dict.fromkeys([f"kinematic.contrastive.x_bayes_optimal_predictor__mutmut_{k}"
+                     for k in (17, 20)], (
+        "undefined entries: None in exact mode, NaN in float mode -> None in both",
+        "NumPy stores None in a float array as NaN")),
 }
 
 LIVE: dict[str, str] = {
