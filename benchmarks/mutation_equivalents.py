@@ -209,6 +209,9 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                      for k in (17, 20)], (
         "undefined entries: None in exact mode, NaN in float mode -> None in both",
         "NumPy stores None in a float array as NaN")),
+    **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁzeros__mutmut_{k}" for k in (10, 12)], (
+        "np.zeros(shape, dtype=np.float64) -> dtype=None / absent",
+        "numpy's default dtype is float64")),
 }
 
 LIVE: dict[str, str] = {

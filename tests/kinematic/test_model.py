@@ -103,6 +103,8 @@ def set_in(path, value):
         (set_in(["start", "s1"], float("nan")), "start['s1']: nan is not a finite number"),
         (set_in(["start", "s1"], [1]), "start['s1']: [1] is not a number"),
         (set_in(["rewards"], ["s3"]), "rewards must be a mapping, got list"),
+        (set_in(["emissions"], ["s1"]), "emissions must be a mapping, got list"),
+        (set_in(["emissions", "s1"], ["x1"]), "emissions['s1'] must be a mapping, got list"),
         (set_in(["rewards", "s3"], ["a1"]), "rewards['s3'] must be a mapping, got list"),
         (set_in(["rewards", "s3"], {"a1": "one"}),
          "rewards['s3']['a1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
