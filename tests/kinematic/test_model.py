@@ -105,6 +105,11 @@ def set_in(path, value):
         (set_in(["rewards"], ["s3"]), "rewards must be a mapping, got list"),
         (set_in(["emissions"], ["s1"]), "emissions must be a mapping, got list"),
         (set_in(["emissions", "s1"], ["x1"]), "emissions['s1'] must be a mapping, got list"),
+        (set_in(["emissions", "s1"], {"x1": "one"}),
+         "emissions['s1']['x1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
+        (set_in(["emissions"], {"s2a": {"x": "0", "y": "1"}, "s2b": {"y": "1"}}),
+         "emissions: observation 'y' is emitted by both 's2a' and 's2b' (supports must be "
+         "disjoint)"),
         (set_in(["rewards", "s3"], ["a1"]), "rewards['s3'] must be a mapping, got list"),
         (set_in(["rewards", "s3"], {"a1": "one"}),
          "rewards['s3']['a1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
