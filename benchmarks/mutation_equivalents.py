@@ -212,6 +212,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁzeros__mutmut_{k}" for k in (10, 12)], (
         "np.zeros(shape, dtype=np.float64) -> dtype=None / absent",
         "numpy's default dtype is float64")),
+    "kinematic.model.x__parse_transitions__mutmut_22": (
+        "skip a last-layer state: continue -> break",
+        "states are visited layer by layer, so the first last-layer state is followed by last-"
+        "layer states only, all of which would be skipped"),
 }
 
 LIVE: dict[str, str] = {
