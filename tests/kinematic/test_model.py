@@ -124,6 +124,7 @@ def set_in(path, value):
          "transitions['s2a']['a1']['s3']: True is a boolean, not a number"),
         (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),
         (set_in(["actions"], []), "actions must be a non-empty list of action names"),
+        (set_in(["actions"], "a1"), "actions must be a non-empty list of action names"),
         (set_in(["actions"], ["a1", ""]), "action name '' is not a non-empty string"),
         (set_in(["layers"], ["s1", ["s2a", "s2b"], ["s3"]]),
          "layer 1 must be a list of state names, got 's1'"),
