@@ -216,6 +216,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "skip a last-layer state: continue -> break",
         "states are visited layer by layer, so the first last-layer state is followed by last-"
         "layer states only, all of which would be skipped"),
+    **dict.fromkeys([f"kinematic.model.x_block_mdp__mutmut_{k}" for k in (116, 118)], (
+        "np.asarray(owners, dtype=np.intp) -> dtype=None / absent",
+        "a list of Python ints becomes int64 (intp on 64-bit numpy 2); every state emits a "
+        "positive-probability observation, so the list is never empty")),
 }
 
 LIVE: dict[str, str] = {

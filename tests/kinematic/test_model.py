@@ -152,6 +152,16 @@ def test_layers_must_be_a_list_of_lists():
         assert str(error.value) == "layers must be a non-empty list of lists of state names"
 
 
+def test_a_float_start_alone_puts_the_mdp_in_float_mode():
+    mdp = from_spec(mutated(set_in(["start"], {"s1": 1.0})))
+    assert not mdp.mode.exact and mdp.transition_tensor(0)[0, 0, 0] == 0.8
+
+
+def test_observations_after_a_zero_probability_one_are_kept():
+    mdp = from_spec(mutated(set_in(["emissions", "s1"], {"x0": "0", "x1": "1/2", "x2": "1/2"})))
+    assert mdp.observations[0] == ("x1", "x2")
+
+
 def test_an_empty_float_distribution_sums_to_a_float_zero():
     spec = mutated(set_in(["transitions", "s1", "a1"], {}))
     spec["transitions"]["s1"]["a2"] = {"s2a": 0.8, "s2b": 0.2}
