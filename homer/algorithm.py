@@ -109,10 +109,10 @@ def _save(run_dir: Path, state: dict) -> None:
     save_checkpoint(run_dir / CHECKPOINT, state)
 
 
-def mdp_fingerprint(mdp: BlockMDP) -> str:
-    """SHA-256 of the MDP's spec: a resumed or compared run must have this very MDP, not only
-    its name."""
-    return hashlib.sha256(dumps_spec(mdp).encode()).hexdigest()
+def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
+    """SHA-256 of the MDP's spec (``spec``: ``dumps_spec(mdp)`` if already written): a resumed
+    or compared run must have this very MDP, not only its name."""
+    return hashlib.sha256((dumps_spec(mdp) if spec is None else spec).encode()).hexdigest()
 
 
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
@@ -172,8 +172,9 @@ def run_homer(
     torch.manual_seed(seed)
     sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
     actions = mdp.number_of_actions
+    spec = dumps_spec(mdp)
     identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
-                "mdp_sha256": mdp_fingerprint(mdp), "encoder": asdict(encoder)}
+                "mdp_sha256": mdp_fingerprint(mdp, spec), "encoder": asdict(encoder)}
     state: dict[str, Any] = {
         "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
         "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
@@ -193,7 +194,7 @@ def run_homer(
         raise FileExistsError(
             f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
     write_atomically(run_dir / "config.json", json.dumps(identity, indent=1))
-    write_atomically(run_dir / MDP_SPEC, dumps_spec(mdp))
+    write_atomically(run_dir / MDP_SPEC, spec)
     covers = covers_from_state(state["covers"])
     started = time.perf_counter() - state["seconds"]
     bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,

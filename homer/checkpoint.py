@@ -15,6 +15,7 @@ import io
 import os
 import pickle
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,29 +43,25 @@ def write_atomically(path: Path, data: bytes | str) -> None:
     os.replace(temporary, path)
 
 
-def _to_tensors(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return torch.from_numpy(np.ascontiguousarray(value))
+def _convert_leaves(value: Any, leaf: type, convert: Callable[[Any], Any]) -> Any:
+    """``value`` with every ``leaf`` inside its dicts, lists and tuples replaced by
+    ``convert(leaf)``."""
+    if isinstance(value, leaf):
+        return convert(value)
     if isinstance(value, dict):
-        return {key: _to_tensors(item) for key, item in value.items()}
+        return {key: _convert_leaves(item, leaf, convert) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_to_tensors(item) for item in value)
+        return type(value)(_convert_leaves(item, leaf, convert) for item in value)
     return value
 
 
-def _to_arrays(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.numpy()
-    if isinstance(value, dict):
-        return {key: _to_arrays(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_to_arrays(item) for item in value)
-    return value
+def _to_tensor(array: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(array))
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     """Save a run's state (numpy arrays become tensors; ``TORCH_STATES`` stay tensors)."""
-    stored = {key: value if key in TORCH_STATES else _to_tensors(value)
+    stored = {key: value if key in TORCH_STATES else _convert_leaves(value, np.ndarray, _to_tensor)
               for key, value in state.items()}
     buffer = io.BytesIO()
     torch.save(stored, buffer)
@@ -88,5 +85,6 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: not a HOMER checkpoint (a {type(state).__name__}, "
                               "not a dict)")
-    return {key: value if key in TORCH_STATES else _to_arrays(value)
+    return {key: value if key in TORCH_STATES
+            else _convert_leaves(value, torch.Tensor, torch.Tensor.numpy)
             for key, value in state.items()}
