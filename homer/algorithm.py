@@ -43,12 +43,16 @@ from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
 from kinematic.spec import dumps_spec
 
-__all__ = ["CHECKPOINT", "MDP_SPEC", "HomerResult", "covers_from_state", "mdp_fingerprint",
-           "run_homer"]
+__all__ = ["ARTEFACTS", "CHECKPOINT", "CONFIG", "MDP_SPEC", "HomerResult", "covers_from_state",
+           "mdp_fingerprint", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
 MDP_SPEC = "mdp.json"
 """The latent Block MDP of the run as a kinematic JSON spec (read by ``homer compare``)."""
+CONFIG = "config.json"
+"""The run's identity: config, seed, MDP name and hash, encoder (compared on resume)."""
+ARTEFACTS = (CONFIG, MDP_SPEC, CHECKPOINT, "policy.npz", "result.json")
+"""The files a run writes to its directory."""
 
 
 @dataclass
@@ -109,6 +113,34 @@ def _save(run_dir: Path, state: dict) -> None:
     save_checkpoint(run_dir / CHECKPOINT, state)
 
 
+def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: bool) -> None:
+    """Make ``run_dir`` this run's: refuse a directory holding another run's artefacts unless
+    ``force`` (which deletes them) or ``resume`` (which needs the same identity)."""
+    present = [name for name in ARTEFACTS if (run_dir / name).exists()]
+    if not present:
+        return
+    if force:
+        for name in present:
+            (run_dir / name).unlink()
+    elif resume:
+        config = run_dir / CONFIG
+        if config.exists():
+            try:
+                stored = json.loads(config.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise ValueError(f"{config}: not a HOMER run's config ({error})") from None
+            expected = json.loads(json.dumps(identity))
+            differ = [key for key, value in expected.items()
+                      if not isinstance(stored, dict) or stored.get(key) != value]
+            if differ:
+                raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} differ "
+                                 f"in {config}): use another --out, or --force to replace it")
+    else:
+        raise FileExistsError(
+            f"{run_dir} holds a run ({', '.join(present)}): pass resume=True (--resume) to "
+            "continue it, force=True (--force) to replace it, or use another directory")
+
+
 def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
     """SHA-256 of the MDP's spec (``spec``: ``dumps_spec(mdp)`` if already written): a resumed
     or compared run must have this very MDP, not only its name."""
@@ -156,15 +188,21 @@ def run_homer(
     reward_sampler: RewardSampler = expected_rewards,
     resume: bool = False,
     progress: bool = True,
+    force: bool = False,
 ) -> HomerResult:
     """Run HOMER on ``mdp`` with rich observations; artefacts go to ``run_dir``.
 
     With ``resume``, a run stopped after some time step continues from its checkpoint and
-    yields the same result as an uninterrupted run with the same seed.
+    yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
+    holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
+    ``force`` (its artefacts are deleted first).
     """
+    if resume and force:
+        raise ValueError("resume and force exclude each other")
     config = config or HomerConfig()
-    use_torch_threads(config.torch_threads)
     encoder = encoder or HadamardNoise()
+    encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
+    use_torch_threads(config.torch_threads)
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -179,6 +217,7 @@ def run_homer(
         "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
         "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
     }
+    _claim_run_directory(run_dir, identity, resume, force)
     checkpoint = run_dir / CHECKPOINT
     if resume and checkpoint.exists():
         state = load_checkpoint(checkpoint)
@@ -190,10 +229,7 @@ def run_homer(
         generator.set_state(state["torch_rng"])
         torch.set_rng_state(state["torch_global_rng"])
         sampler.episodes = state["episodes"]
-    elif checkpoint.exists():
-        raise FileExistsError(
-            f"{checkpoint} exists: pass resume=True (--resume) or another run directory")
-    write_atomically(run_dir / "config.json", json.dumps(identity, indent=1))
+    write_atomically(run_dir / CONFIG, json.dumps(identity, indent=1))
     write_atomically(run_dir / MDP_SPEC, spec)
     covers = covers_from_state(state["covers"])
     started = time.perf_counter() - state["seconds"]

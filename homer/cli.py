@@ -18,7 +18,7 @@ from tqdm import tqdm
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.compare import compare_run, format_summary
-from homer.config import HomerConfig
+from homer.config import RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.envs import anti_shaped_rewards
 from homer.plots import (
@@ -30,11 +30,17 @@ from homer.plots import (
 )
 from homer.sampler import expected_rewards
 from homer.sweep import horizon_figure, run_sweep, sweep_table
+from kinematic.arguments import NumberRange, at_least
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
 from kinematic.spec import load_spec
 
 __all__ = ["main"]
+
+
+def _horizons(text: str) -> list[int]:
+    """argparse type of ``--horizons``: ``'3,6,12'`` -> ``[3, 6, 12]``."""
+    return [at_least(1)(part) for part in text.split(",")]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,42 +51,49 @@ def _parser() -> argparse.ArgumentParser:
     source = run.add_mutually_exclusive_group(required=True)
     source.add_argument("--env", choices=["combolock"], help="the diabolical combination lock")
     source.add_argument("--spec", type=Path, help="a kinematic JSON spec")
-    run.add_argument("--horizon", type=int, default=10, help="combolock: H")
-    run.add_argument("--actions", type=int, default=10, help="combolock: K")
-    run.add_argument("--lock-seed", type=int, default=None,
+    run.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
+    run.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
+    run.add_argument("--lock-seed", type=at_least(0), default=None,
                      help="combolock: seed of the good actions (default: --seed)")
-    run.add_argument("--seed", type=int, default=0, help="seed of the run")
-    run.add_argument("--noise-variance", type=float, default=HadamardNoise().noise_variance,
+    run.add_argument("--seed", type=at_least(0), default=0, help="seed of the run")
+    run.add_argument("--noise-variance", type=NumberRange(float, low=0),
+                     default=HadamardNoise().noise_variance,
                      help="variance of the Gaussian noise of the encoder")
     run.add_argument("--out", type=Path, required=True, help="run directory")
-    run.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
+    reuse = run.add_mutually_exclusive_group()
+    reuse.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
+    reuse.add_argument("--force", action="store_true",
+                       help="replace the run in --out (its artefacts are deleted)")
     run.add_argument("--json", action="store_true", help="last line: one JSON summary")
     compare = commands.add_parser("compare", help="compare a run with the exact answers")
     compare.add_argument("run_dir", type=Path, help="directory written by 'run'")
     compare.add_argument("--spec", type=Path, default=None,
                          help="the run's MDP (default: RUN_DIR/mdp.json)")
-    compare.add_argument("--samples", type=int, default=500,
+    compare.add_argument("--samples", type=at_least(1), default=500,
                          help="encodings per latent observation")
-    compare.add_argument("--transitions", type=int, default=2000,
+    compare.add_argument("--transitions", type=at_least(1), default=2000,
                          help="transitions per step for the recovered dynamics")
-    compare.add_argument("--seed", type=int, default=0, help="seed of the sampling")
+    compare.add_argument("--seed", type=at_least(0), default=0, help="seed of the sampling")
     compare.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/compare")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
     sweep = commands.add_parser("sweep", help="algorithms x horizons x seeds on the lock")
     sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid")
-    sweep.add_argument("--horizons", default="3,6,12,25,50,100")
-    sweep.add_argument("--seeds", type=int, default=5, help="seeds 0 .. SEEDS-1")
-    sweep.add_argument("--budget", type=int, default=100_000,
+    sweep.add_argument("--horizons", type=_horizons, default="3,6,12,25,50,100",
+                       help="comma-separated horizons, each an int >= 1")
+    sweep.add_argument("--seeds", type=at_least(1), default=5, help="seeds 0 .. SEEDS-1")
+    sweep.add_argument("--budget", type=at_least(1), default=100_000,
                        help="episodes per PPO / A2C run (the paper: 10^7)")
     sweep.add_argument("--out", type=Path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
     sweep.add_argument("--address", default=None,
                        help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
-    sweep.add_argument("--workers", type=int, default=2, help="local executor: processes")
+    sweep.add_argument("--workers", type=at_least(1), default=2,
+                       help="local executor: processes")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
-        run.add_argument("--" + item.name.replace("_", "-"), type=type(item.default),
-                         default=item.default, help=helps[item.name])
+        run.add_argument("--" + item.name.replace("_", "-"), type=RANGES[item.name],
+                         default=item.default,
+                         help=f"{helps[item.name]} ({RANGES[item.name].describe()})")
     return parser
 
 
@@ -122,8 +135,7 @@ def _sweep(args: argparse.Namespace) -> int:
               flush=True)
 
     try:
-        records = run_sweep(args.algorithms.split(","),
-                            [int(h) for h in args.horizons.split(",")], args.seeds,
+        records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
                             on_record=report)
     except ValueError as error:
@@ -143,17 +155,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _compare(args)
     if args.command == "sweep":
         return _sweep(args)
-    config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
     try:
+        config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
+        encoder = HadamardNoise(args.noise_variance)
         if args.env:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
+            encoder.check_fits(3, args.horizon)  # before building a lock that cannot run
             mdp = combination_lock(args.horizon, args.actions, lock_seed)
             rewards = anti_shaped_rewards
         else:
             mdp, rewards = load_spec(args.spec), expected_rewards
         result = run_homer(mdp, args.out, config, seed=args.seed,
-                           encoder=HadamardNoise(args.noise_variance), reward_sampler=rewards,
-                           resume=args.resume, progress=not args.json)
+                           encoder=encoder, reward_sampler=rewards, resume=args.resume,
+                           force=args.force, progress=not args.json)
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -6,8 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from homer.threads import DEFAULT_TORCH_THREADS
+from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["HomerConfig"]
+__all__ = ["RANGES", "HomerConfig"]
+
+RANGES: dict[str, NumberRange] = {
+    "backward_capacity": at_least(2), "forward_capacity": at_least(2), "hidden": at_least(1),
+    "learning_rate": positive(), "batch_size": at_least(1), "max_epochs": at_least(1),
+    "patience": at_least(1), "min_epochs": at_least(0), "restarts": at_least(1),
+    "forward_restarts": at_least(1), "validation_fraction": fraction(),
+    "gumbel_temperature": positive(), "transitions": at_least(1),
+    "max_transitions": at_least(1), "psdp_samples": at_least(1), "eval_samples": at_least(1),
+    "gps_epsilon": fraction(), "ridge": positive(), "evaluation_episodes": at_least(1),
+    "torch_threads": at_least(1),
+}
+"""The values each :class:`HomerConfig` field accepts (also the command line's flag types).
+A capacity of 1 cannot tell a real transition from an imposter, so capacities start at 2."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,16 @@ class HomerConfig:
     """torch intra-op threads of the run's process (homer/threads.py: one thread keeps a run
     steady next to other busy processes; part of the run's identity, since another thread count
     may change the last bits of the training)."""
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            RANGES[item.name].check(getattr(self, item.name), item.name)
+        if self.min_epochs > self.max_epochs:
+            raise ValueError(f"min_epochs ({self.min_epochs}) must be at most max_epochs "
+                             f"({self.max_epochs})")
+        if self.max_transitions < self.transitions:
+            raise ValueError(f"max_transitions ({self.max_transitions}) must be at least "
+                             f"transitions ({self.transitions})")
 
     @classmethod
     def field_help(cls) -> dict[str, str]:

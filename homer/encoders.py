@@ -21,6 +21,7 @@ import numpy as np
 from scipy.linalg import hadamard
 
 from kinematic.model import BlockMDP
+from kinematic.resources import check_memory
 
 __all__ = ["HadamardNoise"]
 
@@ -33,8 +34,19 @@ class HadamardNoise:
 
     def dimension(self, mdp: BlockMDP) -> int:
         """``d = 2^ceil(log2(m_max + H))``, ``m_max`` the most observations in one layer."""
-        width = max(len(x) for x in mdp.observations)
-        return 2 ** math.ceil(math.log2(width + mdp.horizon))
+        return self.dimension_for(max(len(x) for x in mdp.observations), mdp.horizon)
+
+    @staticmethod
+    def dimension_for(width: int, horizon: int) -> int:
+        """``d`` for ``width`` observations per layer (at most) and horizon ``horizon``."""
+        return 2 ** math.ceil(math.log2(width + horizon))
+
+    def check_fits(self, width: int, horizon: int) -> None:
+        """Raise :class:`~kinematic.errors.TooLarge` before any work when the ``d x d`` rotation
+        (built as int64, then float64 and float32: 20 bytes per entry) exceeds the memory."""
+        d = self.dimension_for(width, horizon)
+        check_memory(20 * d * d, f"the observation encoder at H = {horizon} with {width} "
+                                 f"observations per layer (dimension d = {d})")
 
     def rotation(self, mdp: BlockMDP) -> np.ndarray:
         d = self.dimension(mdp)

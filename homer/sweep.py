@@ -10,9 +10,13 @@ is recorded (``status: failed``) and reported, and a later run of the sweep trie
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import os
+import signal
 import statistics
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterable
@@ -56,11 +60,11 @@ def run_task(task: SweepTask) -> dict[str, Any]:
 
     mdp = combination_lock(task.horizon, 10, task.seed)
     if task.algorithm == "homer":
-        from homer.algorithm import CHECKPOINT, run_homer
+        from homer.algorithm import CONFIG, run_homer
 
         run_dir = Path(task.out) / "runs" / task.key
         result = run_homer(mdp, run_dir, seed=task.seed, reward_sampler=anti_shaped_rewards,
-                           resume=(run_dir / CHECKPOINT).exists(), progress=False)
+                           resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
         return {"value": result.value, "optimal_value": result.optimal_value,
                 "episodes": result.episodes, "seconds": result.seconds,
@@ -138,8 +142,23 @@ def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
         yield ray.get(done[0])
 
 
+def _die_with(driver: int) -> None:
+    """Initializer of a local worker: ask Linux to kill it when its driver dies (even by
+    SIGKILL), so that no orphan keeps writing into the sweep directory."""
+    PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != driver:  # the driver died before the request took effect
+        os._exit(1)
+
+
 def _local_results(tasks: list[SweepTask], runner: Callable, workers: int) -> Iterable[dict]:
-    pool = ProcessPoolExecutor(max_workers=workers)
+    if not sys.platform.startswith("linux"):
+        raise ValueError("the local executor needs Linux (its workers die with the driver "
+                         "through prctl); use --executor ray")
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_die_with,
+                               initargs=(os.getpid(),))
     try:
         pending = {pool.submit(_attempt, runner, task) for task in tasks}
         while pending:
@@ -162,6 +181,8 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
     if seeds < 1 or budget < 1 or not algorithms or not horizons:
         raise ValueError("need at least one algorithm, horizon and seed, and a positive budget")
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file, not a sweep directory")
     out.mkdir(parents=True, exist_ok=True)
     tasks = [SweepTask(a, h, s, budget, str(out)) for a in algorithms for h in horizons
              for s in range(seeds)]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kinematic.analysis import analyze, format_report
+from kinematic.arguments import at_least, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.numbers import DEFAULT_ATOL
@@ -37,14 +38,16 @@ def _parser() -> argparse.ArgumentParser:
         "--policies", action="store_true", help="include a homing policy for every state"
     )
     analyze_cmd.add_argument(
-        "--atol", type=float, default=DEFAULT_ATOL, help="tolerance of float-mode specs"
+        "--atol", type=tolerance(), default=DEFAULT_ATOL,
+        help=f"tolerance of float-mode specs ({tolerance().describe()})"
     )
 
     family_cmd = commands.add_parser("family", help="write the spec of a named Block MDP")
     family_cmd.add_argument("family", choices=["combolock", "figure2"])
-    family_cmd.add_argument("--horizon", type=int, default=10, help="combolock: H")
-    family_cmd.add_argument("--actions", type=int, default=10, help="combolock: K")
-    family_cmd.add_argument("--seed", type=int, default=0, help="combolock: seed of u, v")
+    family_cmd.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
+    family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
+    family_cmd.add_argument("--seed", type=at_least(0), default=0,
+                            help="combolock: seed of u, v")
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )
@@ -61,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     find_cmd.add_argument("--objective", choices=["inverse_dynamics", "pcid_target"],
                           required=True)
     find_cmd.add_argument("--threshold", default="1/2", help="alpha below this is a failure")
-    find_cmd.add_argument("--max-examples", type=int, default=3000)
+    find_cmd.add_argument("--max-examples", type=at_least(1), default=3000)
     find_cmd.add_argument("--out", type=Path, help="write the found spec here")
     find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser

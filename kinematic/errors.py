@@ -3,7 +3,7 @@
 Both are ``ValueError`` subclasses so that callers catching bad input in the usual way see them.
 """
 
-__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy"]
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -25,3 +25,8 @@ class AmbiguousTolerance(ValueError):
 
 class InvalidPolicy(ValueError):
     """A policy does not fit its Block MDP (wrong shape, negative or non-summing probabilities)."""
+
+
+class TooLarge(ValueError):
+    """A request (horizon, actions, width, observation dimension) would need more memory than
+    the machine has; the message gives the estimate and the machine's memory."""

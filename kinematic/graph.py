@@ -3,16 +3,23 @@
 Nodes are states (attributes ``layer`` from 1, ``block`` when a partition is given); an edge
 ``s -> s'`` carries ``probabilities``: action -> ``T(s'|s, a)`` for the actions with positive
 probability.
+
+Drawing needs matplotlib (the ``homer`` extra: ``pip install 'kinematic[homer]'``); the graph
+itself needs only networkx.
 """
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
+
 import networkx as nx
 import numpy as np
 
 from kinematic.inseparability import Partition
 from kinematic.model import BlockMDP
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 __all__ = ["draw_block_mdp", "to_networkx"]
 
@@ -48,6 +55,12 @@ def draw_block_mdp(
 ) -> plt.Axes:
     """Draw ``mdp`` layer by layer (left to right); states of one block of ``partition`` share a
     colour within their layer, so a block with several states shows as repeated colours."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            "draw_block_mdp needs matplotlib: pip install 'kinematic[homer]'"
+        ) from error
     graph = to_networkx(mdp, partition)
     if ax is None:
         size = (1.6 * mdp.horizon + 2, 1.2 * max(map(len, mdp.layers)) + 1)

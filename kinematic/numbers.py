@@ -18,6 +18,7 @@ representations support.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -26,20 +27,30 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.arguments import tolerance
 from kinematic.errors import InvalidBlockMDP
 
-__all__ = ["DEFAULT_ATOL", "Number", "NumberMode", "parse_number"]
+__all__ = [
+    "DEFAULT_ATOL", "MAX_EXPONENT", "MAX_NUMBER_LENGTH", "Number", "NumberMode", "parse_number",
+]
 
 Number = Fraction | float
 DEFAULT_ATOL = 1e-9
+MAX_NUMBER_LENGTH = 1000
+"""Longest number string read from a spec (``"p/q"`` with up to ~500 digits each side)."""
+MAX_EXPONENT = 1000
+"""Largest exponent magnitude of a decimal string: ``Fraction("1e-30000000")`` alone takes
+about a minute, so ``"1e-100000000"`` is refused instead of hanging."""
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
 
 
 def parse_number(value: object, where: str) -> Number:
     """Read one probability or reward from a spec or from Python.
 
     Ints, ``Fraction`` objects and numeric strings (``"p/q"``, ``"0.25"``) become exact
-    ``Fraction`` values; floats stay floats. Booleans, NaN, infinities and anything else raise
-    :class:`InvalidBlockMDP` naming ``where``.
+    ``Fraction`` values; floats stay floats. Booleans, NaN, infinities, strings longer than
+    :data:`MAX_NUMBER_LENGTH` or with an exponent beyond :data:`MAX_EXPONENT`, and anything else
+    raise :class:`InvalidBlockMDP` naming ``where``.
     """
     if isinstance(value, bool):
         raise InvalidBlockMDP(f"{where}: {value!r} is a boolean, not a number")
@@ -48,6 +59,13 @@ def parse_number(value: object, where: str) -> Number:
     if isinstance(value, Integral):
         return Fraction(int(value))
     if isinstance(value, str):
+        if len(value) > MAX_NUMBER_LENGTH:
+            raise InvalidBlockMDP(f"{where}: a number string of {len(value)} characters (at "
+                                  f"most {MAX_NUMBER_LENGTH} accepted)")
+        exponent = _EXPONENT.search(value)
+        if exponent and abs(int(exponent.group(1))) > MAX_EXPONENT:
+            raise InvalidBlockMDP(f"{where}: {value!r} has exponent {exponent.group(1)} (at most "
+                                  f"{MAX_EXPONENT} in absolute value accepted)")
         try:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
@@ -76,6 +94,9 @@ class NumberMode:
 
     exact: bool
     atol: float = DEFAULT_ATOL
+
+    def __post_init__(self) -> None:
+        tolerance().check(self.atol, "atol")
 
     @classmethod
     def for_values(cls, values: Iterable[Number], atol: float = DEFAULT_ATOL) -> NumberMode:

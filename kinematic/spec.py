@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from kinematic.errors import InvalidBlockMDP
+from kinematic.json_input import read_json
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL
 
@@ -59,15 +60,23 @@ def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
 
 
 def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
-    """Read a JSON spec file; malformed JSON raises :class:`InvalidBlockMDP` with its position."""
-    text = Path(path).read_text()
+    """Read a JSON spec file (:func:`kinematic.json_input.read_json`: bounded depth, no
+    duplicate keys); every error is an :class:`InvalidBlockMDP` naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidBlockMDP(f"{path}: no such file" if not path.exists()
+                              else f"{path}: not a regular file")
     try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidBlockMDP(
-            f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
-    return from_spec(spec, atol=atol)
+        spec = read_json(path.read_text(encoding="utf-8"), str(path))
+    except UnicodeDecodeError as error:
+        raise InvalidBlockMDP(f"{path}: not UTF-8 text ({error.reason} at byte "
+                              f"{error.start})") from None
+    except ValueError as error:
+        raise InvalidBlockMDP(str(error)) from None
+    try:
+        return from_spec(spec, atol=atol)
+    except InvalidBlockMDP as error:
+        raise InvalidBlockMDP(f"{path}: {error}") from None
 
 
 def to_spec(mdp: BlockMDP) -> dict:

@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from kinematic.arguments import NumberRange, at_least, fraction
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
 from proofs_checks.registry import ClaimReport, all_claims, run_claim
@@ -101,15 +102,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog="python -m proofs_checks sample-sizes",
             description="Sample sizes of alg:learn_homing_policy and alg:oracle-exp.",
         )
-        parser.add_argument("--abstract-states", "-N", type=int, required=True,
+        parser.add_argument("--abstract-states", "-N", type=at_least(1), required=True,
                             help="N, at least N_KD")
-        parser.add_argument("--horizon", type=int, required=True)
-        parser.add_argument("--actions", type=int, required=True)
-        parser.add_argument("--eta", type=float, required=True, help="eta <= eta_min")
-        parser.add_argument("--epsilon", type=float, default=0.1)
-        parser.add_argument("--delta", type=float, default=0.1)
-        parser.add_argument("--log-policies", type=float, required=True, help="ln |Pi|")
-        parser.add_argument("--log-abstractions", type=float, required=True, help="ln |Phi_N|")
+        parser.add_argument("--horizon", type=at_least(1), required=True)
+        parser.add_argument("--actions", type=at_least(1), required=True)
+        parser.add_argument("--eta", type=NumberRange(float, low=0, high=1, open_low=True),
+                            required=True, help="eta <= eta_min")
+        parser.add_argument("--epsilon", type=fraction(), default=0.1)
+        parser.add_argument("--delta", type=fraction(), default=0.1)
+        parser.add_argument("--log-policies", type=NumberRange(float, low=0), required=True,
+                            help="ln |Pi|")
+        parser.add_argument("--log-abstractions", type=NumberRange(float, low=0),
+                            required=True, help="ln |Phi_N|")
         parser.add_argument("--json", action="store_true")
         try:
             return _sample_sizes(parser.parse_args(argv[1:]))
@@ -121,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Check every registered claim of the paper, with its negative control. "
                     "Subcommand: sample-sizes.",
     )
-    parser.add_argument("--examples", type=int, default=100,
+    parser.add_argument("--examples", type=at_least(1), default=100,
                         help="instances per claim (sampling-heavy claims run a share of it)")
     parser.add_argument("--json", action="store_true", help="print one JSON list")
     parser.add_argument("--markdown", action="store_true",

@@ -20,6 +20,7 @@ import torch
 from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 from torch import nn
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
@@ -108,6 +109,9 @@ def run_actor_critic(
     if rnd:
         env = RandomNetworkDistillation(env, config.intrinsic_coefficient, seed=seed)
     model = _model(algorithm, env, mdp.horizon, config, seed)
+    # A logger with no outputs: SB3's default creates an empty SB3-<time> folder in the temp
+    # directory on every learn().
+    model.set_logger(Logger(folder=None, output_formats=[]))
     evaluator = ValueEvaluator(mdp, encoder, samples, seed)
     callback = _Evaluate(evaluator, mdp.horizon, max(1, episodes // evaluations))
     model.learn(total_timesteps=episodes * mdp.horizon, callback=callback)

@@ -1,6 +1,8 @@
 """The baselines on an H=3 lock with a few hundred episodes: they run, count their episodes,
 report exact values within [0, V*]; RND adds its bonus; PCID merges s_{h,a} and s_{h,b}."""
 
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,10 @@ from kinematic.inseparability import ki_partition
 
 @pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
 @pytest.mark.parametrize("rnd", [False, True])
-def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd):
+def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd, tmp_path,
+                                                               monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
     mdp = combination_lock(3, 10, 0)
     result = run_actor_critic(mdp, algorithm, 300, rnd=rnd, reward_sampler=anti_shaped_rewards,
                               evaluations=3, samples=50)
@@ -30,6 +35,9 @@ def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd):
     assert set(result.visitation) == set(mdp.states)
     for layer in mdp.layers:
         assert sum(result.visitation[s] for s in layer) == pytest.approx(1.0, abs=1e-9)
+    # No SB3-<time> folder in the temp directory (torch's own torchinductor_<user> cache, made
+    # once per user by its optimisers, is torch's and is reused).
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("SB3")] == []
 
 
 def test_unknown_algorithm_is_rejected():

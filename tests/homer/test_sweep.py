@@ -141,3 +141,66 @@ def test_another_budget_is_another_task(tmp_path):
                   workers=1, runner=counting_runner)
     assert (tmp_path / "calls.txt").read_text().split() == [
         "a-H3-seed0-budget5", "a-H3-seed0-budget6"]
+
+
+def sleeping_runner(task: SweepTask) -> dict:
+    """Writes its pid to ``pids/`` and sleeps far longer than the test waits."""
+    import os
+    import time
+
+    pids = Path(task.out) / "pids"
+    pids.mkdir(exist_ok=True)
+    (pids / str(os.getpid())).write_text(task.key)
+    time.sleep(120)
+    return counting_runner(task)
+
+
+DRIVER = """
+import sys
+from homer.sweep import run_sweep
+from tests.homer.test_sweep import sleeping_runner
+run_sweep(["homer"], [3, 4], 1, 1, sys.argv[1], executor="local", workers=2,
+          runner=sleeping_runner)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as dead)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_killing_the_local_driver_kills_its_workers(tmp_path):
+    import os
+    import signal
+    import time
+
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path)],
+                              cwd=Path(__file__).parents[2])
+    pids_dir = tmp_path / "pids"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(pids_dir.glob("*"))) < 2:
+        assert driver.poll() is None, "the driver stopped before its workers started"
+        time.sleep(0.2)
+    workers = [int(p.name) for p in pids_dir.glob("*")]
+    assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_alive, workers)):
+        time.sleep(0.1)
+    survivors = [pid for pid in workers if _alive(pid)]
+    for pid in survivors:  # do not leave them behind, whatever the verdict
+        os.kill(pid, signal.SIGKILL)
+    assert survivors == []
+    assert not (tmp_path / "calls.txt").exists()  # no worker finished a task after the kill
+
+
+def test_a_file_as_the_sweep_directory_is_refused(tmp_path):
+    path = tmp_path / "file"
+    path.write_text("")
+    with pytest.raises(ValueError, match="is a file"):
+        run_sweep(["homer"], [3], 1, 1, path, executor="local", runner=counting_runner)

@@ -1,0 +1,91 @@
+"""Exact ground truth of Block MDPs (Misra et al., Sections 2-3 and 5).
+
+The public API, re-exported from the modules that define it: the model and its JSON spec, the
+paper's quantities (visitation, eta and homing policies, kinematic-inseparability partitions,
+canonical forms, policy covers, the contrastive problem, planning) and the named families.
+Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis (never torch).
+
+>>> from kinematic import combination_lock, eta_min, ki_partition
+>>> lock = combination_lock(horizon=3, actions=2, seed=0)
+>>> eta_min(lock)
+Fraction(1, 2)
+>>> ki_partition(lock).blocks_per_layer
+(2, 3, 2)
+"""
+
+from kinematic.analysis import analyze, format_report
+from kinematic.canonical import CanonicalForm, canonical_form
+from kinematic.contrastive import (
+    ContrastiveDistribution,
+    bayes_optimal_predictor,
+    contrastive_distribution,
+    f_rho,
+    level_sets,
+)
+from kinematic.cover import CoverReport, is_policy_cover, policy_cover_alpha
+from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP, InvalidPolicy
+from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
+from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
+from kinematic.inseparability import (
+    Partition,
+    backward_ki_partition,
+    forward_ki_partition,
+    ki_partition,
+)
+from kinematic.model import BlockMDP, block_mdp, relabel_states, with_float_numbers
+from kinematic.numbers import DEFAULT_ATOL, NumberMode
+from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
+from kinematic.policies import Policy, uniform_policy
+from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
+from kinematic.visitation import policy_value, state_visitation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_ATOL",
+    "AmbiguousTolerance",
+    "BlockMDP",
+    "CanonicalForm",
+    "ContrastiveDistribution",
+    "CoverReport",
+    "InvalidBlockMDP",
+    "InvalidPolicy",
+    "NumberMode",
+    "Partition",
+    "Policy",
+    "__version__",
+    "analyze",
+    "backward_ki_partition",
+    "bayes_optimal_predictor",
+    "block_mdp",
+    "canonical_form",
+    "combination_lock",
+    "contrastive_distribution",
+    "dumps_spec",
+    "eta",
+    "eta_min",
+    "exp_oracle_exact",
+    "f_rho",
+    "figure2_canonical",
+    "figure2_split",
+    "format_report",
+    "forward_ki_partition",
+    "from_spec",
+    "homing_policies",
+    "homing_policy",
+    "is_policy_cover",
+    "ki_partition",
+    "level_sets",
+    "load_spec",
+    "maximum_visitation",
+    "optimal_values",
+    "policy_cover_alpha",
+    "policy_value",
+    "psdp_exact",
+    "random_sparse_mdp",
+    "relabel_states",
+    "state_visitation",
+    "to_spec",
+    "uniform_policy",
+    "with_float_numbers",
+]

@@ -1,0 +1,84 @@
+"""Numbers a user types: one range type that validates Python arguments and command-line flags
+alike, so a flag's error names the flag (``argument --transitions: must be an int >= 1, got
+'0'``) and a dataclass field's error names the field."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+
+__all__ = ["NumberRange", "at_least", "fraction", "positive", "tolerance"]
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """A finite ``kind`` (int or float) within ``[low, high]``; ``open_low`` / ``open_high``
+    exclude an end. ``None`` leaves an end unbounded."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+    def describe(self) -> str:
+        """E.g. ``'an int >= 2'``, ``'a finite number in (0, 1)'``."""
+        noun = "an int" if self.kind is int else "a finite number"
+        if self.low is not None and self.high is not None:
+            left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
+            return f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
+        if self.low is not None:
+            return f"{noun} {'>' if self.open_low else '>='} {self.low:g}"
+        if self.high is not None:
+            return f"{noun} {'<' if self.open_high else '<='} {self.high:g}"
+        return noun
+
+    def contains(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if self.kind is int and not isinstance(value, int):
+            return False
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
+            return False
+        return not (self.high is not None
+                    and (value > self.high or (self.open_high and value == self.high)))
+
+    def check(self, value: object, name: str) -> None:
+        """Raise ``ValueError`` naming ``name`` unless ``value`` is in the range."""
+        if not self.contains(value):
+            raise ValueError(f"{name} must be {self.describe()}, got {value!r}")
+
+    def __call__(self, text: str) -> int | float:
+        """argparse ``type=``: parse ``text``; an error names the flag (argparse adds it)."""
+        try:
+            value = self.kind(text)
+        except ValueError:
+            value = None
+        if value is None or not self.contains(value):
+            raise argparse.ArgumentTypeError(f"must be {self.describe()}, got {text!r}")
+        return value
+
+
+def at_least(low: int) -> NumberRange:
+    """An int ``>= low``."""
+    return NumberRange(int, low=low)
+
+
+def positive() -> NumberRange:
+    """A finite float ``> 0``."""
+    return NumberRange(float, low=0, open_low=True)
+
+
+def fraction() -> NumberRange:
+    """A float in the open interval ``(0, 1)``."""
+    return NumberRange(float, low=0, high=1, open_low=True, open_high=True)
+
+
+def tolerance() -> NumberRange:
+    """A float-mode tolerance ``atol`` in ``[0, 0.001]``: it judges sums and comparisons of
+    probabilities, so a larger one would accept a row summing to 0.99 as a distribution (three
+    decimals, e.g. ``0.333`` three times, need ``0.001``)."""
+    return NumberRange(float, low=0, high=0.001)
