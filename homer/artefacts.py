@@ -5,7 +5,6 @@ up to the last completed step, without a reward-sensitive policy."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from homer.algorithm import CHECKPOINT, MDP_SPEC, covers_from_state, mdp_fingerprint
+from homer.algorithm import CHECKPOINT, CONFIG, MDP_SPEC, covers_from_state, mdp_fingerprint
 from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
+from kinematic.arguments import NumberRange
+from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
@@ -46,12 +47,56 @@ class RunArtefacts:
     """``result.json`` without its log (empty if the run did not finish)."""
 
 
-def _abstractions(stored: dict) -> dict[int, LinearAbstraction]:
-    return {int(layer): LinearAbstraction(np.asarray(weight), np.asarray(bias))
-            for layer, (weight, bias) in stored.items()}
+def _linear(weight: object, bias: object, dimension: int, what: str) -> tuple[np.ndarray, ...]:
+    """``weight`` ``(rows, dimension)`` and ``bias`` ``(rows,)`` as finite float arrays."""
+    weight, bias = np.asarray(weight), np.asarray(bias)
+    if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
+            or bias.shape != (weight.shape[0],)):
+        raise ValueError(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
+                         f"observations of dimension {dimension}")
+    if not (np.issubdtype(weight.dtype, np.floating) and np.issubdtype(bias.dtype, np.floating)
+            and np.isfinite(weight).all() and np.isfinite(bias).all()):
+        raise ValueError(f"{what}: weights must be finite floats")
+    return weight, bias
 
 
-def _policy(path: Path, horizon: int) -> LinearPolicy | None:
+def _abstractions(stored: dict, mdp: BlockMDP, dimension: int, name: str
+                  ) -> dict[int, LinearAbstraction]:
+    abstractions = {}
+    for layer, (weight, bias) in stored.items():
+        if not isinstance(layer, int) or not 0 <= layer < mdp.horizon:
+            raise ValueError(f"{name} of layer {layer!r}: the MDP {mdp.name!r} has layers "
+                             f"0 .. {mdp.horizon - 1}")
+        abstractions[layer] = LinearAbstraction(
+            *_linear(weight, bias, dimension, f"{name} of layer {layer + 1}"))
+    return abstractions
+
+
+def _covers(stored: dict, mdp: BlockMDP, dimension: int) -> list[list[LinearPolicy]]:
+    """The covers, each policy checked: ``covers[h]`` has policies of ``h`` steps over the
+    MDP's actions."""
+    arrays = stored["arrays"]
+    for cover in stored["policies"]:
+        for weights, biases in cover:
+            for i in (*weights, *biases):
+                if not isinstance(i, int) or not 0 <= i < len(arrays):
+                    raise ValueError(f"a cover refers to array {i!r} of {len(arrays)}")
+    covers = covers_from_state(stored)
+    if not 1 <= len(covers) <= mdp.horizon:
+        raise ValueError(f"{len(covers)} covers for horizon {mdp.horizon}")
+    for h, cover in enumerate(covers):
+        for policy in cover:
+            if policy.length != h or len(policy.biases) != h:
+                raise ValueError(f"a policy of cover {h} has {policy.length} steps, not {h}")
+            for weight, bias in zip(policy.weights, policy.biases, strict=True):
+                rows = _linear(weight, bias, dimension, f"a policy of cover {h}")[0].shape[0]
+                if rows != mdp.number_of_actions:
+                    raise ValueError(f"a policy of cover {h} has {rows} actions, not "
+                                     f"{mdp.number_of_actions}")
+    return covers
+
+
+def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
     if not path.exists():
         return None
     try:
@@ -59,9 +104,15 @@ def _policy(path: Path, horizon: int) -> LinearPolicy | None:
             stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a policy written by HOMER ({error})") from None
+    horizon = mdp.horizon
     if len(stored) != 2 * horizon:
         raise ValueError(f"{path}: expected {2 * horizon} arrays (weights and biases of "
                          f"{horizon} steps), found {len(stored)}")
+    for step, (weight, bias) in enumerate(zip(stored[:horizon], stored[horizon:], strict=True)):
+        rows = _linear(weight, bias, dimension, f"{path}, step {step + 1}")[0].shape[0]
+        if rows != mdp.number_of_actions:
+            raise ValueError(f"{path}, step {step + 1}: {rows} actions, not "
+                             f"{mdp.number_of_actions}")
     return LinearPolicy(stored[:horizon], stored[horizon:])
 
 
@@ -74,8 +125,11 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     run_dir = Path(run_dir)
     checkpoint = run_dir / CHECKPOINT
     if not checkpoint.exists():
-        raise FileNotFoundError(f"{checkpoint} not found: not a HOMER run directory, or the run "
-                                "stopped before its first step")
+        if (run_dir / CONFIG).exists():
+            raise FileNotFoundError(f"{checkpoint} not found: the run in {run_dir} stopped "
+                                    "before its first step, or has horizon 1 (nothing learned "
+                                    "to compare)")
+        raise FileNotFoundError(f"{checkpoint} not found: not a HOMER run directory")
     state = load_checkpoint(checkpoint)
     missing = sorted(REQUIRED - set(state))
     if missing:
@@ -90,19 +144,34 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     if "mdp_sha256" in state and mdp_fingerprint(mdp) != state["mdp_sha256"]:
         raise ValueError(f"the MDP {mdp.name!r} is not the run's MDP: same name, other spec "
                          f"(its SHA-256 differs from the one in {checkpoint})")
-    encoder = HadamardNoise(**state["encoder"])
-    dimension = encoder.dimension(mdp)
-    backward, forward = _abstractions(state["backward"]), _abstractions(state["forward"])
-    for name, abstractions in (("phi_B", backward), ("phi_F", forward)):
-        for layer, abstraction in abstractions.items():
-            if not 0 <= layer < mdp.horizon or abstraction.weight.shape[1] != dimension:
-                raise ValueError(f"{name} of layer {layer + 1} does not fit the MDP "
-                                 f"{mdp.name!r} (horizon {mdp.horizon}, dimension {dimension})")
+    try:
+        parts = _parse_state(state, mdp)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        raise CheckpointError(f"{checkpoint}: not a HOMER checkpoint ({error})") from None
+    encoder, covers, backward, forward, log = parts
     result = run_dir / "result.json"
     try:
-        summary = json.loads(result.read_text()) if result.exists() else {}
-    except ValueError as error:
-        raise ValueError(f"{result}: malformed JSON ({error})") from None
+        summary = read_json(result.read_text(), str(result)) if result.exists() else {}
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{result}: not UTF-8 text ({error.reason})") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{result}: not a HOMER result (a JSON {type(summary).__name__})")
     summary.pop("log", None)
-    return RunArtefacts(mdp, encoder, covers_from_state(state["covers"]), backward, forward,
-                        _policy(run_dir / "policy.npz", mdp.horizon), state["log"], summary)
+    return RunArtefacts(mdp, encoder, covers, backward, forward,
+                        _policy(run_dir / "policy.npz", mdp, encoder.dimension(mdp)), log,
+                        summary)
+
+
+def _parse_state(state: dict, mdp: BlockMDP) -> tuple:
+    """Encoder, covers, phi_B, phi_F and log of a checkpoint, each checked against ``mdp``."""
+    if not isinstance(state["encoder"], dict):
+        raise ValueError("encoder is not a mapping")
+    encoder = HadamardNoise(**state["encoder"])
+    if not NumberRange(float, low=0).contains(encoder.noise_variance):
+        raise ValueError(f"noise variance {encoder.noise_variance!r}")
+    dimension = encoder.dimension(mdp)
+    backward = _abstractions(state["backward"], mdp, dimension, "phi_B")
+    forward = _abstractions(state["forward"], mdp, dimension, "phi_F")
+    if not isinstance(state["log"], list) or not all(isinstance(e, dict) for e in state["log"]):
+        raise ValueError("log is not a list of records")
+    return encoder, _covers(state["covers"], mdp, dimension), backward, forward, state["log"]

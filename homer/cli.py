@@ -107,7 +107,11 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     out = args.out or args.run_dir / "compare"
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"error: {out}: cannot write the report there ({error.strerror})", file=sys.stderr)
+        return 2
     mdp = artefacts.mdp
     figures = {"visitation": visitation_figure(report, mdp),
                "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),

@@ -85,8 +85,13 @@ def test_resume_refuses_another_mdp_with_the_same_name(tmp_path):
     spec["start"] = {"s1a": "1/4", "s1b": "3/4"}  # same name, another MDP
     other = from_spec(spec)
     assert other.name == mdp.name
+    with pytest.raises(ValueError, match="holds another run \\(mdp_sha256 differ in "):
+        run_homer(other, tmp_path, config, seed=0, resume=True, progress=False)
+    config_text = (tmp_path / "config.json").read_text()
+    (tmp_path / "config.json").unlink()  # the checkpoint still knows its MDP
     with pytest.raises(ValueError, match="belongs to another run \\(mdp_sha256 differ\\)"):
         run_homer(other, tmp_path, config, seed=0, resume=True, progress=False)
+    (tmp_path / "config.json").write_text(config_text)
     with pytest.raises(ValueError, match="same name, other spec"):
         load_run(tmp_path, other)
     (tmp_path / "policy.npz").write_bytes((tmp_path / "policy.npz").read_bytes()[:40])

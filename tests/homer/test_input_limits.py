@@ -1,0 +1,198 @@
+"""HOMER's inputs: every HomerConfig field and command-line flag validated (the flag named), a
+run directory holding another run refused unless --resume or --force, requests larger than the
+machine refused with an estimate, and run directories whose contents do not fit their MDP
+refused naming the file (issue "safe with any input")."""
+
+import json
+from dataclasses import fields, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from homer import cli
+from homer.algorithm import run_homer
+from homer.artefacts import load_run
+from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from homer.config import RANGES, HomerConfig
+from homer.encoders import HadamardNoise
+from kinematic.errors import TooLarge
+from kinematic.families import combination_lock
+
+BAD_VALUES = {  # one value outside each field's range (the issue's cases among them)
+    "backward_capacity": 1, "forward_capacity": 1, "hidden": 0, "learning_rate": 0.0,
+    "batch_size": 0, "max_epochs": 0, "patience": 0, "min_epochs": -1, "restarts": 0,
+    "forward_restarts": 0, "validation_fraction": 1.5, "gumbel_temperature": float("nan"),
+    "transitions": 0, "max_transitions": 0, "psdp_samples": 0, "eval_samples": 0,
+    "gps_epsilon": 1.0, "ridge": float("inf"), "evaluation_episodes": 0, "torch_threads": 0,
+}
+
+
+def test_every_field_has_a_range_and_its_default_is_inside():
+    assert set(RANGES) == {f.name for f in fields(HomerConfig)} == set(BAD_VALUES)
+    for item in fields(HomerConfig):
+        assert RANGES[item.name].contains(item.default), item.name
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VALUES))
+def test_a_field_outside_its_range_is_refused_naming_it(name):
+    value = BAD_VALUES[name]
+    with pytest.raises(ValueError) as error:
+        replace(HomerConfig(), **{name: value})
+    assert str(error.value) == f"{name} must be {RANGES[name].describe()}, got {value!r}"
+
+
+def test_fields_that_depend_on_each_other():
+    with pytest.raises(ValueError, match=r"^min_epochs \(101\) must be at most max_epochs"):
+        HomerConfig(min_epochs=101, max_epochs=100)
+    with pytest.raises(ValueError, match=r"^max_transitions \(10\) must be at least transitions"):
+        HomerConfig(transitions=20, max_transitions=10)
+    assert HomerConfig(min_epochs=5, max_epochs=5, transitions=10, max_transitions=10)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VALUES))
+def test_each_config_flag_names_itself(name, capsys, tmp_path):
+    flag = "--" + name.replace("_", "-")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--env", "combolock", "--out", str(tmp_path / "run"), flag,
+                  str(BAD_VALUES[name])])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"error: argument {flag}: must be {RANGES[name].describe()}" in captured.err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("arguments, flag", [
+    (["run", "--env", "combolock", "--noise-variance", "nan"], "--noise-variance"),
+    (["run", "--env", "combolock", "--noise-variance", "-1"], "--noise-variance"),
+    (["run", "--env", "combolock", "--horizon", "0"], "--horizon"),
+    (["run", "--env", "combolock", "--actions", "1"], "--actions"),
+    (["run", "--env", "combolock", "--seed", "-3"], "--seed"),
+    (["compare", "DIR", "--samples", "0"], "--samples"),
+    (["compare", "DIR", "--transitions", "-5"], "--transitions"),
+    (["sweep", "--horizons", "3,x"], "--horizons"),
+    (["sweep", "--horizons", "3,0"], "--horizons"),
+    (["sweep", "--seeds", "0"], "--seeds"),
+    (["sweep", "--budget", "0"], "--budget"),
+    (["sweep", "--workers", "0"], "--workers"),
+])
+def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
+    if arguments[0] != "compare":
+        arguments = [*arguments, "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as stop:
+        cli.main(arguments)
+    assert stop.value.code == 2
+    assert f"error: argument {flag}: must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, start", [
+    (["--horizon", "100000000"], "error: the observation encoder at H = 100000000"),
+    (["--actions", "100000000"], "error: combination_lock(horizon=10, actions=100000000)"),
+    (["--horizon", "100", "--min-epochs", "200"], "error: min_epochs (200) must be at most"),
+])
+def test_impossible_runs_exit_2_at_once_with_one_line(arguments, start, capsys, tmp_path):
+    out = tmp_path / "run"
+    assert cli.main(["run", "--env", "combolock", "--out", str(out), *arguments]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(start)
+    assert captured.err.count("\n") == 1 and not out.exists()
+
+
+def test_the_encoder_estimate_is_what_its_rotation_needs():
+    with pytest.raises(TooLarge, match=r"dimension d = 134217728\) would need about 320\.0 PiB"):
+        HadamardNoise().check_fits(3, 10**8)
+    HadamardNoise().check_fits(3, 1000)  # d = 1024: 20 MiB
+
+
+def _run(out: Path, *extra: str) -> int:
+    return cli.main(["run", "--env", "combolock", "--horizon", "1", "--actions", "2", "--out",
+                     str(out), "--json", *extra])
+
+
+def test_a_directory_holding_a_run_is_refused_unless_resume_or_force(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _run(out) == 0  # H = 1 writes no checkpoint: the refusal cannot rely on one
+    first = json.loads((out / "config.json").read_text())
+    capsys.readouterr()
+    assert _run(out) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {out} holds a run (config.json, mdp.json, policy.npz, "
+                            "result.json)") and "--force" in error
+    assert _run(out, "--seed", "1", "--resume") == 2
+    assert "holds another run (seed, mdp, mdp_sha256 differ" in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text()) == first  # nothing overwritten
+    assert _run(out, "--resume") == 0
+    assert _run(out, "--seed", "1", "--force") == 0
+    assert json.loads((out / "config.json").read_text())["seed"] == 1
+    with pytest.raises(SystemExit):
+        _run(out, "--resume", "--force")
+    with pytest.raises(ValueError, match="resume and force exclude each other"):
+        run_homer(combination_lock(1, 2, 0), out, resume=True, force=True)
+
+
+def test_force_deletes_the_old_checkpoint_so_the_run_starts_afresh(tmp_path):
+    mdp = combination_lock(2, 2, 0)
+    config = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5)
+    run_homer(mdp, tmp_path, config, seed=0, progress=False)
+    state = load_checkpoint(tmp_path / "checkpoint.pt")
+    save_checkpoint(tmp_path / "checkpoint.pt", {**state, "seconds": 1e6})
+    result = run_homer(mdp, tmp_path, config, seed=0, progress=False, force=True)
+    assert result.seconds < 1e5  # not resumed from the planted checkpoint
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    config = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
+                         evaluation_episodes=10)
+    run_homer(combination_lock(3, 2, 0), out, config, seed=0, progress=False)
+    return out
+
+
+def _copy(run_dir: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    target.mkdir()
+    for path in run_dir.iterdir():
+        if path.is_file():
+            (target / path.name).write_bytes(path.read_bytes())
+    return target
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s["backward"].update({1: (s["backward"][1][0][:, :3], s["backward"][1][1])}),
+     "phi_B of layer 2: weight (2, 3) and bias (2,) do not fit observations of dimension 8"),
+    (lambda s: s["forward"].update({7: s["forward"][0]}), "phi_F of layer 7"),
+    (lambda s: s["backward"][1][0].fill(np.nan), "phi_B of layer 2: weights must be finite"),
+    (lambda s: s["covers"]["policies"][1][0][0].__setitem__(0, 10**6),
+     "a cover refers to array 1000000"),
+    (lambda s: s["covers"]["policies"].append([]), "4 covers for horizon 3"),
+    (lambda s: s.update(encoder={"noise_variance": -1.0}), "noise variance -1.0"),
+    (lambda s: s.update(encoder={"noise": 0.1}), "unexpected keyword argument 'noise'"),
+    (lambda s: s.update(log="none"), "log is not a list of records"),
+    (lambda s: s["covers"]["policies"][2][0][0].pop(), "has 1 steps, not 2"),
+])
+def test_a_checkpoint_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_path, change,
+                                                                       message):
+    copy = _copy(run_dir, tmp_path)
+    state = load_checkpoint(copy / "checkpoint.pt")
+    change(state)
+    save_checkpoint(copy / "checkpoint.pt", state)
+    with pytest.raises(CheckpointError) as error:
+        load_run(copy)
+    assert str(error.value).startswith(f"{copy / 'checkpoint.pt'}: not a HOMER checkpoint (")
+    assert message in str(error.value)
+
+
+def test_a_policy_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_path):
+    copy = _copy(run_dir, tmp_path)
+    with np.load(copy / "policy.npz") as arrays:
+        stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+    stored[0] = np.zeros((5, 8), dtype=np.float32)  # 5 actions for a 2-action MDP
+    stored[3] = np.zeros(5, dtype=np.float32)
+    np.savez(copy / "policy.npz", *stored)
+    with pytest.raises(ValueError, match=f"^{copy / 'policy.npz'}, step 1: 5 actions, not 2$"):
+        load_run(copy)
+    (copy / "result.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match=f"^{copy / 'result.json'}: not a HOMER result"):
+        load_run(copy)
