@@ -17,7 +17,7 @@ from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
-from kinematic.arguments import NumberRange
+from kinematic.arguments import NumberRange, at_least
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
@@ -102,7 +102,7 @@ def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
     try:
         with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as arrays:
             stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a policy written by HOMER ({error})") from None
     horizon = mdp.horizon
     if len(stored) != 2 * horizon:
@@ -134,16 +134,18 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     missing = sorted(REQUIRED - set(state))
     if missing:
         raise CheckpointError(f"{checkpoint}: not a HOMER checkpoint (no {', '.join(missing)})")
+    source = "the given MDP"
     if mdp is None:
         spec = run_dir / MDP_SPEC
         if not spec.exists():
             raise FileNotFoundError(f"{spec} not found: pass the run's MDP (--spec)")
-        mdp = load_spec(spec)
+        mdp, source = load_spec(spec), str(spec)
     if mdp.name != state["mdp"]:
-        raise ValueError(f"the MDP {mdp.name!r} is not the run's MDP {state['mdp']!r}")
+        raise ValueError(f"{checkpoint}: the run's MDP is {state['mdp']!r}, not {mdp.name!r} "
+                         f"({source})")
     if "mdp_sha256" in state and mdp_fingerprint(mdp) != state["mdp_sha256"]:
-        raise ValueError(f"the MDP {mdp.name!r} is not the run's MDP: same name, other spec "
-                         f"(its SHA-256 differs from the one in {checkpoint})")
+        raise ValueError(f"{checkpoint}: the run's MDP is not {mdp.name!r} of {source}: same "
+                         "name, other spec (their SHA-256 differ)")
     try:
         parts = _parse_state(state, mdp)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
@@ -162,6 +164,17 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
                         summary)
 
 
+def _check_log(log: object, horizon: int) -> None:
+    """The run log: one record per learned step, with its step (2 .. H) and episode count."""
+    if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
+        raise ValueError("log is not a list of records")
+    for entry in log:
+        step, episodes = entry.get("step"), entry.get("episodes")
+        if not at_least(2).contains(step) or step > horizon or not at_least(0).contains(episodes):
+            raise ValueError(f"log record {entry!r}: needs a step in 2 .. {horizon} and a "
+                             "number of episodes >= 0")
+
+
 def _parse_state(state: dict, mdp: BlockMDP) -> tuple:
     """Encoder, covers, phi_B, phi_F and log of a checkpoint, each checked against ``mdp``."""
     if not isinstance(state["encoder"], dict):
@@ -172,6 +185,5 @@ def _parse_state(state: dict, mdp: BlockMDP) -> tuple:
     dimension = encoder.dimension(mdp)
     backward = _abstractions(state["backward"], mdp, dimension, "phi_B")
     forward = _abstractions(state["forward"], mdp, dimension, "phi_F")
-    if not isinstance(state["log"], list) or not all(isinstance(e, dict) for e in state["log"]):
-        raise ValueError("log is not a list of records")
+    _check_log(state["log"], mdp.horizon)
     return encoder, _covers(state["covers"], mdp, dimension), backward, forward, state["log"]

@@ -78,7 +78,7 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     try:
         state = torch.load(path, weights_only=True)
     except (pickle.UnpicklingError, EOFError, RuntimeError, zipfile.BadZipFile, ValueError,
-            TypeError, AttributeError, ImportError, IndexError, KeyError) as error:
+            TypeError, AttributeError, ImportError, IndexError, KeyError, OSError) as error:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise CheckpointError(f"{path}: not a HOMER checkpoint (refused to load: "
                               f"{message})") from None

@@ -4,21 +4,61 @@
 
 from __future__ import annotations
 
+import warnings
+
 from kinematic.canonical import canonical_form
 from kinematic.homing import homing_policies, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.spec import to_spec
 
-__all__ = ["analyze", "format_report"]
+__all__ = ["SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze", "exact_operations",
+           "format_report"]
+
+EXACT_SECONDS_PER_OPERATION = 5e-6
+"""One ``Fraction`` multiply-add inside a dense object-array product (measured: 5.0-5.5 us on
+the 2-core development machine, denominators up to 45 x 7^5)."""
+SLOW_EXACT_SECONDS = 60.0
+"""Exact analyses estimated to take longer than this warn before they start."""
+
+
+class SlowExactAnalysis(UserWarning):
+    """An exact analysis that will take long; the message gives the estimate."""
+
+
+def exact_operations(mdp: BlockMDP) -> int:
+    """Upper bound on the ``Fraction`` multiply-adds of eta for all states in exact mode: the
+    batched induction of layer ``h`` (``W_h`` targets) multiplies, at each earlier layer ``t``,
+    the dense ``(A W_t) x W_{t+1}`` transition matrix by a ``W_{t+1} x W_h`` value matrix (fewer
+    when value columns become constant, see ``kinematic.homing._start_values``)."""
+    widths = [len(layer) for layer in mdp.layers]
+    actions = mdp.number_of_actions
+    return sum(actions * widths[t] * widths[t + 1] * widths[h]
+               for h in range(1, mdp.horizon) for t in range(h))
+
+
+def _warn_if_slow(mdp: BlockMDP) -> None:
+    if not mdp.mode.exact:
+        return
+    seconds = exact_operations(mdp) * EXACT_SECONDS_PER_OPERATION
+    if seconds > SLOW_EXACT_SECONDS:
+        warnings.warn(
+            f"exact analysis of {mdp.name!r} needs up to {exact_operations(mdp):.2g} rational "
+            f"multiply-adds, about {seconds / 60:.0f} min at "
+            f"{EXACT_SECONDS_PER_OPERATION * 1e6:.0f} us each; written with float "
+            "probabilities it is analysed in float mode in seconds", SlowExactAnalysis,
+            stacklevel=3)
 
 
 def analyze(mdp: BlockMDP, policies: bool = False) -> dict:
     """eta, eta_min, the three KI partitions and their sizes, per-layer counts, the canonical form,
     and (with ``policies``) a deterministic homing policy for every state.
 
-    Exact numbers are ``"p/q"`` strings, float numbers JSON numbers.
+    Exact numbers are ``"p/q"`` strings, float numbers JSON numbers. An exact analysis estimated
+    (:func:`exact_operations`) to take over :data:`SLOW_EXACT_SECONDS` warns first
+    (:class:`SlowExactAnalysis`).
     """
+    _warn_if_slow(mdp)
     number = mdp.mode.to_json
     eta_per_layer = maximum_visitation(mdp)
     backward = backward_ki_partition(mdp)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -112,7 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "find-counterexample":
             return _find(args)
         if args.command == "analyze":
-            result = analyze(load_spec(args.spec, atol=args.atol), policies=args.policies)
+            mdp = load_spec(args.spec, atol=args.atol)
+            with warnings.catch_warnings():  # a warning is one line on stderr, then the work
+                warnings.showwarning = lambda message, *_: print(
+                    f"warning: {args.spec}: {message}", file=sys.stderr, flush=True)
+                try:
+                    result = analyze(mdp, policies=args.policies)
+                except AmbiguousTolerance as error:
+                    raise AmbiguousTolerance(f"{args.spec}: {error}") from None
             print(json.dumps(result) if args.json else format_report(result))
             return 0
         if args.family == "combolock":

@@ -41,6 +41,8 @@ def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
     unknown = sorted(set(spec) - set(_KNOWN))
     if unknown:
         raise InvalidBlockMDP(f"spec: unknown key {unknown[0]!r} (known: {', '.join(_KNOWN)})")
+    if not isinstance(spec["name"], str) or not spec["name"]:
+        raise InvalidBlockMDP(f"spec: name must be a non-empty string, got {spec['name']!r}")
     horizon = spec["horizon"]
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
         raise InvalidBlockMDP(f"spec: horizon must be a positive int, got {horizon!r}")

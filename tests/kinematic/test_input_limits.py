@@ -4,6 +4,7 @@ error naming the culprit (issue "safe with any input")."""
 
 import json
 import os
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -142,3 +143,45 @@ def test_a_too_large_family_request_exits_2_with_one_line(capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert captured.err.startswith("error: combination_lock(horizon=1000000000")
+
+
+def test_an_ambiguous_float_spec_exits_2_naming_the_file(tmp_path: Path, capsys):
+    from tests.kinematic.test_float_mode import near_rows_spec
+
+    spec = tmp_path / "near.json"
+    spec.write_text(json.dumps(near_rows_spec((0, 1, 2))))
+    assert cli.main(["analyze", str(spec)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"error: {spec}: ") and "'s2_0' and 's2_2'" in captured.err
+
+
+@pytest.mark.parametrize("name", [None, "", 3, ["x"]])
+def test_a_spec_name_must_be_a_non_empty_string(name):
+    with pytest.raises(InvalidBlockMDP, match=r"^spec: name must be a non-empty string, got "):
+        from_spec({**SPEC, "name": name})
+
+
+def test_a_slow_exact_analysis_warns_first_with_its_estimate(tmp_path: Path, capsys,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    from kinematic import analysis
+    from kinematic.model import with_float_numbers
+
+    lock = combination_lock(3, 2, 0)  # widths 2, 3, 3: 2*2*3*3 + 2*2*3*3 + 2*3*3*3
+    assert analysis.exact_operations(lock) == 126
+    monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 126 * 5e-6 - 1e-9)
+    with pytest.warns(analysis.SlowExactAnalysis, match=r"needs up to 1.3e\+02 rational"):
+        analysis.analyze(lock)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        analysis.analyze(with_float_numbers(lock))  # float mode: no warning
+        monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 126 * 5e-6)
+        analysis.analyze(lock)  # at the threshold: no warning
+    monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 0.0)
+    spec = tmp_path / "lock.json"
+    spec.write_text(dumps_spec(lock))
+    assert cli.main(["analyze", str(spec), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"warning: {spec}: exact analysis of 'combolock-H3-K2-seed0'")
+    assert captured.err.count("\n") == 1
+    assert json.loads(captured.out)["eta_min"] == "1/2"
