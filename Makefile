@@ -23,8 +23,11 @@ demo: $(STAMP)
 	$(PY) -m homer run --env combolock --horizon 10 --actions 10 --seed 0 --out out/demo
 	$(PY) -m homer compare out/demo
 
+# Tests run in TEST_WORKERS processes (pytest-xdist; one per core on the 2-core machine): the
+# HOMER tests train with one torch thread each, so two of them use both cores.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 	$(VENV)/bin/ruff check .
 
 lint: $(STAMP)

@@ -10,8 +10,12 @@ With ``--compare`` each finished run is also compared with the exact answers
 (``python -m homer compare``, not part of the timing): steps whose phi-bar merges kinematically
 separable states, and the minimum alpha of the learned cover.
 
+Runs go in parallel, ``--jobs`` at a time (default: one per core; each run uses one torch
+thread, so per-run seconds stay those of a run alone, within the 1.2x measured by
+``benchmarks/homer_sharing.py``).
+
 Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
-[--out DIR] [--compare]``. Runs are resumable: an existing run directory is resumed.
+[--out DIR] [--compare] [--jobs N]``. Runs are resumable: an existing run directory is resumed.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import platform
 import statistics
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
@@ -31,7 +37,7 @@ def run(horizon: int, seed: int, out: Path) -> dict:
     command = [sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
                str(horizon), "--actions", "10", "--seed", str(seed), "--out", str(run_dir),
                "--json"]
-    if (run_dir / "checkpoint.pt").exists():
+    if (run_dir / "config.json").exists():
         command.append("--resume")
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -59,6 +65,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("out/homer-benchmark"))
     parser.add_argument("--compare", action="store_true",
                         help="also compare each run with the exact answers")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="runs at a time (default: one per core)")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}")
@@ -66,20 +74,28 @@ def main() -> None:
              f"{'peak MiB':>9}" + (f" {'merge steps':>11} {'alpha min':>9}" if args.compare else "")
     print(header, flush=True)
     rows: dict[int, list[dict]] = {}
-    for horizon in (int(h) for h in args.horizons.split(",")):
-        for seed in (int(s) for s in args.seeds.split(",")):
-            summary = run(horizon, seed, args.out)
-            rows.setdefault(horizon, []).append(summary)
-            line = (f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
-                    f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
-                    f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
-            if args.compare:
-                report = compare(summary["run_dir"])
-                line += (f" {report['steps_with_wrong_merges']:>5} / {len(report['steps']):<3}"
-                         f" {report['alpha_min']:>9.3f}")
+
+    def one(horizon: int, seed: int) -> str:
+        summary = run(horizon, seed, args.out)
+        rows.setdefault(horizon, []).append(summary)
+        line = (f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
+                f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
+                f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
+        if args.compare:
+            report = compare(summary["run_dir"])
+            line += (f" {report['steps_with_wrong_merges']:>5} / {len(report['steps']):<3}"
+                     f" {report['alpha_min']:>9.3f}")
+        return line
+
+    started = time.perf_counter()
+    runs = [(int(h), int(s)) for h in args.horizons.split(",") for s in args.seeds.split(",")]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each run is its own process
+        for line in pool.map(lambda task: one(*task), runs):
             print(line, flush=True)
+    print(f"\n{len(runs)} runs in {time.perf_counter() - started:.0f} s of wall-clock with "
+          f"{args.jobs} at a time (one torch thread each)")
     print("\nper horizon: successes, median episodes, median seconds")
-    for horizon, summaries in rows.items():
+    for horizon, summaries in sorted(rows.items()):
         successes = sum(s["value"] >= 0.5 for s in summaries)
         print(f"H={horizon:>3}: {successes}/{len(summaries)}, "
               f"{statistics.median(s['episodes'] for s in summaries):.0f} episodes, "

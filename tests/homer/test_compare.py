@@ -188,7 +188,8 @@ def test_load_run_rejects_a_directory_without_checkpoint(tmp_path):
 def test_compare_command_on_a_real_run(tmp_path):
     run = tmp_path / "run"
     subprocess.run([sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
-                    "3", "--actions", "3", "--out", str(run), "--json"], check=True,
+                    "3", "--actions", "3", "--out", str(run), "--json", "--transitions", "300",
+                    "--max-epochs", "10", "--min-epochs", "10"], check=True,
                    capture_output=True)
     result = subprocess.run([sys.executable, "-m", "homer", "compare", str(run), "--json",
                              "--samples", "50", "--transitions", "300"],

@@ -63,9 +63,14 @@ def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_p
     assert min(cover_quality(mdp, result.covers)) >= 0.5
 
 
+SMALL = HomerConfig(transitions=300, max_transitions=600, max_epochs=10, min_epochs=10,
+                    psdp_samples=300, eval_samples=200, evaluation_episodes=200)
+"""A cheap configuration for tests of the machinery (resume, command line), not of learning."""
+
+
 def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
     mdp = combination_lock(4, actions=4, seed=0)
-    whole = run_homer(mdp, tmp_path / "whole", seed=3, progress=False)
+    whole = run_homer(mdp, tmp_path / "whole", SMALL, seed=3, progress=False)
 
     saves = {"count": 0}
     original = algorithm._save
@@ -78,24 +83,25 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
 
     monkeypatch.setattr(algorithm, "_save", save_then_stop)
     with pytest.raises(KeyboardInterrupt):
-        run_homer(mdp, tmp_path / "stopped", seed=3, progress=False)
+        run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
     monkeypatch.setattr(algorithm, "_save", original)
     with pytest.raises(FileExistsError, match="--resume"):
-        run_homer(mdp, tmp_path / "stopped", seed=3, progress=False)
-    resumed = run_homer(mdp, tmp_path / "stopped", seed=3, resume=True, progress=False)
+        run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
+    resumed = run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, resume=True, progress=False)
     assert resumed.episodes == whole.episodes
     assert resumed.value == whole.value
     assert resumed.log == whole.log
     for first, second in zip(resumed.policy.weights, whole.policy.weights, strict=True):
         assert np.array_equal(first, second)
     with pytest.raises(ValueError, match="another run"):
-        run_homer(mdp, tmp_path / "stopped", seed=4, resume=True, progress=False)
+        run_homer(mdp, tmp_path / "stopped", SMALL, seed=4, resume=True, progress=False)
 
 
 def test_command_line_prints_a_json_summary_last(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon", "3",
-         "--actions", "3", "--out", str(tmp_path / "run"), "--json"],
+         "--actions", "3", "--out", str(tmp_path / "run"), "--json", "--transitions", "300",
+         "--max-epochs", "10", "--min-epochs", "10", "--evaluation-episodes", "200"],
         capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])

@@ -123,6 +123,9 @@ def test_a_directory_holding_a_run_is_refused_unless_resume_or_force(tmp_path, c
     assert "holds another run (seed, mdp, mdp_sha256 differ" in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text()) == first  # nothing overwritten
     assert _run(out, "--resume") == 0
+    capsys.readouterr()
+    assert cli.main(["compare", str(out)]) == 2  # an H = 1 run learns nothing to compare
+    assert "stopped before its first step, or has horizon 1" in capsys.readouterr().err
     assert _run(out, "--seed", "1", "--force") == 0
     assert json.loads((out / "config.json").read_text())["seed"] == 1
     with pytest.raises(SystemExit):

@@ -2,6 +2,7 @@
 the start of the run and recorded in the run's identity."""
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -36,12 +37,13 @@ def test_the_configurations_default_to_one_thread():
 
 def test_a_homer_run_sets_its_thread_count_and_records_it(tmp_path, two_threads):
     mdp = combination_lock(2, actions=2, seed=0)
-    run_homer(mdp, tmp_path / "one", seed=0, progress=False)
+    config = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5)
+    run_homer(mdp, tmp_path / "one", config, seed=0, progress=False)
     assert torch.get_num_threads() == 1
     identity = json.loads((tmp_path / "one" / "config.json").read_text())
     assert identity["config"]["torch_threads"] == 1
     with pytest.raises(ValueError, match="another run"):  # another thread count: another run
-        run_homer(mdp, tmp_path / "one", HomerConfig(torch_threads=2), seed=0, resume=True,
+        run_homer(mdp, tmp_path / "one", replace(config, torch_threads=2), seed=0, resume=True,
                   progress=False)
 
 

@@ -165,3 +165,14 @@ def test_time_separability_is_not_a_tautology(monkeypatch):
                                                   len(self.observations[h + 1])), dtype=object))
     outcome = check_time_separable((mdp, KEEP_NAMES))
     assert not outcome.holds and outcome.witness["forward_ki"]
+
+
+@pytest.mark.parametrize("examples", ["0", "-1", "x"])
+def test_fewer_than_one_example_per_claim_is_refused(examples, capsys):
+    """Before: --examples 0 or -1 ran one instance per claim and passed."""
+    with pytest.raises(SystemExit) as stop:
+        main(["--examples", examples, "--only", "lem:p-form"])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"argument --examples: must be an int >= 1, got '{examples}'" in captured.err

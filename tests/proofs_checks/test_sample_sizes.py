@@ -39,5 +39,8 @@ def test_cli(capsys):
     homer, oracle = json.loads(capsys.readouterr().out)
     assert homer["n_reg"] > 0 and homer["n_psdp"] > 0 and oracle["n_reg"] is None
     assert oracle["n_psdp"] > homer["n_psdp"]  # explicit constants 256 and ln(2 N H^2 ...)
-    assert main(["sample-sizes", "-N", "3", "--horizon", "100", "--actions", "10", "--eta",
-                 "2", "--log-policies", "5", "--log-abstractions", "5"]) == 2
+    with pytest.raises(SystemExit) as stop:
+        main(["sample-sizes", "-N", "3", "--horizon", "100", "--actions", "10", "--eta", "2",
+              "--log-policies", "5", "--log-abstractions", "5"])
+    assert stop.value.code == 2
+    assert "argument --eta: must be a finite number in (0, 1], got '2'" in capsys.readouterr().err
