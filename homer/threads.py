@@ -5,12 +5,14 @@ down several times as soon as any other process is busy (an H = 5 HOMER run: 43 
 next to one busy process; with one thread 40 s and 43 s). HOMER and the baselines therefore set
 one intra-op thread at the start of a run (``torch_threads`` of their configurations, the
 ``--torch-threads`` flag of ``python -m homer run``); several runs then share a machine, one per
-core, without slowing each other down.
+core, without slowing each other down. numpy's BLAS (OpenBLAS, two threads by default here) gets
+the same limit through ``threadpoolctl``: HOMER's encoder and regressions are numpy products.
 """
 
 from __future__ import annotations
 
 import torch
+from threadpoolctl import threadpool_limits
 
 __all__ = ["DEFAULT_TORCH_THREADS", "use_torch_threads"]
 
@@ -19,7 +21,8 @@ DEFAULT_TORCH_THREADS = 1
 
 
 def use_torch_threads(threads: int) -> None:
-    """Set torch's intra-op thread count of this process to ``threads`` (a positive int).
+    """Set torch's intra-op thread count of this process, and the thread pools of numpy's BLAS
+    and OpenMP libraries, to ``threads`` (a positive int).
 
     >>> use_torch_threads(1); torch.get_num_threads()
     1
@@ -27,3 +30,4 @@ def use_torch_threads(threads: int) -> None:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"torch_threads must be a positive integer, got {threads!r}")
     torch.set_num_threads(threads)
+    threadpool_limits(limits=threads)

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from homer.algorithm import run_homer
 from homer.baselines.actor_critic import ActorCriticConfig
@@ -15,11 +16,17 @@ from homer.threads import use_torch_threads
 from kinematic.families import combination_lock
 
 
+def blas_threads() -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info()
+            if pool["user_api"] == "blas"]
+
+
 @pytest.fixture
 def two_threads():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
-    yield
+    with threadpool_limits(limits=2, user_api="blas"):
+        yield
     torch.set_num_threads(before)
 
 
@@ -38,8 +45,10 @@ def test_the_configurations_default_to_one_thread():
 def test_a_homer_run_sets_its_thread_count_and_records_it(tmp_path, two_threads):
     mdp = combination_lock(2, actions=2, seed=0)
     config = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5)
+    assert blas_threads() and set(blas_threads()) == {2}
     run_homer(mdp, tmp_path / "one", config, seed=0, progress=False)
     assert torch.get_num_threads() == 1
+    assert set(blas_threads()) == {1}  # numpy's BLAS too: the encoder is a numpy product
     identity = json.loads((tmp_path / "one" / "config.json").read_text())
     assert identity["config"]["torch_threads"] == 1
     with pytest.raises(ValueError, match="another run"):  # another thread count: another run
