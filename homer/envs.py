@@ -12,7 +12,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from homer.encoders import HadamardNoise
+from homer.encoders import DEFAULT_NOISE_VARIANCE, HadamardNoise
 from homer.sampler import RewardSampler, expected_rewards
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
@@ -38,7 +38,8 @@ def anti_shaped_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarr
 class RichObservationEnv(gym.Env):
     """A Block MDP whose observations are encoded into ``R^d`` (Section 7, "The environment").
 
-    Episodes last ``H`` steps; ``terminated`` is True after the ``H``-th action.
+    Episodes last ``H`` steps; ``terminated`` is True after the ``H``-th action. Stepping
+    before ``reset`` or after termination raises ``RuntimeError``.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012
@@ -59,6 +60,7 @@ class RichObservationEnv(gym.Env):
                            for h in range(mdp.horizon)]
         self._rewards = [np.asarray(r, dtype=np.float64) for r in mdp.rewards]
         self._step = self._state = self._observation = 0
+        self._running = False
         if seed is not None:
             self.reset(seed=seed)
 
@@ -78,17 +80,22 @@ class RichObservationEnv(gym.Env):
         super().reset(seed=seed)
         self._step = 0
         self._state = int(self.np_random.choice(len(self._start), p=self._start))
+        self._running = True
         return self._emit()
 
     def step(self, action: int):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
+        if not self._running:
+            raise RuntimeError("no episode is running (it ended after H steps, or reset() was "
+                               "never called): call reset() first")
         mean = self._rewards[self._step][self._observation, int(action)]
         reward = float(self.reward_sampler(np.array([mean]), self.np_random)[0])
         if self._step + 1 == self.mdp.horizon:
             vector = np.zeros(self.observation_space.shape, dtype=np.float32)
             info = {"state": None, "observation": None, "step": self._step + 1}
             self._step += 1
+            self._running = False
             return vector, reward, True, False, info
         row = self._transitions[self._step][self._state, int(action)]
         self._state = int(self.np_random.choice(len(row), p=row / row.sum()))
@@ -98,7 +105,7 @@ class RichObservationEnv(gym.Env):
 
 
 def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
-                     noise_variance: float = 0.1) -> RichObservationEnv:
+                     noise_variance: float = DEFAULT_NOISE_VARIANCE) -> RichObservationEnv:
     """The paper's environment: :func:`kinematic.families.combination_lock` with
     :class:`HadamardNoise` and the anti-shaped reward drawn as ``0.1 x Ber(1/2)``."""
     return RichObservationEnv(combination_lock(horizon, actions, seed),

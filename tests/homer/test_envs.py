@@ -1,5 +1,7 @@
 """The rich-observation environment and the batched sampler."""
 
+import math
+
 import gymnasium
 import numpy as np
 import pytest
@@ -21,7 +23,12 @@ def test_lock_environment_passes_the_gymnasium_checker():
 
 def test_registered_and_dimension_of_the_paper():
     env = gymnasium.make("kinematic/DiabolicalCombinationLock-v0", horizon=100, actions=10)
-    assert env.observation_space.shape == (128,)  # 2^ceil(log2(100 + 3))
+    assert env.observation_space.shape == (128,)  # 2^ceil(log2(100 + 4))
+    assert env.unwrapped.encoder.noise_variance == HadamardNoise().noise_variance == 0.01
+    for horizon, dimension in ((4, 8), (5, 16), (12, 16), (13, 32), (61, 128)):
+        lock = combination_lock(horizon, 2, 0)  # the paper's 2^ceil(log2(H + 4))
+        assert HadamardNoise().dimension(lock) == dimension == 2 ** math.ceil(
+            math.log2(horizon + 4))
     assert env.action_space.n == 10
 
 
@@ -35,6 +42,12 @@ def test_an_episode_lasts_h_steps_and_reveals_latents_only_in_info():
         assert terminated == (step == 3) and not truncated
     with pytest.raises(ValueError, match="not in"):
         env.step(7)
+    with pytest.raises(RuntimeError, match="no episode is running"):
+        env.step(0)  # after termination
+    env.reset(seed=6)
+    assert env.step(0)[2] is False  # a new episode runs
+    with pytest.raises(RuntimeError, match="call reset"):
+        RichObservationEnv(combination_lock(2, 2, 0)).step(0)  # before any reset
 
 
 def test_several_observations_per_state_get_their_own_one_hot():
