@@ -11,9 +11,10 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.arrays import block_mdp_from_arrays
 from kinematic.errors import InvalidBlockMDP
-from kinematic.model import BlockMDP, check_reachable
-from kinematic.numbers import Number, NumberMode, parse_number
+from kinematic.model import BlockMDP
+from kinematic.numbers import Number, parse_number
 from kinematic.resources import check_memory
 from kinematic.spec import from_spec, to_spec
 
@@ -124,14 +125,13 @@ def random_sparse_mdp(
     ``width`` states per layer, ``actions`` actions, and for every state-action pair
     ``successors`` distinct next states with Dirichlet(1) probabilities; pair ``k`` of a layer
     always includes next state ``k mod width`` so that every state is reachable. One observation
-    per state, no rewards. Built directly as arrays (no name dictionaries), so that large
-    instances are cheap to make.
+    per state, no rewards. Built directly as arrays (:func:`kinematic.arrays.block_mdp_from_arrays`,
+    no name dictionaries), so that large instances are cheap to make.
     """
     if not 1 <= successors <= width:
         raise ValueError(f"successors must lie in 1..width={width}, got {successors}")
     rng = np.random.default_rng(seed)
     pairs = width * actions
-    mode = NumberMode(exact=False)
     transitions = []
     for _ in range(horizon - 1):
         columns = np.argsort(rng.random((pairs, width)), axis=1)[:, :successors]
@@ -144,21 +144,9 @@ def random_sparse_mdp(
             (values.reshape(-1), (rows, columns.reshape(-1))), shape=(pairs, width)
         )
         transitions.append(matrix)
-    layers = tuple(tuple(f"s{h + 1}_{i}" for i in range(width)) for h in range(horizon))
-    mdp = BlockMDP(
-        name=f"random-H{horizon}-W{width}-A{actions}-S{successors}-seed{seed}",
-        layers=layers,
-        actions=tuple(f"a{k + 1}" for k in range(actions)),
-        start=np.full(width, 1.0 / width),
-        transitions=tuple(transitions),
-        observations=layers,
-        emission_state=tuple(np.arange(width) for _ in range(horizon)),
-        emission_probability=tuple(np.ones(width) for _ in range(horizon)),
-        rewards=tuple(np.zeros((width, actions)) for _ in range(horizon)),
-        mode=mode,
-    )
-    check_reachable(mdp)
-    return mdp
+    return block_mdp_from_arrays(
+        f"random-H{horizon}-W{width}-A{actions}-S{successors}-seed{seed}",
+        np.full(width, 1.0 / width), transitions, actions)
 
 
 def figure1_noncompositional() -> BlockMDP:

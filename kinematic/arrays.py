@@ -1,0 +1,118 @@
+"""Large float-mode Block MDPs built from arrays, with no per-entry Python work.
+
+A JSON spec of 10^6 states and 5 x 10^7 transition entries is not the way to write such an
+MDP; :func:`block_mdp_from_arrays` takes the start distribution and one sparse transition
+matrix per layer (the layout of :class:`kinematic.model.BlockMDP`: row ``s * |A| + a`` holds
+``T(. | s, a)``) and validates them with vectorised checks, naming the offending layer, state
+and action like :func:`kinematic.model.block_mdp` does. Every state emits one observation of its
+own name (``s{h}_{i}``, layers from 1), as in the paper's tabular view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from kinematic.errors import InvalidBlockMDP
+from kinematic.model import BlockMDP, check_reachable
+from kinematic.numbers import DEFAULT_ATOL, NumberMode
+
+__all__ = ["block_mdp_from_arrays"]
+
+
+def _state(layer: int, index: int) -> str:
+    return f"s{layer + 1}_{index}"
+
+
+def _check_distributions(values: np.ndarray, sums: np.ndarray, what: str,
+                         describe_row, atol: float) -> None:
+    """Finite, non-negative entries and rows summing to 1 within ``atol``."""
+    if not np.isfinite(values).all():
+        raise InvalidBlockMDP(f"{what}: a NaN or infinite probability")
+    if (values < 0).any():
+        raise InvalidBlockMDP(f"{what}: a negative probability")
+    wrong = np.flatnonzero(np.abs(sums - 1.0) > atol)
+    if wrong.size:
+        raise InvalidBlockMDP(f"{describe_row(wrong[0])} sums to {float(sums[wrong[0]])!r}, not 1 "
+                              f"(atol={atol})")
+
+
+def block_mdp_from_arrays(
+    name: str,
+    start: np.ndarray,
+    transitions: Sequence[sp.sparray | np.ndarray],
+    actions: int,
+    rewards: Sequence[np.ndarray] | None = None,
+    atol: float = DEFAULT_ATOL,
+) -> BlockMDP:
+    """A validated float-mode :class:`BlockMDP` from arrays (Section 2's model, ``def:homing``
+    needs every state reachable).
+
+    Parameters
+    ----------
+    start : array, shape (n_1,)
+        The start distribution.
+    transitions : sequence of H - 1 matrices
+        ``transitions[h]`` of shape ``(n_h * actions, n_{h+1})`` (sparse or dense), row
+        ``s * actions + a`` the distribution ``T(. | s, a)``; stored as CSR.
+    actions : int
+        Number of actions, named ``a1 .. aK``.
+    rewards : sequence of H arrays, optional
+        ``rewards[h]`` of shape ``(n_h, actions)``: expected reward of each state and action.
+
+    Raises
+    ------
+    InvalidBlockMDP
+        Wrong shapes, NaN, negative probabilities, a distribution not summing to 1 within
+        ``atol``, or an unreachable state, naming the layer (from 1), state and action.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> mdp = block_mdp_from_arrays("two", np.array([0.5, 0.5]),
+    ...                             [sp.csr_array(np.full((2, 2), 0.5))], actions=1)
+    >>> mdp.layers
+    (('s1_0', 's1_1'), ('s2_0', 's2_1'))
+    """
+    mode = NumberMode(exact=False, atol=atol)
+    if isinstance(actions, bool) or not isinstance(actions, int) or actions < 1:
+        raise InvalidBlockMDP(f"actions must be a positive int, got {actions!r}")
+    start = np.asarray(start, dtype=np.float64)
+    if start.ndim != 1 or start.size == 0:
+        raise InvalidBlockMDP(f"start must be a non-empty 1-d array, got shape {start.shape}")
+    _check_distributions(start, np.array([start.sum()]), "start", lambda _: "start", atol)
+    widths = [start.size]
+    matrices = []
+    for h, matrix in enumerate(transitions):
+        matrix = sp.csr_array(matrix, dtype=np.float64)
+        rows, following = matrix.shape
+        if rows != widths[h] * actions or following == 0:
+            raise InvalidBlockMDP(
+                f"transitions[{h}] (layer {h + 1} -> {h + 2}) has shape {matrix.shape}, "
+                f"expected ({widths[h]} states x {actions} actions, n_{h + 2} >= 1)")
+        sums = np.asarray(matrix.sum(axis=1)).ravel()
+        _check_distributions(
+            matrix.data, sums, f"transitions[{h}] (layer {h + 1})",
+            lambda row, h=h: (f"T(. | {_state(h, row // actions)!r}, "
+                              f"'a{row % actions + 1}') (layer {h + 1})"), atol)
+        matrices.append(matrix)
+        widths.append(following)
+    horizon = len(widths)
+    layers = tuple(tuple(_state(h, i) for i in range(width)) for h, width in enumerate(widths))
+    if rewards is None:
+        rewards = [np.zeros((width, actions)) for width in widths]
+    if len(rewards) != horizon:
+        raise InvalidBlockMDP(f"rewards has {len(rewards)} layers, the MDP {horizon}")
+    reward_arrays = tuple(np.asarray(r, dtype=np.float64) for r in rewards)
+    for h, reward in enumerate(reward_arrays):
+        if reward.shape != (widths[h], actions) or not np.isfinite(reward).all():
+            raise InvalidBlockMDP(f"rewards[{h}] must be finite of shape ({widths[h]}, "
+                                  f"{actions}), got shape {reward.shape}")
+    mdp = BlockMDP(
+        name=name, layers=layers, actions=tuple(f"a{k + 1}" for k in range(actions)),
+        start=start, transitions=tuple(matrices), observations=layers,
+        emission_state=tuple(np.arange(width) for width in widths),
+        emission_probability=tuple(np.ones(width) for width in widths),
+        rewards=reward_arrays, mode=mode)
+    check_reachable(mdp)
+    return mdp
