@@ -41,6 +41,9 @@ MAX_NUMBER_LENGTH = 1000
 MAX_EXPONENT = 1000
 """Largest exponent magnitude of a decimal string: ``Fraction("1e-30000000")`` alone takes
 about a minute, so ``"1e-100000000"`` is refused instead of hanging."""
+_PARSED: dict[str, Fraction] = {}
+"""Number strings already parsed (a spec repeats few distinct strings many times)."""
+_PARSED_LIMIT = 100_000
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
 
 
@@ -52,6 +55,11 @@ def parse_number(value: object, where: str) -> Number:
     :data:`MAX_NUMBER_LENGTH` or with an exponent beyond :data:`MAX_EXPONENT`, and anything else
     raise :class:`InvalidBlockMDP` naming ``where``.
     """
+    kind = type(value)  # the JSON types first, without abstract-class checks (speed: issue 15)
+    if kind is float and math.isfinite(value):
+        return value
+    if kind is str and value in _PARSED:
+        return _PARSED[value]
     if isinstance(value, bool):
         raise InvalidBlockMDP(f"{where}: {value!r} is a boolean, not a number")
     if isinstance(value, Fraction):
@@ -67,11 +75,14 @@ def parse_number(value: object, where: str) -> Number:
             raise InvalidBlockMDP(f"{where}: {value!r} has exponent {exponent.group(1)} (at most "
                                   f"{MAX_EXPONENT} in absolute value accepted)")
         try:
-            return Fraction(value.strip())
+            number = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             raise InvalidBlockMDP(
                 f"{where}: {value!r} is not a number (use 'p/q', an int or a decimal)"
             ) from None
+        if len(_PARSED) < _PARSED_LIMIT:
+            _PARSED[value] = number
+        return number
     if isinstance(value, Real):
         number = float(value)
         if not math.isfinite(number):
