@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -122,6 +123,7 @@ def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: boo
     if force:
         for name in present:
             (run_dir / name).unlink()
+        shutil.rmtree(run_dir / "compare", ignore_errors=True)  # a report of the old run
     elif resume:
         config = run_dir / CONFIG
         if config.exists():
@@ -195,7 +197,7 @@ def run_homer(
     With ``resume``, a run stopped after some time step continues from its checkpoint and
     yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
     holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
-    ``force`` (its artefacts are deleted first).
+    ``force`` (its artefacts and its ``compare`` report are deleted first).
     """
     if resume and force:
         raise ValueError("resume and force exclude each other")

@@ -126,7 +126,10 @@ def test_a_directory_holding_a_run_is_refused_unless_resume_or_force(tmp_path, c
     capsys.readouterr()
     assert cli.main(["compare", str(out)]) == 2  # an H = 1 run learns nothing to compare
     assert "stopped before its first step, or has horizon 1" in capsys.readouterr().err
+    (out / "compare").mkdir()
+    (out / "compare" / "report.json").write_text("{}")  # a report of the old run
     assert _run(out, "--seed", "1", "--force") == 0
+    assert not (out / "compare").exists()
     assert json.loads((out / "config.json").read_text())["seed"] == 1
     with pytest.raises(SystemExit):
         _run(out, "--resume", "--force")
