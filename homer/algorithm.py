@@ -40,6 +40,7 @@ from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.psdp import greedy_policy_search, psdp
 from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
 from homer.threads import use_torch_threads
+from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
 from kinematic.spec import dumps_spec
@@ -127,10 +128,7 @@ def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: boo
     elif resume:
         config = run_dir / CONFIG
         if config.exists():
-            try:
-                stored = json.loads(config.read_text())
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                raise ValueError(f"{config}: not a HOMER run's config ({error})") from None
+            stored = read_json_file(config)
             expected = json.loads(json.dumps(identity))
             differ = [key for key, value in expected.items()
                       if not isinstance(stored, dict) or stored.get(key) != value]

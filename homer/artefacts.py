@@ -18,7 +18,7 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
 from kinematic.arguments import NumberRange, at_least
-from kinematic.json_input import read_json
+from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
@@ -47,8 +47,10 @@ class RunArtefacts:
     """``result.json`` without its log (empty if the run did not finish)."""
 
 
-def _linear(weight: object, bias: object, dimension: int, what: str) -> tuple[np.ndarray, ...]:
-    """``weight`` ``(rows, dimension)`` and ``bias`` ``(rows,)`` as finite float arrays."""
+def _linear(weight: object, bias: object, dimension: int, what: str,
+            actions: int | None = None) -> tuple[np.ndarray, ...]:
+    """``weight`` ``(rows, dimension)`` and ``bias`` ``(rows,)`` as finite float arrays; a policy
+    step (``actions`` given) has one row per action."""
     weight, bias = np.asarray(weight), np.asarray(bias)
     if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
             or bias.shape != (weight.shape[0],)):
@@ -57,6 +59,8 @@ def _linear(weight: object, bias: object, dimension: int, what: str) -> tuple[np
     if not (np.issubdtype(weight.dtype, np.floating) and np.issubdtype(bias.dtype, np.floating)
             and np.isfinite(weight).all() and np.isfinite(bias).all()):
         raise ValueError(f"{what}: weights must be finite floats")
+    if actions is not None and weight.shape[0] != actions:
+        raise ValueError(f"{what}: {weight.shape[0]} actions, not {actions}")
     return weight, bias
 
 
@@ -89,10 +93,8 @@ def _covers(stored: dict, mdp: BlockMDP, dimension: int) -> list[list[LinearPoli
             if policy.length != h or len(policy.biases) != h:
                 raise ValueError(f"a policy of cover {h} has {policy.length} steps, not {h}")
             for weight, bias in zip(policy.weights, policy.biases, strict=True):
-                rows = _linear(weight, bias, dimension, f"a policy of cover {h}")[0].shape[0]
-                if rows != mdp.number_of_actions:
-                    raise ValueError(f"a policy of cover {h} has {rows} actions, not "
-                                     f"{mdp.number_of_actions}")
+                _linear(weight, bias, dimension, f"a policy of cover {h}",
+                        mdp.number_of_actions)
     return covers
 
 
@@ -109,10 +111,7 @@ def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
         raise ValueError(f"{path}: expected {2 * horizon} arrays (weights and biases of "
                          f"{horizon} steps), found {len(stored)}")
     for step, (weight, bias) in enumerate(zip(stored[:horizon], stored[horizon:], strict=True)):
-        rows = _linear(weight, bias, dimension, f"{path}, step {step + 1}")[0].shape[0]
-        if rows != mdp.number_of_actions:
-            raise ValueError(f"{path}, step {step + 1}: {rows} actions, not "
-                             f"{mdp.number_of_actions}")
+        _linear(weight, bias, dimension, f"{path}, step {step + 1}", mdp.number_of_actions)
     return LinearPolicy(stored[:horizon], stored[horizon:])
 
 
@@ -152,10 +151,7 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
         raise CheckpointError(f"{checkpoint}: not a HOMER checkpoint ({error})") from None
     encoder, covers, backward, forward, log = parts
     result = run_dir / "result.json"
-    try:
-        summary = read_json(result.read_text(), str(result)) if result.exists() else {}
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{result}: not UTF-8 text ({error.reason})") from None
+    summary = read_json_file(result) if result.exists() else {}
     if not isinstance(summary, dict):
         raise ValueError(f"{result}: not a HOMER result (a JSON {type(summary).__name__})")
     summary.pop("log", None)

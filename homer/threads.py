@@ -14,6 +14,8 @@ from __future__ import annotations
 import torch
 from threadpoolctl import threadpool_limits
 
+from kinematic.arguments import at_least
+
 __all__ = ["DEFAULT_TORCH_THREADS", "use_torch_threads"]
 
 DEFAULT_TORCH_THREADS = 1
@@ -27,7 +29,6 @@ def use_torch_threads(threads: int) -> None:
     >>> use_torch_threads(1); torch.get_num_threads()
     1
     """
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"torch_threads must be a positive integer, got {threads!r}")
+    at_least(1).check(threads, "torch_threads")
     torch.set_num_threads(threads)
     threadpool_limits(limits=threads)

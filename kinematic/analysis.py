@@ -40,10 +40,11 @@ def exact_operations(mdp: BlockMDP) -> int:
 def _warn_if_slow(mdp: BlockMDP) -> None:
     if not mdp.mode.exact:
         return
-    seconds = exact_operations(mdp) * EXACT_SECONDS_PER_OPERATION
+    operations = exact_operations(mdp)
+    seconds = operations * EXACT_SECONDS_PER_OPERATION
     if seconds > SLOW_EXACT_SECONDS:
         warnings.warn(
-            f"exact analysis of {mdp.name!r} needs up to {exact_operations(mdp):.2g} rational "
+            f"exact analysis of {mdp.name!r} needs up to {operations:.2g} rational "
             f"multiply-adds, about {seconds / 60:.0f} min at "
             f"{EXACT_SECONDS_PER_OPERATION * 1e6:.0f} us each; written with float "
             "probabilities it is analysed in float mode in seconds", SlowExactAnalysis,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.arguments import at_least
 from kinematic.errors import InvalidBlockMDP
 from kinematic.model import BlockMDP, check_reachable
 from kinematic.numbers import DEFAULT_ATOL, NumberMode
@@ -75,7 +76,7 @@ def block_mdp_from_arrays(
     (('s1_0', 's1_1'), ('s2_0', 's2_1'))
     """
     mode = NumberMode(exact=False, atol=atol)
-    if isinstance(actions, bool) or not isinstance(actions, int) or actions < 1:
+    if not at_least(1).contains(actions):
         raise InvalidBlockMDP(f"actions must be a positive int, got {actions!r}")
     start = np.asarray(start, dtype=np.float64)
     if start.ndim != 1 or start.size == 0:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MAX_JSON_DEPTH", "read_json"]
+__all__ = ["MAX_JSON_DEPTH", "read_json", "read_json_file"]
 
 MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays and objects accepted (a spec needs 4, a run's artefacts 6)."""
@@ -62,3 +63,17 @@ def read_json(text: str, source: str) -> object:
                          f"{error.colno}: {error.msg}") from None
     except ValueError as error:  # duplicate keys; integers over sys.get_int_max_str_digits()
         raise ValueError(f"{source}: {error}") from None
+
+
+def read_json_file(path: Path) -> object:
+    """:func:`read_json` of a file: a missing path, anything but a regular file (a FIFO would
+    block) and text that is not UTF-8 are ``ValueError`` naming the file too."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file" if not path.exists()
+                         else f"{path}: not a regular file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte "
+                         f"{error.start})") from None
+    return read_json(text, str(path))

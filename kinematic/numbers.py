@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -41,10 +42,23 @@ MAX_NUMBER_LENGTH = 1000
 MAX_EXPONENT = 1000
 """Largest exponent magnitude of a decimal string: ``Fraction("1e-30000000")`` alone takes
 about a minute, so ``"1e-100000000"`` is refused instead of hanging."""
-_PARSED: dict[str, Fraction] = {}
-"""Number strings already parsed (a spec repeats few distinct strings many times)."""
-_PARSED_LIMIT = 100_000
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+
+
+@lru_cache(maxsize=100_000)  # a spec repeats few distinct number strings many times
+def _parse_string(text: str) -> Fraction:
+    """``text`` as a ``Fraction``; ``ValueError`` with the reason (without the place)."""
+    if len(text) > MAX_NUMBER_LENGTH:
+        raise ValueError(f"a number string of {len(text)} characters (at most "
+                         f"{MAX_NUMBER_LENGTH} accepted)")
+    exponent = _EXPONENT.search(text)
+    if exponent and abs(int(exponent.group(1))) > MAX_EXPONENT:
+        raise ValueError(f"{text!r} has exponent {exponent.group(1)} (at most {MAX_EXPONENT} in "
+                         "absolute value accepted)")
+    try:
+        return Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{text!r} is not a number (use 'p/q', an int or a decimal)") from None
 
 
 def parse_number(value: object, where: str) -> Number:
@@ -55,34 +69,20 @@ def parse_number(value: object, where: str) -> Number:
     :data:`MAX_NUMBER_LENGTH` or with an exponent beyond :data:`MAX_EXPONENT`, and anything else
     raise :class:`InvalidBlockMDP` naming ``where``.
     """
-    kind = type(value)  # the JSON types first, without abstract-class checks (speed: issue 15)
-    if kind is float and math.isfinite(value):
+    # The JSON types first, without abstract-class checks (speed: issue 15).
+    if type(value) is float and math.isfinite(value):
         return value
-    if kind is str and value in _PARSED:
-        return _PARSED[value]
+    if isinstance(value, str):
+        try:
+            return _parse_string(value)
+        except ValueError as error:
+            raise InvalidBlockMDP(f"{where}: {error}") from None
     if isinstance(value, bool):
         raise InvalidBlockMDP(f"{where}: {value!r} is a boolean, not a number")
     if isinstance(value, Fraction):
         return value
     if isinstance(value, Integral):
         return Fraction(int(value))
-    if isinstance(value, str):
-        if len(value) > MAX_NUMBER_LENGTH:
-            raise InvalidBlockMDP(f"{where}: a number string of {len(value)} characters (at "
-                                  f"most {MAX_NUMBER_LENGTH} accepted)")
-        exponent = _EXPONENT.search(value)
-        if exponent and abs(int(exponent.group(1))) > MAX_EXPONENT:
-            raise InvalidBlockMDP(f"{where}: {value!r} has exponent {exponent.group(1)} (at most "
-                                  f"{MAX_EXPONENT} in absolute value accepted)")
-        try:
-            number = Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InvalidBlockMDP(
-                f"{where}: {value!r} is not a number (use 'p/q', an int or a decimal)"
-            ) from None
-        if len(_PARSED) < _PARSED_LIMIT:
-            _PARSED[value] = number
-        return number
     if isinstance(value, Real):
         number = float(value)
         if not math.isfinite(number):

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from kinematic.errors import InvalidBlockMDP
-from kinematic.json_input import read_json
+from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL
 
@@ -62,17 +62,11 @@ def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
 
 
 def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
-    """Read a JSON spec file (:func:`kinematic.json_input.read_json`: bounded depth, no
+    """Read a JSON spec file (:func:`kinematic.json_input.read_json_file`: bounded depth, no
     duplicate keys); every error is an :class:`InvalidBlockMDP` naming the file."""
     path = Path(path)
-    if not path.is_file():
-        raise InvalidBlockMDP(f"{path}: no such file" if not path.exists()
-                              else f"{path}: not a regular file")
     try:
-        spec = read_json(path.read_text(encoding="utf-8"), str(path))
-    except UnicodeDecodeError as error:
-        raise InvalidBlockMDP(f"{path}: not UTF-8 text ({error.reason} at byte "
-                              f"{error.start})") from None
+        spec = read_json_file(path)
     except ValueError as error:
         raise InvalidBlockMDP(str(error)) from None
     try:
