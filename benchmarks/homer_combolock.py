@@ -7,8 +7,9 @@ rollouts; optimal 1), whether it reaches half the optimal value (the metric of F
 it are the run's total), total episodes, wall-clock and peak memory (max RSS of the run).
 
 With ``--compare`` each finished run is also compared with the exact answers
-(``python -m homer compare``, not part of the timing): steps whose phi-bar merges kinematically
-separable states, and the minimum alpha of the learned cover.
+(``python -m homer compare``, not part of the timing): the steps whose phi_B, phi_F and phi-bar
+merge states of distinct backward-KI, forward-KI and KI classes (of H - 1 steps with a learned
+abstraction of each kind), and the minimum alpha of the learned cover.
 
 Runs go in parallel, ``--jobs`` at a time (default: one per core; each run uses one torch
 thread, so per-run seconds stay those of a run alone, within the 1.2x measured by
@@ -71,7 +72,8 @@ def main() -> None:
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}")
     header = f"{'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} {'seconds':>8} " \
-             f"{'peak MiB':>9}" + (f" {'merge steps':>11} {'alpha min':>9}" if args.compare else "")
+             f"{'peak MiB':>9}" + (f" {'phi_B':>5} {'phi_F':>5} {'phi-bar':>7} {'alpha min':>9}"
+                              if args.compare else "")
     print(header, flush=True)
     rows: dict[int, list[dict]] = {}
 
@@ -83,7 +85,8 @@ def main() -> None:
                 f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
         if args.compare:
             report = compare(summary["run_dir"])
-            line += (f" {report['steps_with_wrong_merges']:>5} / {len(report['steps']):<3}"
+            merges = report["steps_with_wrong_merges_by_abstraction"]
+            line += (f" {merges['backward']:>5} {merges['forward']:>5} {merges['ki']:>7}"
                      f" {report['alpha_min']:>9.3f}")
         return line
 

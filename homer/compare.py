@@ -309,7 +309,14 @@ class ComparisonReport:
 
     @property
     def steps_with_wrong_merges(self) -> int:
+        """Steps whose phi-bar merges states of distinct KI classes."""
         return sum(1 for s in self.steps if s["wrong_merges"])
+
+    def steps_with_wrong_merges_of(self, kind: str) -> int:
+        """Steps whose learned ``kind`` abstraction (``backward``: phi_B, ``forward``: phi_F,
+        ``ki``: phi-bar) merges states of distinct exact classes of the same kind."""
+        return sum(1 for s in self.steps
+                   if s["abstractions"].get(kind, {}).get("wrong_merges"))
 
     @property
     def alpha_min(self) -> float:
@@ -319,6 +326,9 @@ class ComparisonReport:
         return {
             "mdp": self.mdp, "samples": self.samples,
             "steps_with_wrong_merges": self.steps_with_wrong_merges,
+            "steps_with_wrong_merges_by_abstraction": {
+                kind: self.steps_with_wrong_merges_of(kind)
+                for kind in ("backward", "forward", "ki")},
             "total_wrong_merges": sum(s["wrong_merges"] or 0 for s in self.steps),
             "alpha_min": self.alpha_min, "value": self.value,
             "optimal_value": self.optimal_value,
@@ -413,6 +423,8 @@ def format_summary(report: ComparisonReport) -> str:
         f"({report.samples} encodings per latent observation)",
         f"steps with abstraction errors (wrong merges of phi-bar vs KI): "
         f"{len(erroneous)}" + (f" - steps {erroneous}" if erroneous else ""),
+        f"  of which phi_B vs backward KI: {report.steps_with_wrong_merges_of('backward')}, "
+        f"phi_F vs forward KI: {report.steps_with_wrong_merges_of('forward')}",
         f"minimum alpha of the policy cover: {report.alpha_min:.3f} (step {lowest['step']})",
     ]
     if report.value is None:

@@ -11,7 +11,8 @@ from kinematic.arguments import NumberRange, at_least, fraction, positive
 __all__ = ["RANGES", "HomerConfig"]
 
 RANGES: dict[str, NumberRange] = {
-    "backward_capacity": at_least(2), "forward_capacity": at_least(2), "hidden": at_least(1),
+    "backward_capacity": at_least(2), "forward_capacity": at_least(2),
+    "pretraining_width": at_least(2), "hidden": at_least(1),
     "learning_rate": positive(), "batch_size": at_least(1), "max_epochs": at_least(1),
     "patience": at_least(1), "min_epochs": at_least(0), "restarts": at_least(1),
     "forward_restarts": at_least(1), "validation_fraction": fraction(),
@@ -65,6 +66,10 @@ class HomerConfig:
     """N: number of abstract states of the backward abstraction (phi_B on x')."""
     forward_capacity: int = 3
     """M: number of abstract states of the forward abstraction (phi_F on x)."""
+    pretraining_width: int = 16
+    """Width of the continuous embedding of each side during pre-training; k-means then
+    quantises the bottleneck side into N (or M) classes (homer/models.py). With width M = 3 the
+    forward model's pre-training barely used x on the lock (ARCHITECTURE.md)."""
     hidden: int = 56
     """Hidden units of the contrastive classifier."""
     learning_rate: float = 1e-3
@@ -116,6 +121,9 @@ class HomerConfig:
         if self.min_epochs > self.max_epochs:
             raise ValueError(f"min_epochs ({self.min_epochs}) must be at most max_epochs "
                              f"({self.max_epochs})")
+        if self.pretraining_width < max(self.backward_capacity, self.forward_capacity):
+            raise ValueError(f"pretraining_width ({self.pretraining_width}) must be at least "
+                             "the capacities (backward_capacity, forward_capacity)")
         if self.max_transitions < self.transitions:
             raise ValueError(f"max_transitions ({self.max_transitions}) must be at least "
                              f"transitions ({self.transitions})")

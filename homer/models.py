@@ -6,8 +6,18 @@ bottleneck ``z = GumbelSoftmax(A x')`` with ``N`` classes and ``x`` through a li
 ``[B x, one-hot(a), z]`` goes through a 2-layer network with leaky ReLUs to two logits; the
 loss is cross-entropy. Training first runs without the discretisation (``z = A x'``), then with
 the straight-through Gumbel-softmax (one-hot codes forward, soft gradients backward, so that
-training sees the codes the abstraction will output), keeping the best epoch on a validation
-split; the abstraction is ``phi(x) = argmax_i (A x + b)_i``.
+training sees the codes the abstraction will output), keeping the best epoch of each phase on a
+validation split; the abstraction is ``phi(x) = argmax_i (A x + b)_i``.
+
+Between the phases the continuous embedding is *quantised* (a departure from the paper, measured
+in ARCHITECTURE.md): pre-training embeds the bottleneck side in ``pretraining_width`` dimensions,
+k-means splits the training embeddings into ``N`` (or ``M``) clusters, and the bottleneck becomes
+the nearest-centre rule, which is linear in the observation (``argmin_i |u - c_i|^2 = argmax_i
+(2 c_i . u - |c_i|^2)`` with ``u = A x + b``); the classifier's rows for the code become the
+centres' rows, so the discretised model starts as the pre-trained one evaluated at the centres.
+Taking ``argmax`` of an ``M``-wide pre-trained embedding instead merged forward-separable
+states of the lock at most steps (the pre-training barely used ``x`` through 3 dimensions, and
+the Gumbel phase, starting from near-random codes, kept its first epochs).
 
 Several models (the backward restarts and the forward model) are trained at once as one
 :class:`ContrastiveEnsemble` whose parameters carry a leading member axis: the members share
@@ -24,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from sklearn.cluster import KMeans
 from torch import nn
 from torch.nn import functional as F
 
@@ -52,7 +63,16 @@ def _uniform(shape: tuple[int, ...], fan_in: int, generator: torch.Generator) ->
     return nn.Parameter((torch.rand(shape, generator=generator) * 2 - 1) * bound)
 
 
-def _discretise(logits: torch.Tensor, mode: str, temperature: float) -> torch.Tensor:
+CODE_MARGIN = 5.0
+"""Median gap between the best and the second-best class score of the training observations
+right after quantisation: Gumbel noise (standard deviation about 1.3 at temperature 1) rarely
+flips such a code, so the Gumbel phase starts from the codes of the quantised abstraction."""
+
+
+def _discretise(logits: torch.Tensor, allowed: torch.Tensor, mode: str,
+                temperature: float) -> torch.Tensor:
+    """One-hot codes of ``logits`` over the ``allowed`` columns (the classes)."""
+    logits = logits.masked_fill(~allowed, -math.inf)
     if mode == "gumbel":
         return F.gumbel_softmax(logits, tau=temperature, hard=True)
     return F.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
@@ -62,23 +82,27 @@ class ContrastiveEnsemble(nn.Module):
     """``p(real | x, a, x')`` for several members at once, each with a bottleneck on ``x'``
     (backward member, ``N`` classes) or on ``x`` (forward member, ``M`` classes).
 
-    Every member maps ``x`` to ``M`` and ``x'`` to ``N`` values, followed by the classifier on
-    ``[x-part, one-hot(a), x'-part]``; which part is discretised depends on the member. (A
-    forward model's input order ``[B x', a, z(x)]`` is a permutation of this one, which changes
-    nothing for a fully connected layer.)
+    Every member maps ``x`` and ``x'`` to ``pretraining_width`` values each, followed by the
+    classifier on ``[x-part, one-hot(a), x'-part]``; which part is discretised depends on the
+    member. After :meth:`quantise` a bottleneck uses only its first ``N`` (or ``M``) columns
+    (``x_allowed`` / ``next_allowed``). (A forward model's input order ``[B x', a, z(x)]`` is a
+    permutation of this one, which changes nothing for a fully connected layer.)
     """
 
     def __init__(self, dimension: int, actions: int, backward: Sequence[bool],
                  config: HomerConfig, generator: torch.Generator):
         super().__init__()
-        members = len(backward)
-        m, n, hidden = config.forward_capacity, config.backward_capacity, config.hidden
-        width = m + actions + n
+        members, embedding, hidden = len(backward), config.pretraining_width, config.hidden
+        width = 2 * embedding + actions
+        self.classes = [config.backward_capacity if member else config.forward_capacity
+                        for member in backward]
         self.register_buffer("backward", torch.tensor(list(backward)).view(members, 1, 1))
-        self.x_weight = _uniform((members, dimension, m), dimension, generator)
-        self.x_bias = _uniform((members, 1, m), dimension, generator)
-        self.next_weight = _uniform((members, dimension, n), dimension, generator)
-        self.next_bias = _uniform((members, 1, n), dimension, generator)
+        self.register_buffer("x_allowed", torch.ones(members, 1, embedding, dtype=torch.bool))
+        self.register_buffer("next_allowed", torch.ones(members, 1, embedding, dtype=torch.bool))
+        self.x_weight = _uniform((members, dimension, embedding), dimension, generator)
+        self.x_bias = _uniform((members, 1, embedding), dimension, generator)
+        self.next_weight = _uniform((members, dimension, embedding), dimension, generator)
+        self.next_bias = _uniform((members, 1, embedding), dimension, generator)
         self.hidden_weight = _uniform((members, width, hidden), width, generator)
         self.hidden_bias = _uniform((members, 1, hidden), width, generator)
         self.output_weight = _uniform((members, hidden, 2), hidden, generator)
@@ -93,18 +117,52 @@ class ContrastiveEnsemble(nn.Module):
         u = torch.baddbmm(self.x_bias, x.expand(members, -1, -1), self.x_weight)
         v = torch.baddbmm(self.next_bias, x_next.expand(members, -1, -1), self.next_weight)
         if mode != "continuous":
-            v = torch.where(self.backward, _discretise(v, mode, temperature), v)
-            u = torch.where(self.backward, u, _discretise(u, mode, temperature))
+            v = torch.where(self.backward, _discretise(v, self.next_allowed, mode, temperature), v)
+            u = torch.where(self.backward, u, _discretise(u, self.x_allowed, mode, temperature))
         inputs = torch.cat([u, action.expand(members, -1, -1), v], dim=2)
         hidden = F.leaky_relu(torch.baddbmm(self.hidden_bias, inputs, self.hidden_weight))
         return torch.baddbmm(self.output_bias, hidden, self.output_weight)
 
+    def _bottleneck(self, member: int) -> tuple[nn.Parameter, nn.Parameter, torch.Tensor, slice]:
+        """The member's bottleneck: weight, bias, allowed columns and its classifier rows."""
+        embedding = self.x_weight.shape[2]
+        if self.backward[member].item():
+            rows = slice(self.hidden_weight.shape[1] - embedding, None)
+            return self.next_weight, self.next_bias, self.next_allowed, rows
+        return self.x_weight, self.x_bias, self.x_allowed, slice(0, embedding)
+
+    @torch.no_grad()
+    def quantise(self, x: torch.Tensor, x_next: torch.Tensor, generator: torch.Generator) -> None:
+        """Turn each member's continuous bottleneck into its k-means quantisation (module
+        docstring): ``x`` and ``x_next`` are the training observations of each side."""
+        for member, classes in enumerate(self.classes):
+            weight, bias, allowed, rows = self._bottleneck(member)
+            embedding = (x_next if self.backward[member].item() else x) @ weight[member] \
+                + bias[member]
+            seed = int(torch.randint(2**31 - 1, (1,), generator=generator))
+            centres = torch.from_numpy(
+                KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
+                .cluster_centers_).to(weight.dtype)
+            scores = 2 * embedding @ centres.T - (centres**2).sum(dim=1)
+            top = scores.topk(2, dim=1).values
+            gap = float((top[:, 0] - top[:, 1]).median())
+            scale = CODE_MARGIN / gap if gap > 0 else 1.0
+            bias[member, :, :classes] = (2 * bias[member] @ centres.T
+                                         - (centres**2).sum(dim=1)) * scale
+            weight[member, :, :classes] = weight[member] @ centres.T * (2 * scale)
+            weight[member, :, classes:] = 0
+            bias[member, :, classes:] = 0
+            allowed[member, :, classes:] = False
+            hidden_rows = self.hidden_weight[member, rows]
+            hidden_rows[:classes] = centres @ hidden_rows
+            hidden_rows[classes:] = 0
+
     def abstraction(self, member: int) -> LinearAbstraction:
         """The member's bottleneck as ``phi``: on ``x'`` for a backward member, else on ``x``."""
-        weight, bias = ((self.next_weight, self.next_bias) if self.backward[member].item()
-                        else (self.x_weight, self.x_bias))
-        return LinearAbstraction(weight[member].detach().numpy().T.copy(),
-                                 bias[member, 0].detach().numpy().copy())
+        weight, bias, _, _ = self._bottleneck(member)
+        classes = self.classes[member]
+        return LinearAbstraction(weight[member, :, :classes].detach().numpy().T.copy(),
+                                 bias[member, 0, :classes].detach().numpy().copy())
 
 
 @dataclass
@@ -146,15 +204,20 @@ def train_contrastive(
     valid_labels = labels[valid].repeat(members)
     ensemble = ContrastiveEnsemble(dimension, actions, backward, config, generator)
     parameters = list(ensemble.parameters())
-    optimiser = torch.optim.Adam(parameters, lr=config.learning_rate, foreach=True)
     epochs = torch.zeros(members, dtype=torch.long)
     for mode in ("continuous", "gumbel"):
-        best_loss = torch.full((members,), float("inf"))
+        if mode == "gumbel":
+            ensemble.quantise(xs[train], nexts[train], generator)
+        # A fresh optimiser per phase: quantisation re-parametrises the bottleneck, so the
+        # moment estimates of pre-training no longer apply.
+        optimiser = torch.optim.Adam(parameters, lr=config.learning_rate, foreach=True)
+        evaluated = "continuous" if mode == "continuous" else "hard"
+        with torch.no_grad():  # the phase's starting point is a candidate too
+            best_loss = _member_losses(ensemble(*valid_data, evaluated), valid_labels)
         best = [p.detach().clone() for p in parameters]
         waited = torch.zeros(members, dtype=torch.long)
         active = torch.ones(members, dtype=torch.bool)
         floor = config.min_epochs if mode == "continuous" else 0
-        evaluated = "continuous" if mode == "continuous" else "hard"
         for epoch in range(config.max_epochs):
             epochs += active
             order = train[torch.randperm(len(train), generator=generator)]

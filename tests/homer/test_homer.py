@@ -38,11 +38,13 @@ def cover_quality(mdp, covers, samples=3000, seed=11):
     return ratios
 
 
-def backward_wrong_merges(run_dir) -> list[int]:
-    """Per step, the pairs of backward-separable states phi_B merges (``homer.compare``)."""
+def wrong_merges(run_dir) -> dict[str, list[int]]:
+    """For each kind of learned abstraction (``backward``: phi_B, ``forward``: phi_F, ``ki``:
+    phi-bar), per step that has one, the pairs of states of distinct exact classes it merges
+    (``homer.compare``)."""
     report = compare_run(load_run(run_dir), samples=200, transitions=200)
-    return [step["abstractions"]["backward"]["wrong_merges"] for step in report.steps
-            if "backward" in step["abstractions"]]
+    return {kind: [step["abstractions"][kind]["wrong_merges"] for step in report.steps
+                   if kind in step["abstractions"]] for kind in ("backward", "forward", "ki")}
 
 
 @pytest.mark.parametrize("horizon", [3, 4, 5])
@@ -52,7 +54,8 @@ def test_homer_covers_small_locks(horizon, tmp_path):
                        progress=False)
     assert min(cover_quality(mdp, result.covers)) >= 0.5
     assert result.value >= 0.9 and result.optimal_value == 1.0
-    assert backward_wrong_merges(tmp_path) == [0] * (horizon - 1)
+    assert wrong_merges(tmp_path) == {"backward": [0] * (horizon - 1),
+                                      "forward": [0] * (horizon - 1), "ki": [0] * horizon}
 
 
 def two_observations_per_state(mdp):
@@ -72,8 +75,7 @@ def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_p
     result = run_homer(mdp, tmp_path, config=config, seed=seed, progress=False)
     assert min(cover_quality(mdp, result.covers)) >= 0.5
     assert all(entry["psdp_fallbacks"] >= 1 for entry in result.log)  # as the comment says
-    # Not asserted here: phi_B against backward KI. With seed 0, phi_B merges one pair of
-    # backward-separable states at step 4 ([0, 0, 1]; seed 1: none). Open in issue 13.
+    assert wrong_merges(tmp_path) == {"backward": [0] * 3, "forward": [0] * 3, "ki": [0] * 4}
 
 
 SMALL = HomerConfig(transitions=300, max_transitions=600, max_epochs=10, min_epochs=10,

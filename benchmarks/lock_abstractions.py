@@ -1,0 +1,119 @@
+"""HOMER's contrastive models on single layers of the combination lock, against the exact KI
+partitions (issue "HOMER learns the kinematic abstraction", item 1).
+
+For each seed and layer, transitions ``(x, a, x')`` are drawn as HOMER's cover rolls in on the
+lock (half of the episodes reach ``{s_a, s_b}`` uniformly, half ``s_c``; then one uniform
+action), the backward and forward models are trained with ``train_contrastive`` exactly as in a
+run (``restarts`` backward models, the better kept), and the abstractions are compared with
+the exact partitions: a *wrong merge* puts two states of distinct forward-KI (phi_F) or
+backward-KI (phi_B) classes into one learned class. Isolating one layer removes the cover, the
+GPS rounds and the earlier steps from the measurement, so a setting is judged in minutes
+instead of whole runs; ``benchmarks/homer_combolock.py --compare`` then checks whole runs.
+
+Usage: ``python benchmarks/lock_abstractions.py [--horizon 10] [--seeds 0,1,2,3,4]
+[--layers 1,2,...] [--set FIELD=VALUE ...]`` (``--set`` overrides a ``HomerConfig`` field,
+e.g. ``--set transitions=4000``). Prints one line per layer and a summary; one torch thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import time
+
+import numpy as np
+import torch
+
+from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
+from homer.models import LinearAbstraction, train_contrastive
+from homer.threads import use_torch_threads
+from kinematic.families import combination_lock
+from kinematic.inseparability import backward_ki_partition, forward_ki_partition
+from kinematic.model import BlockMDP
+from kinematic.sampling import categorical
+
+ACTIONS = 10
+
+
+def override(config: HomerConfig, assignment: str) -> HomerConfig:
+    name, _, value = assignment.partition("=")
+    fields = {f.name: f for f in dataclasses.fields(HomerConfig)}
+    if name not in fields:
+        raise SystemExit(f"--set: HomerConfig has no field {name!r}")
+    kind = float if fields[name].type in (float, "float") else int
+    return dataclasses.replace(config, **{name: kind(value)})
+
+
+def wrong_merges(abstraction: LinearAbstraction, mdp: BlockMDP, layer: int, labels: np.ndarray,
+                 rng: np.random.Generator) -> int:
+    """Pairs of states of distinct exact blocks (``labels``) whose encodings mostly fall into
+    one learned class."""
+    ids = np.repeat(np.arange(mdp.width(layer)), 300)
+    classes = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
+    majority = [np.bincount(classes[ids == x]).argmax() for x in range(mdp.width(layer))]
+    return sum(1 for i in range(len(labels)) for j in range(i + 1, len(labels))
+               if labels[i] != labels[j] and majority[i] == majority[j])
+
+
+def one_layer(mdp: BlockMDP, layer: int, config: HomerConfig, seed: int) -> dict:
+    rng = np.random.default_rng(1000 * seed + layer)
+    roll_in = np.array([0.25, 0.25, 0.5]) if mdp.width(layer) == 3 else np.array([0.5, 0.5])
+    n = config.transitions
+    states = rng.choice(mdp.width(layer), size=n, p=roll_in)
+    actions = rng.integers(ACTIONS, size=n)
+    rows = np.asarray(mdp.transitions[layer], dtype=float)
+    following = categorical(rows[states * ACTIONS + actions], rng)
+    encoder = HadamardNoise()
+    x = encoder.encode(mdp, layer, states, rng)
+    x_next = encoder.encode(mdp, layer + 1, following, rng)
+    started = time.perf_counter()
+    trained = train_contrastive(x, actions, x_next, ACTIONS,
+                                [True] * config.restarts + [False] * config.forward_restarts,
+                                config, torch.Generator().manual_seed(seed * 1000 + layer))
+    seconds = time.perf_counter() - started
+    backward = min(trained[:config.restarts], key=lambda model: model.validation_loss)
+    forward = min(trained[config.restarts:], key=lambda model: model.validation_loss)
+    return {
+        "forward": wrong_merges(forward.abstraction, mdp, layer,
+                                forward_ki_partition(mdp).labels[layer], rng),
+        "backward": wrong_merges(backward.abstraction, mdp, layer + 1,
+                                 backward_ki_partition(mdp).labels[layer + 1], rng),
+        "forward_loss": forward.validation_loss, "seconds": seconds,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--horizon", type=int, default=10)
+    parser.add_argument("--seeds", default="0,1,2,3,4")
+    parser.add_argument("--layers", default="",
+                        help="0-based layers of x (default: 1 .. H - 2)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
+    args = parser.parse_args()
+    use_torch_threads(1)
+    config = HomerConfig()
+    for assignment in args.set:
+        config = override(config, assignment)
+    layers = ([int(x) for x in args.layers.split(",")] if args.layers
+              else list(range(1, args.horizon - 1)))
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+          f"H = {args.horizon}, settings {args.set or 'default'}")
+    print(f"{'seed':>4} {'layer':>5} {'phi_F':>5} {'phi_B':>5} {'loss_F':>7} {'seconds':>7}")
+    results = []
+    for seed in (int(s) for s in args.seeds.split(",")):
+        mdp = combination_lock(args.horizon, ACTIONS, seed)
+        for layer in layers:
+            result = one_layer(mdp, layer, config, seed)
+            results.append(result)
+            print(f"{seed:>4} {layer:>5} {result['forward']:>5} {result['backward']:>5} "
+                  f"{result['forward_loss']:>7.4f} {result['seconds']:>7.1f}", flush=True)
+    print(f"layers with wrong merges: phi_F {sum(r['forward'] > 0 for r in results)}"
+          f"/{len(results)}, phi_B {sum(r['backward'] > 0 for r in results)}/{len(results)}; "
+          f"{np.mean([r['seconds'] for r in results]):.1f} s of training per layer")
+
+
+if __name__ == "__main__":
+    main()
