@@ -179,37 +179,37 @@ def _greedy_cover(batch: Batch, classes: np.ndarray, cover: list[LinearPolicy], 
     return found, values
 
 
-def run_homer(
-    mdp: BlockMDP,
-    run_dir: str | Path,
-    config: HomerConfig | None = None,
-    seed: int = 0,
-    encoder: HadamardNoise | None = None,
-    reward_sampler: RewardSampler = expected_rewards,
-    resume: bool = False,
-    progress: bool = True,
-    force: bool = False,
-) -> HomerResult:
-    """Run HOMER on ``mdp`` with rich observations; artefacts go to ``run_dir``.
+@dataclass
+class _OpenRun:
+    """A run between :func:`_open_run` and :func:`_finish`: what every phase reads or updates."""
 
-    With ``resume``, a run stopped after some time step continues from its checkpoint and
-    yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
-    holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
-    ``force`` (its artefacts and its ``compare`` report are deleted first).
-    """
-    if resume and force:
-        raise ValueError("resume and force exclude each other")
-    config = config or HomerConfig()
-    encoder = encoder or HadamardNoise()
+    mdp: BlockMDP
+    config: HomerConfig
+    run_dir: Path
+    sampler: BatchSampler
+    rng: np.random.Generator
+    generator: torch.Generator
+    state: dict[str, Any]
+    """What the checkpoint holds (identity, covers, abstractions, log, counters, RNG states)."""
+    covers: list[list[LinearPolicy]]
+    started: float
+    """``time.perf_counter()`` at the start, moved back by the seconds of earlier sessions."""
+
+
+def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
+              encoder: HadamardNoise, reward_sampler: RewardSampler, resume: bool,
+              force: bool) -> _OpenRun:
+    """Seed, claim ``run_dir`` (resuming its checkpoint if asked) and write the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
     use_torch_threads(config.torch_threads)
-    run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
+    # The Gumbel-softmax noise of the contrastive models comes from torch's global generator
+    # (F.gumbel_softmax takes none), so it is seeded here and saved with every checkpoint:
+    # without it a resumed run would draw other noise and differ from an uninterrupted one.
     torch.manual_seed(seed)
     sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
-    actions = mdp.number_of_actions
     spec = dumps_spec(mdp)
     identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
                 "mdp_sha256": mdp_fingerprint(mdp, spec), "encoder": asdict(encoder)}
@@ -231,52 +231,63 @@ def run_homer(
         sampler.episodes = state["episodes"]
     write_atomically(run_dir / CONFIG, json.dumps(identity, indent=1))
     write_atomically(run_dir / MDP_SPEC, spec)
-    covers = covers_from_state(state["covers"])
-    started = time.perf_counter() - state["seconds"]
-    bar = tqdm(range(state["completed_step"] + 1, mdp.horizon), disable=not progress,
-               desc="HOMER time steps", unit="step")
-    for step in bar:
-        episodes_before = sampler.episodes
-        batches: list[Batch] = []
-        rounds: list[dict[str, Any]] = []
-        while True:  # rounds of transitions while GPS rejects some class
-            batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
-                                       last_step=step))
-            backward, forward = _train(batches, step, actions, config, generator)
-            batch = _merge(batches)
-            classes = backward.abstraction.classes(batch.observations[:, step])
-            found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
-                                              config)
-            more = len(batch.actions) + config.transitions <= config.max_transitions
-            collapsed = len(found) < 2  # a single class cannot tell real from imposter
-            rounds.append({"backward_loss": backward.validation_loss, "gps_values": gps_values})
-            if (not collapsed and all(p is not None for p in found.values())) or not more:
-                break
-        fallbacks = [i for i, p in found.items() if p is None]
-        for i in fallbacks:
-            reward_of = _class_indicator(backward.abstraction, step, i)
-            found[i] = psdp(sampler, covers, step - 1, reward_of, config.psdp_samples,
-                            config.ridge, episode_end=step)
-        covers.append(list(found.values()))
-        state["backward"][step] = (backward.abstraction.weight, backward.abstraction.bias)
-        state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
-        state["log"].append({
-            "step": step + 1, "episodes": sampler.episodes - episodes_before,
-            "transitions": len(batch.actions),
-            "backward_loss": backward.validation_loss, "forward_loss": forward.validation_loss,
-            "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
-            "rounds": rounds,
-        })
-        state.update({
-            "completed_step": step,
-            "covers": _covers_state(covers),
-            "episodes": sampler.episodes, "seconds": time.perf_counter() - started,
-            "numpy_rng": rng.bit_generator.state, "torch_rng": generator.get_state(),
-            "torch_global_rng": torch.get_rng_state(),
-        })
-        _save(run_dir, state)
-        bar.set_postfix(episodes=sampler.episodes)
-    policy = psdp(sampler, covers, mdp.horizon - 1,
+    return _OpenRun(mdp, config, run_dir, sampler, rng, generator, state,
+                    covers_from_state(state["covers"]),
+                    time.perf_counter() - state["seconds"])
+
+
+def _learn_step(run: _OpenRun, step: int) -> None:
+    """Learn ``Psi_step`` (the cover of layer ``step``, 0-based) and checkpoint it: rounds of
+    transitions while GPS rejects a class, then full PSDP for the classes still rejected."""
+    config, sampler, covers = run.config, run.sampler, run.covers
+    actions = run.mdp.number_of_actions
+    episodes_before = sampler.episodes
+    batches: list[Batch] = []
+    rounds: list[dict[str, Any]] = []
+    while True:
+        batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
+                                   last_step=step))
+        backward, forward = _train(batches, step, actions, config, run.generator)
+        batch = _merge(batches)
+        classes = backward.abstraction.classes(batch.observations[:, step])
+        found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
+                                          config)
+        more = len(batch.actions) + config.transitions <= config.max_transitions
+        collapsed = len(found) < 2  # a single class cannot tell real from imposter
+        rounds.append({"backward_loss": backward.validation_loss, "gps_values": gps_values})
+        if (not collapsed and all(p is not None for p in found.values())) or not more:
+            break
+    fallbacks = [i for i, p in found.items() if p is None]
+    for i in fallbacks:
+        reward_of = _class_indicator(backward.abstraction, step, i)
+        found[i] = psdp(sampler, covers, step - 1, reward_of, config.psdp_samples,
+                        config.ridge, episode_end=step)
+    covers.append(list(found.values()))
+    state = run.state
+    state["backward"][step] = (backward.abstraction.weight, backward.abstraction.bias)
+    state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
+    state["log"].append({
+        "step": step + 1, "episodes": sampler.episodes - episodes_before,
+        "transitions": len(batch.actions),
+        "backward_loss": backward.validation_loss, "forward_loss": forward.validation_loss,
+        "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
+        "rounds": rounds,
+    })
+    state.update({
+        "completed_step": step,
+        "covers": _covers_state(covers),
+        "episodes": sampler.episodes, "seconds": time.perf_counter() - run.started,
+        "numpy_rng": run.rng.bit_generator.state, "torch_rng": run.generator.get_state(),
+        "torch_global_rng": torch.get_rng_state(),
+    })
+    _save(run.run_dir, state)
+
+
+def _finish(run: _OpenRun) -> HomerResult:
+    """The reward-sensitive PSDP on the covers, its value by rollouts (not counted as
+    learning episodes), and the artefacts ``policy.npz`` and ``result.json``."""
+    mdp, config, sampler = run.mdp, run.config, run.sampler
+    policy = psdp(sampler, run.covers, mdp.horizon - 1,
                   lambda batch, t: batch.rewards[:, t:].sum(axis=1),
                   config.eval_samples, config.ridge)
     learning_episodes = sampler.episodes
@@ -286,16 +297,46 @@ def run_homer(
         value=float(evaluation.rewards.sum(axis=1).mean()),
         optimal_value=float(optimal_values(mdp).value),
         episodes=learning_episodes,
-        seconds=time.perf_counter() - started,
-        run_dir=str(run_dir),
-        covers=covers, policy=policy,
-        backward_abstractions=dict(state["backward"]),
-        forward_abstractions=dict(state["forward"]),
-        log=state["log"],
+        seconds=time.perf_counter() - run.started,
+        run_dir=str(run.run_dir),
+        covers=run.covers, policy=policy,
+        backward_abstractions=dict(run.state["backward"]),
+        forward_abstractions=dict(run.state["forward"]),
+        log=run.state["log"],
     )
     arrays = io.BytesIO()
     np.savez(arrays, *policy.weights, *policy.biases)
-    write_atomically(run_dir / "policy.npz", arrays.getvalue())
-    write_atomically(run_dir / "result.json",
+    write_atomically(run.run_dir / "policy.npz", arrays.getvalue())
+    write_atomically(run.run_dir / "result.json",
                      json.dumps({**result.summary(), "log": result.log}, indent=1))
     return result
+
+
+def run_homer(
+    mdp: BlockMDP,
+    run_dir: str | Path,
+    config: HomerConfig | None = None,
+    seed: int = 0,
+    encoder: HadamardNoise | None = None,
+    reward_sampler: RewardSampler = expected_rewards,
+    resume: bool = False,
+    progress: bool = True,
+    force: bool = False,
+) -> HomerResult:
+    """Run HOMER on ``mdp`` with rich observations; artefacts go to ``run_dir``.
+
+    With ``resume``, a run stopped after some time step continues from its checkpoint and
+    yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
+    holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
+    ``force`` (its artefacts and its ``compare`` report are deleted first).
+    """
+    if resume and force:
+        raise ValueError("resume and force exclude each other")
+    run = _open_run(mdp, Path(run_dir), config or HomerConfig(), seed,
+                    encoder or HadamardNoise(), reward_sampler, resume, force)
+    bar = tqdm(range(run.state["completed_step"] + 1, mdp.horizon), disable=not progress,
+               desc="HOMER time steps", unit="step")
+    for step in bar:
+        _learn_step(run, step)
+        bar.set_postfix(episodes=run.sampler.episodes)
+    return _finish(run)

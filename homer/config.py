@@ -35,6 +35,11 @@ class HomerConfig:
     ======================  ===============  =================================================
     backward_capacity       N = 2            2
     forward_capacity        M = 3            3
+    pretraining_width       N or M           16: pre-training embeds each side in 16
+                                             dimensions, then k-means quantises the
+                                             bottleneck side into N (or M) classes before
+                                             the Gumbel phase (phi_F merged forward-KI
+                                             classes at half the lock's steps otherwise)
     hidden                  56               56
     learning_rate           0.001            0.001
     batch_size              32               64 (CPU throughput; same optimiser otherwise)
@@ -89,9 +94,8 @@ class HomerConfig:
     lowest validation loss is kept (a training that stays on the ln 2 plateau loses)."""
     forward_restarts: int = 1
     """Forward models trained from different initialisations at each round, the one with the
-    lowest validation loss kept. (On the lock, phi_F merges two forward-separable states at
-    about one step in five; a second restart did not change that: the validation loss does
-    not tell which restart separates them.)"""
+    lowest validation loss kept (with quantisation one suffices on the lock:
+    benchmarks/lock_abstractions.py)."""
     validation_fraction: float = 0.2
     """Share of the transitions held out for early stopping."""
     gumbel_temperature: float = 1.0

@@ -20,7 +20,8 @@ from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
 
 BAD_VALUES = {  # one value outside each field's range (the cases among them)
-    "backward_capacity": 1, "forward_capacity": 1, "hidden": 0, "learning_rate": 0.0,
+    "backward_capacity": 1, "forward_capacity": 1, "pretraining_width": 1, "hidden": 0,
+    "learning_rate": 0.0,
     "batch_size": 0, "max_epochs": 0, "patience": 0, "min_epochs": -1, "restarts": 0,
     "forward_restarts": 0, "validation_fraction": 1.5, "gumbel_temperature": float("nan"),
     "transitions": 0, "max_transitions": 0, "psdp_samples": 0, "eval_samples": 0,
@@ -47,7 +48,10 @@ def test_fields_that_depend_on_each_other():
         HomerConfig(min_epochs=101, max_epochs=100)
     with pytest.raises(ValueError, match=r"^max_transitions \(10\) must be at least transitions"):
         HomerConfig(transitions=20, max_transitions=10)
-    assert HomerConfig(min_epochs=5, max_epochs=5, transitions=10, max_transitions=10)
+    with pytest.raises(ValueError, match=r"^pretraining_width \(2\) must be at least the capa"):
+        HomerConfig(pretraining_width=2)  # forward_capacity is 3
+    assert HomerConfig(min_epochs=5, max_epochs=5, transitions=10, max_transitions=10,
+                       pretraining_width=3)
 
 
 @pytest.mark.parametrize("name", sorted(BAD_VALUES))
