@@ -1,5 +1,7 @@
 """The baselines on an H=3 lock with a few hundred episodes: they run, count their episodes,
-report exact values within [0, V*]; RND adds its bonus; PCID merges s_{h,a} and s_{h,b}."""
+report exact values within [0, V*]; RND adds its bonus; PCID merges s_{h,a} and s_{h,b}. And
+they succeed where they should: PPO and A2C on the H = 1 lock (a contextual bandit), PCID on a
+lock whose states are determined by the previous state and action (its assumption)."""
 
 import tempfile
 
@@ -12,8 +14,9 @@ from homer.baselines.rnd import RandomNetworkDistillation
 from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv, anti_shaped_rewards
-from kinematic.families import combination_lock
+from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import ki_partition
+from kinematic.spec import from_spec, to_spec
 
 
 @pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
@@ -75,3 +78,35 @@ def test_pcid_merges_the_good_states_of_the_lock():
     assert merged >= 2
     assert len(run.result.abstraction_errors) >= 2  # the same, as the result reports it
     assert set(run.result.summary()) >= {"visitation", "abstraction_errors", "value"}
+
+
+@pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
+def test_actor_critic_learns_the_one_step_lock(algorithm, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = run_actor_critic(combination_lock(1, 10, 0), algorithm, 1000, evaluations=5,
+                              samples=50)
+    assert result.optimal_value == 1.0
+    assert result.value >= 0.8 and result.episodes_to_half <= 800
+
+
+def deterministic_lock(horizon: int, seed: int):
+    """A lock that meets PCID's assumption: from the start ``s1a``, ``u_1`` leads to ``s2a`` and
+    ``v_1`` to ``s2b``; afterwards the good action of ``s_{h,a}`` (``s_{h,b}``) leads to
+    ``s_{h+1,a}`` (``s_{h+1,b}``), so each state is known from the previous state and action."""
+    u, v = combination_lock_good_actions(horizon, 10, seed)
+    assert u[0] != v[0]
+    spec = to_spec(combination_lock(horizon, 10, seed))
+    spec["start"], spec["layers"][0] = {"s1a": "1"}, ["s1a"]
+    del spec["transitions"]["s1b"], spec["rewards"]["s1b"]
+    spec["transitions"]["s1a"].update({u[0]: {"s2a": "1"}, v[0]: {"s2b": "1"}})
+    del spec["rewards"]["s1a"][v[0]]  # v_1 is a good action here, not an anti-shaped one
+    for h in range(2, horizon):
+        spec["transitions"][f"s{h}a"][u[h - 1]] = {f"s{h + 1}a": "1"}
+        spec["transitions"][f"s{h}b"][v[h - 1]] = {f"s{h + 1}b": "1"}
+    return from_spec(spec)
+
+
+def test_pcid_succeeds_where_its_assumption_holds():
+    run = run_pcid(deterministic_lock(5, 1))
+    assert run.result.optimal_value == 1.0
+    assert run.result.value >= 0.95 and run.result.abstraction_errors == []

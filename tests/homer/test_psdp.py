@@ -1,0 +1,83 @@
+"""The contextual-bandit oracle, GPS and PSDP on a tabular toy (a lock dressed by the
+noiseless encoder), against exact answers: fit_q returns the sample mean reward of each
+context and action, PSDP from exact homing covers finds an optimal policy, and GPS accepts a
+class that some policy reaches surely and rejects one that none reaches with probability above
+1/2."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from homer.psdp import fit_q, greedy_policy_search, psdp, q_values
+from homer.sampler import BatchSampler, LinearPolicy
+from kinematic.homing import homing_policy_choices
+from kinematic.planning import optimal_values
+from kinematic.policies import Policy
+from kinematic.visitation import policy_value, state_visitation
+from tests.homer.handmade import ENCODER, lock, policy
+
+
+def latent(mdp, linear: LinearPolicy) -> Policy:
+    """The exact latent policy of ``linear`` under the noiseless encoder (uniform after its
+    last step)."""
+    rng, actions, layers = np.random.default_rng(0), mdp.number_of_actions, []
+    for t in range(mdp.horizon):
+        ids = np.arange(len(mdp.observations[t]))
+        if t < linear.length:
+            chosen = linear.act(t, ENCODER.encode(mdp, t, ids, rng))
+            rows = [[Fraction(int(a == c)) for a in range(actions)] for c in chosen]
+        else:
+            rows = [[Fraction(1, actions)] * actions for _ in ids]
+        layers.append(np.array(rows, dtype=object))
+    return Policy(tuple(layers))
+
+
+def covers(mdp):
+    """Exact homing policies of every state, as linear policies (the covers of a perfect run)."""
+    return [[LinearPolicy([], [])]] + [
+        [policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]]
+        for h in range(1, mdp.horizon)]
+
+
+def test_fit_q_returns_the_sample_mean_reward_of_each_observation_and_action():
+    mdp, rng = lock(), np.random.default_rng(1)
+    ids = rng.integers(3, size=3000)
+    actions = rng.integers(3, size=3000)
+    means = np.array([[0.1, 0.5, 0.9], [0.3, 0.0, 1.0], [0.7, 0.2, 0.4]])
+    rewards = (rng.random(3000) < means[ids, actions]).astype(float)
+    weight, bias = fit_q(ENCODER.encode(mdp, 2, ids, rng), actions, rewards, 3, ridge=1e-6)
+    q = q_values(ENCODER.encode(mdp, 2, np.arange(3), rng), weight, bias)
+    for x in range(3):
+        for a in range(3):
+            cell = (ids == x) & (actions == a)
+            assert q[x, a] == pytest.approx(rewards[cell].mean(), abs=1e-4)
+
+
+def test_psdp_from_exact_homing_covers_finds_an_optimal_policy():
+    mdp = lock()
+    sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(2))
+    found = psdp(sampler, covers(mdp), mdp.horizon - 1,
+                 lambda batch, t: batch.rewards[:, t:].sum(axis=1), samples=300, ridge=1e-3)
+    assert found.length == mdp.horizon
+    assert policy_value(mdp, latent(mdp, found)) == optimal_values(mdp).value == 1
+
+
+@pytest.mark.parametrize("block, accepted", [(("s3a", "s3b"), True), (("s3a",), False)])
+def test_gps_accepts_a_surely_reachable_class_and_rejects_a_class_reached_at_most_half(
+        block, accepted):
+    # {s3a, s3b} is reached surely by the good action from s2a or s2b; s3a alone with
+    # probability at most 1/2 (the good action moves to s3a or s3b uniformly).
+    mdp, step = lock(), 2
+    sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(3))
+    cover = covers(mdp)[step - 1]
+    batch = sampler.run(2000, cover, step - 1, last_step=step)
+    reward = np.isin(batch.states[:, step], [mdp.layers[step].index(s) for s in block])
+    found, value = greedy_policy_search(batch, batch.roll_in_index, cover, step - 1,
+                                        reward.astype(float), 3, ridge=1e-3, epsilon=0.1)
+    if accepted:
+        assert value == pytest.approx(1.0, abs=0.05)
+        reached = state_visitation(mdp, latent(mdp, found))[step]
+        assert sum(reached[mdp.layers[step].index(s)] for s in block) == 1
+    else:
+        assert found is None and value == pytest.approx(0.5, abs=0.05)
