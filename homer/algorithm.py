@@ -38,7 +38,7 @@ from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.psdp import greedy_policy_search, psdp
-from homer.sampler import Batch, BatchSampler, LinearPolicy, RewardSampler, expected_rewards
+from homer.sampler import Batch, BatchSampler, LinearPolicy
 from homer.threads import use_torch_threads
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
@@ -197,7 +197,7 @@ class _OpenRun:
 
 
 def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
-              encoder: HadamardNoise, reward_sampler: RewardSampler, resume: bool,
+              encoder: HadamardNoise, sample_rewards: bool, resume: bool,
               force: bool) -> _OpenRun:
     """Seed, claim ``run_dir`` (resuming its checkpoint if asked) and write the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
@@ -209,10 +209,11 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     # (F.gumbel_softmax takes none), so it is seeded here and saved with every checkpoint:
     # without it a resumed run would draw other noise and differ from an uninterrupted one.
     torch.manual_seed(seed)
-    sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
+    sampler = BatchSampler(mdp, encoder, rng, sample_rewards)
     spec = dumps_spec(mdp)
     identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
-                "mdp_sha256": mdp_fingerprint(mdp, spec), "encoder": asdict(encoder)}
+                "mdp_sha256": mdp_fingerprint(mdp, spec), "encoder": asdict(encoder),
+                "rewards": "sampled" if sample_rewards else "expected"}
     state: dict[str, Any] = {
         "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
         "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
@@ -318,13 +319,15 @@ def run_homer(
     config: HomerConfig | None = None,
     seed: int = 0,
     encoder: HadamardNoise | None = None,
-    reward_sampler: RewardSampler = expected_rewards,
+    sample_rewards: bool = True,
     resume: bool = False,
     progress: bool = True,
     force: bool = False,
 ) -> HomerResult:
     """Run HOMER on ``mdp`` with rich observations; artefacts go to ``run_dir``.
 
+    The agent receives rewards drawn from the MDP's reward distributions (stochastic rewards,
+    ``BlockMDP.reward_distributions``), or their expected values with ``sample_rewards=False``.
     With ``resume``, a run stopped after some time step continues from its checkpoint and
     yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
     holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
@@ -333,7 +336,7 @@ def run_homer(
     if resume and force:
         raise ValueError("resume and force exclude each other")
     run = _open_run(mdp, Path(run_dir), config or HomerConfig(), seed,
-                    encoder or HadamardNoise(), reward_sampler, resume, force)
+                    encoder or HadamardNoise(), sample_rewards, resume, force)
     bar = tqdm(range(run.state["completed_step"] + 1, mdp.horizon), disable=not progress,
                desc="HOMER time steps", unit="step")
     for step in bar:

@@ -20,7 +20,6 @@ from homer.artefacts import load_run
 from homer.compare import compare_run, format_summary
 from homer.config import RANGES, HomerConfig
 from homer.encoders import HadamardNoise
-from homer.envs import anti_shaped_rewards
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -28,7 +27,6 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
-from homer.sampler import expected_rewards
 from homer.sweep import horizon_figure, run_sweep, sweep_table
 from kinematic.arguments import NumberRange, at_least
 from kinematic.errors import InvalidBlockMDP
@@ -59,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--noise-variance", type=NumberRange(float, low=0),
                      default=HadamardNoise().noise_variance,
                      help="variance of the Gaussian noise of the encoder")
+    run.add_argument("--expected-rewards", action="store_true",
+                     help="give the agent each reward's expected value instead of drawing "
+                          "stochastic rewards from their distribution")
     run.add_argument("--out", type=Path, required=True, help="run directory")
     reuse = run.add_mutually_exclusive_group()
     reuse.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
@@ -166,12 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
             encoder.check_fits(3, args.horizon)  # before building a lock that cannot run
             mdp = combination_lock(args.horizon, args.actions, lock_seed)
-            rewards = anti_shaped_rewards
         else:
-            mdp, rewards = load_spec(args.spec), expected_rewards
+            mdp = load_spec(args.spec)
         result = run_homer(mdp, args.out, config, seed=args.seed,
-                           encoder=encoder, reward_sampler=rewards, resume=args.resume,
-                           force=args.force, progress=not args.json)
+                           encoder=encoder, sample_rewards=not args.expected_rewards,
+                           resume=args.resume, force=args.force, progress=not args.json)
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -13,26 +13,11 @@ import gymnasium as gym
 import numpy as np
 
 from homer.encoders import DEFAULT_NOISE_VARIANCE, HadamardNoise
-from homer.sampler import RewardSampler, expected_rewards
+from homer.sampler import RewardSampler
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
 
-__all__ = [
-    "RichObservationEnv",
-    "anti_shaped_rewards",
-    "lock_environment",
-]
-
-ANTI_SHAPED_MEAN = 1 / 20
-
-
-def anti_shaped_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The lock's rewards as the paper draws them: the anti-shaped reward, stored as its mean
-    1/20, is drawn as ``0.1 x Ber(1/2)``; every other reward is deterministic."""
-    means = np.asarray(means, dtype=np.float64)
-    anti = np.isclose(means, ANTI_SHAPED_MEAN)
-    draws = 0.1 * (rng.random(means.shape) < 0.5)
-    return np.where(anti, draws, means)
+__all__ = ["RichObservationEnv", "lock_environment"]
 
 
 class RichObservationEnv(gym.Env):
@@ -45,10 +30,10 @@ class RichObservationEnv(gym.Env):
     metadata = {"render_modes": []}  # noqa: RUF012
 
     def __init__(self, mdp: BlockMDP, encoder: HadamardNoise | None = None,
-                 reward_sampler: RewardSampler = expected_rewards, seed: int | None = None):
+                 sample_rewards: bool = True, seed: int | None = None):
         self.mdp = mdp
         self.encoder = encoder or HadamardNoise()
-        self.reward_sampler = reward_sampler
+        self.rewards = RewardSampler(mdp, sample_rewards)
         self.rotation = self.encoder.rotation(mdp)
         dimension = self.rotation.shape[0]
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (dimension,), np.float32)
@@ -58,7 +43,6 @@ class RichObservationEnv(gym.Env):
                              for h in range(mdp.horizon - 1)]
         self._emissions = [np.asarray(mdp.emission_matrix(h), dtype=np.float64)
                            for h in range(mdp.horizon)]
-        self._rewards = [np.asarray(r, dtype=np.float64) for r in mdp.rewards]
         self._step = self._state = self._observation = 0
         self._running = False
         if seed is not None:
@@ -89,8 +73,8 @@ class RichObservationEnv(gym.Env):
         if not self._running:
             raise RuntimeError("no episode is running (it ended after H steps, or reset() was "
                                "never called): call reset() first")
-        mean = self._rewards[self._step][self._observation, int(action)]
-        reward = float(self.reward_sampler(np.array([mean]), self.np_random)[0])
+        reward = float(self.rewards.draw(self._step, np.array([self._observation]),
+                                         np.array([int(action)]), self.np_random)[0])
         if self._step + 1 == self.mdp.horizon:
             vector = np.zeros(self.observation_space.shape, dtype=np.float32)
             info = {"state": None, "observation": None, "step": self._step + 1}
@@ -107,6 +91,6 @@ class RichObservationEnv(gym.Env):
 def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
                      noise_variance: float = DEFAULT_NOISE_VARIANCE) -> RichObservationEnv:
     """The paper's environment: :func:`kinematic.families.combination_lock` with
-    :class:`HadamardNoise` and the anti-shaped reward drawn as ``0.1 x Ber(1/2)``."""
+    :class:`HadamardNoise`; its anti-shaped reward is drawn as ``0.1 x Ber(1/2)``."""
     return RichObservationEnv(combination_lock(horizon, actions, seed),
-                              HadamardNoise(noise_variance), anti_shaped_rewards, seed=seed)
+                              HadamardNoise(noise_variance), seed=seed)

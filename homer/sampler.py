@@ -7,7 +7,7 @@ encoded by the encoder; the agent's policies act on the encoded vectors only. ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,13 +19,55 @@ from kinematic.sampling import categorical
 
 __all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler"]
 
-RewardSampler = Callable[[np.ndarray, np.random.Generator], np.ndarray]
-"""Draws rewards given their means (the MDP stores expected rewards)."""
 
+class RewardSampler:
+    """The rewards of ``mdp`` as an agent receives them: stochastic rewards
+    (``BlockMDP.reward_distributions``) drawn from their distribution, the others as they are;
+    with ``sample=False`` every reward is its expected value.
 
-def expected_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The default :data:`RewardSampler`: the mean itself."""
-    return means
+    When the MDP has stochastic rewards, :meth:`draw` takes one uniform number per episode and
+    step (also where that step's rewards are deterministic), so the random stream does not
+    depend on which entries are stochastic; the value drawn is the first whose cumulative
+    probability exceeds it.
+    """
+
+    def __init__(self, mdp: BlockMDP, sample: bool = True) -> None:
+        self.means = [np.asarray(r, dtype=np.float64) for r in mdp.rewards]
+        self.sample = sample and bool(mdp.reward_distributions)
+        self.index = [np.full(r.shape, -1, dtype=np.intp) for r in self.means]
+        entries: list[list[tuple]] = [[] for _ in self.means]
+        for (h, x, a), distribution in mdp.reward_distributions.items():
+            self.index[h][x, a] = len(entries[h])
+            entries[h].append(distribution)
+        width = 1 + max((len(values) for values, _ in mdp.reward_distributions.values()),
+                        default=1)
+        self.values, self.cumulative = [], []
+        for layer in entries:
+            values = np.zeros((len(layer), width))
+            cumulative = np.full((len(layer), width), 2.0)  # beyond the last value: never
+            for k, (outcomes, probabilities) in enumerate(layer):
+                n = len(outcomes)
+                values[k, :n] = np.asarray(outcomes, dtype=np.float64)
+                values[k, n:] = values[k, n - 1]  # float rounding of the last cumulative
+                cumulative[k, :n] = np.cumsum(np.asarray(probabilities, dtype=np.float64))
+            self.values.append(values)
+            self.cumulative.append(cumulative)
+
+    def draw(self, layer: int, observations: np.ndarray, actions: np.ndarray,
+             rng: np.random.Generator) -> np.ndarray:
+        """Rewards of the observations ``observations`` (indices in ``layer``) and actions."""
+        rewards = self.means[layer][observations, actions]
+        if not self.sample:
+            return rewards
+        uniform = rng.random(len(observations))
+        index = self.index[layer][observations, actions]
+        rows = np.flatnonzero(index >= 0)
+        if rows.size:
+            entry = index[rows]
+            chosen = (uniform[rows, None] >= self.cumulative[layer][entry]).sum(axis=1)
+            rewards = rewards.copy()
+            rewards[rows] = self.values[layer][entry, chosen]
+        return rewards
 
 
 @dataclass
@@ -66,9 +108,9 @@ class BatchSampler:
     """Runs batches of episodes of ``mdp`` dressed by ``encoder``; counts episodes."""
 
     def __init__(self, mdp: BlockMDP, encoder: HadamardNoise, rng: np.random.Generator,
-                 reward_sampler: RewardSampler = expected_rewards) -> None:
+                 sample_rewards: bool = True) -> None:
         self.mdp, self.encoder, self.rng = mdp, encoder, rng
-        self.reward_sampler = reward_sampler
+        self.rewards = RewardSampler(mdp, sample_rewards)
         self.rotation = encoder.rotation(mdp)
         self.dimension = self.rotation.shape[0]
         self.start = np.asarray(mdp.start, dtype=np.float64)
@@ -78,7 +120,6 @@ class BatchSampler:
         ]
         self.emissions = [np.asarray(mdp.emission_matrix(h), dtype=np.float64)
                           for h in range(mdp.horizon)]
-        self.rewards = [np.asarray(r, dtype=np.float64) for r in mdp.rewards]
         self.episodes = 0
 
     def run(
@@ -116,7 +157,7 @@ class BatchSampler:
                 acted = rng.integers(mdp.number_of_actions, size=samples)
             else:
                 acted = continuation.act(t, encoded)
-            rewards[:, t] = self.reward_sampler(self.rewards[t][observed, acted], rng)
+            rewards[:, t] = self.rewards.draw(t, observed, acted, rng)
             observations[:, t], actions[:, t], states[:, t], ids[:, t] = (
                 encoded, acted, current, observed)
             if t + 1 < mdp.horizon:

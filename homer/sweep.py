@@ -55,7 +55,6 @@ class SweepTask:
 
 def run_task(task: SweepTask) -> dict[str, Any]:
     """Run one task on the lock ``combination_lock(H, 10, seed)``; the summary of its run."""
-    from homer.envs import anti_shaped_rewards
     from kinematic.families import combination_lock
 
     mdp = combination_lock(task.horizon, 10, task.seed)
@@ -63,7 +62,7 @@ def run_task(task: SweepTask) -> dict[str, Any]:
         from homer.algorithm import CONFIG, run_homer
 
         run_dir = Path(task.out) / "runs" / task.key
-        result = run_homer(mdp, run_dir, seed=task.seed, reward_sampler=anti_shaped_rewards,
+        result = run_homer(mdp, run_dir, seed=task.seed,
                            resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
         return {"value": result.value, "optimal_value": result.optimal_value,
@@ -72,14 +71,13 @@ def run_task(task: SweepTask) -> dict[str, Any]:
     if task.algorithm == "pcid":
         from homer.baselines.pcid import run_pcid
 
-        summary = run_pcid(mdp, seed=task.seed, reward_sampler=anti_shaped_rewards
-                           ).result.summary()
+        summary = run_pcid(mdp, seed=task.seed).result.summary()
     elif task.algorithm in ("ppo", "ppo_rnd", "a2c", "a2c_rnd"):
         from homer.baselines.actor_critic import run_actor_critic
 
         summary = run_actor_critic(mdp, task.algorithm.split("_")[0], task.budget,
-                                   rnd=task.algorithm.endswith("_rnd"), seed=task.seed,
-                                   reward_sampler=anti_shaped_rewards).summary()
+                                   rnd=task.algorithm.endswith("_rnd"),
+                                   seed=task.seed).summary()
     else:
         raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
     summary.pop("algorithm")

@@ -72,10 +72,10 @@ def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
     ``s{h}b``) moves uniformly to ``{s{h+1}a, s{h+1}b}``; every other action, and every action at
     ``s{h}c``, moves to ``s{h+1}c``.
 
-    Rewards are expected values: 1 for the good action at layer H; ``0.1 x Ber(1/2)``, i.e.
-    ``1/20`` in expectation, for leaving a good state for the bad one (layers ``h < H``); 0
-    otherwise (at layer H there is no next state, so no anti-shaped reward). Hence
-    ``V* = 1`` and ``eta_min = 1/2``.
+    Rewards: 1 for the good action at layer H; the anti-shaped ``0.1 x Ber(1/2)`` (a stochastic
+    reward ``{1/10: 1/2, 0: 1/2}``, ``1/20`` in expectation) for leaving a good state for the
+    bad one (layers ``h < H``); 0 otherwise (at layer H there is no next state, so no
+    anti-shaped reward). Hence ``V* = 1`` and ``eta_min = 1/2``.
 
     Raises :class:`~kinematic.errors.TooLarge` at once when the lock would not fit in memory.
     """
@@ -83,7 +83,7 @@ def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
                  f"combination_lock(horizon={horizon}, actions={actions})")
     u, v = combination_lock_good_actions(horizon, actions, seed)
     action_names = [f"a{k + 1}" for k in range(actions)]
-    half, anti_shaped = "1/2", "1/20"
+    half, anti_shaped = "1/2", {"1/10": "1/2", "0": "1/2"}
     layers = [["s1a", "s1b"]] + [[f"s{h}a", f"s{h}b", f"s{h}c"] for h in range(2, horizon + 1)]
     transitions: dict[str, dict[str, dict[str, str]]] = {}
     rewards: dict[str, dict[str, str]] = {}

@@ -2,17 +2,18 @@
 
 A :class:`BlockMDP` is layered: states ``S_1 .. S_H`` (named strings, each in exactly one layer),
 actions ``A``, a start distribution over ``S_1``, transitions ``T(s'|s, a)`` from ``S_h`` into
-``S_{h+1}``, emissions ``q(x|s)`` whose supports are pairwise disjoint, and expected rewards
-``R(x, a)`` on observations. Inside, everything is indexed by dense integers per layer; names are
-kept at the edges. Build one with :func:`block_mdp` (Python values) or
-:func:`kinematic.spec.load_spec` (JSON); both validate and raise :class:`InvalidBlockMDP`
-naming the entry at fault.
+``S_{h+1}``, emissions ``q(x|s)`` whose supports are pairwise disjoint, and rewards on
+observations: ``R(x, a)`` is their expected value (every exact computation uses it); a reward
+may be stochastic, a finite distribution over values that samplers draw from. Inside,
+everything is indexed by dense integers per layer; names are kept at the edges. Build one with
+:func:`block_mdp` (Python values) or :func:`kinematic.spec.load_spec` (JSON); both validate and
+raise :class:`InvalidBlockMDP` naming the entry at fault.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
@@ -53,6 +54,11 @@ class BlockMDP:
     rewards : tuple of ndarrays
         ``rewards[h]`` has shape ``(m_h, |A|)``: expected reward ``R(x, a)``.
     mode : NumberMode
+    reward_distributions : dict
+        ``(h, x, a) -> (values, probabilities)`` for the stochastic rewards (at least two values
+        of positive probability, in the order of the spec); ``rewards[h][x, a]`` is their mean.
+        Every other reward is deterministic. Transformations that rebuild an MDP (canonical
+        forms, splits) keep the expected rewards only.
     """
 
     name: str
@@ -65,6 +71,9 @@ class BlockMDP:
     emission_probability: tuple[np.ndarray, ...]
     rewards: tuple[np.ndarray, ...]
     mode: NumberMode
+    reward_distributions: Mapping[tuple[int, int, int], tuple[tuple[Number, ...],
+                                                               tuple[Number, ...]]] = \
+        field(default_factory=dict)
 
     @property
     def horizon(self) -> int:
@@ -178,8 +187,9 @@ def block_mdp(
         1..H-1 and every action; next states lie in the following layer.
     emissions : state -> observation -> probability (optional; a state left out emits one
         observation named like itself). Supports must be disjoint (Assumption 1).
-    rewards : state or observation -> action -> expected reward (optional, default 0). A state
-        key gives the reward to every observation of that state.
+    rewards : state or observation -> action -> reward (optional, default 0): a number, or a
+        distribution ``{value: probability}`` (a stochastic reward; its mean is the expected
+        reward). A state key gives the reward to every observation of that state.
 
     Raises
     ------
@@ -203,7 +213,10 @@ def block_mdp(
     all_values += [p for per_action in parsed_transitions.values()
                    for dist in per_action.values() for p in dist.values()]
     all_values += [p for dist in parsed_emissions.values() for p in dist.values()]
-    all_values += [r for per_action in parsed_rewards.values() for r in per_action.values()]
+    all_values += [number for per_action in parsed_rewards.values()
+                   for reward in per_action.values()
+                   for number in (reward.numbers() if isinstance(reward, _Distribution)
+                                  else [reward])]
     mode = NumberMode.for_values(all_values, atol=atol)
 
     def convert(values: Mapping[str, Number]) -> dict[str, Number]:
@@ -228,6 +241,7 @@ def block_mdp(
         matrices.append(mode.matrix(dense))
 
     observations, emission_state, emission_probability, reward_arrays = [], [], [], []
+    distributions: dict[tuple[int, int, int], tuple[tuple[Number, ...], tuple[Number, ...]]] = {}
     for layer in layers_t:
         names, owners, probabilities = [], [], []
         for i, state in enumerate(layer):
@@ -245,7 +259,16 @@ def block_mdp(
         reward_matrix = mode.zeros((len(names), number_of_actions))
         for x, observation in enumerate(names):
             for action, value in parsed_rewards.get(observation, {}).items():
-                reward_matrix[x, actions_t.index(action)] = mode.scalar(value)
+                a = actions_t.index(action)
+                if isinstance(value, _Distribution):
+                    values, probabilities = value.converted(mode)
+                    reward_matrix[x, a] = sum((v * p for v, p in zip(values, probabilities,
+                                                                     strict=True)),
+                                              mode.scalar(0))
+                    if len(values) > 1:
+                        distributions[len(reward_arrays), x, a] = (values, probabilities)
+                else:
+                    reward_matrix[x, a] = mode.scalar(value)
         reward_arrays.append(reward_matrix)
 
     mdp = BlockMDP(
@@ -259,6 +282,7 @@ def block_mdp(
         emission_probability=tuple(emission_probability),
         rewards=tuple(reward_arrays),
         mode=mode,
+        reward_distributions=distributions,
     )
     check_reachable(mdp)
     return mdp
@@ -306,6 +330,9 @@ def with_float_numbers(mdp: BlockMDP, atol: float = DEFAULT_ATOL) -> BlockMDP:
         emission_probability=tuple(floats(p) for p in mdp.emission_probability),
         rewards=tuple(floats(r) for r in mdp.rewards),
         mode=mode,
+        reward_distributions={
+            key: (tuple(float(v) for v in values), tuple(float(p) for p in probabilities))
+            for key, (values, probabilities) in mdp.reward_distributions.items()},
     )
 
 
@@ -326,6 +353,7 @@ def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
         emission_probability=mdp.emission_probability,
         rewards=mdp.rewards,
         mode=mdp.mode,
+        reward_distributions=mdp.reward_distributions,
     )
 
 
@@ -459,15 +487,49 @@ def _parse_emissions(
     return result
 
 
+@dataclass(frozen=True)
+class _Distribution:
+    """A stochastic reward as parsed: ``{value: probability}`` with the place it came from."""
+
+    where: str
+    outcomes: tuple[tuple[Number, Number], ...]
+
+    def numbers(self) -> list[Number]:
+        return [number for outcome in self.outcomes for number in outcome]
+
+    def converted(self, mode: NumberMode) -> tuple[tuple[Number, ...], tuple[Number, ...]]:
+        """Values and probabilities in ``mode``, checked; outcomes of probability 0 dropped."""
+        outcomes = [(mode.scalar(v), mode.scalar(p)) for v, p in self.outcomes]
+        _check_distribution(mode, {str(v): p for v, p in outcomes}, self.where)
+        kept = [(v, p) for v, p in outcomes if p != 0]
+        return tuple(v for v, _ in kept), tuple(p for _, p in kept)
+
+
+def _parse_reward(value: object, where: str) -> Number | _Distribution:
+    """A reward: a number, or a distribution ``{value: probability}`` over distinct values."""
+    if not isinstance(value, Mapping):
+        return parse_number(value, where)
+    if not value:
+        raise InvalidBlockMDP(f"{where}: a reward distribution needs at least one value")
+    outcomes, seen = [], {}
+    for key, probability in value.items():
+        number = parse_number(key, f"{where}: value")
+        if number in seen:
+            raise InvalidBlockMDP(f"{where}: values {seen[number]!r} and {key!r} are equal")
+        seen[number] = key
+        outcomes.append((number, parse_number(probability, f"{where}[{key!r}]")))
+    return _Distribution(where, tuple(outcomes))
+
+
 def _parse_rewards(
     rewards: object,
     location: dict[str, tuple[int, int]],
     actions: tuple[str, ...],
     emissions: dict[str, dict[str, Number]],
     emitter: dict[str, str],
-) -> dict[str, dict[str, Number]]:
+) -> dict[str, dict[str, Number | _Distribution]]:
     """Rewards keyed by observation; a state key is lifted to each of its observations."""
-    result: dict[str, dict[str, Number]] = {}
+    result: dict[str, dict[str, Number | _Distribution]] = {}
     source: dict[str, str] = {}
     for key, per_action in _mapping(rewards, "rewards").items():
         where = f"rewards[{key!r}]"
@@ -481,7 +543,7 @@ def _parse_rewards(
         for action, value in _mapping(per_action, where).items():
             if action not in actions:
                 raise InvalidBlockMDP(f"{where}: unknown action {action!r}")
-            values[action] = parse_number(value, f"{where}[{action!r}]")
+            values[action] = _parse_reward(value, f"{where}[{action!r}]")
         for observation in targets:
             if observation in source:
                 raise InvalidBlockMDP(

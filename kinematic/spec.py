@@ -75,6 +75,15 @@ def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
         raise InvalidBlockMDP(f"{path}: {error}") from None
 
 
+def _reward(mdp: BlockMDP, layer: int, observation: int, action: int, number) -> object:
+    """The spec entry of one reward: its distribution ``{value: probability}`` if stochastic,
+    else its value."""
+    distribution = mdp.reward_distributions.get((layer, observation, action))
+    if distribution is None:
+        return number(mdp.rewards[layer][observation, action])
+    return {str(number(v)): number(p) for v, p in zip(*distribution, strict=True)}
+
+
 def to_spec(mdp: BlockMDP) -> dict:
     """The JSON spec of ``mdp`` (only non-zero entries; emissions only where not default)."""
     mode = mdp.mode
@@ -98,9 +107,9 @@ def to_spec(mdp: BlockMDP) -> dict:
                 emissions[state] = {x: number(p) for x, p in dist.items()}
         for x, observation in enumerate(mdp.observations[h]):
             nonzero = {
-                action: number(mdp.rewards[h][x, a])
+                action: _reward(mdp, h, x, a, number)
                 for a, action in enumerate(mdp.actions)
-                if mdp.rewards[h][x, a] != 0
+                if mdp.rewards[h][x, a] != 0 or (h, x, a) in mdp.reward_distributions
             }
             if nonzero:
                 rewards[observation] = nonzero

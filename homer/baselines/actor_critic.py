@@ -27,7 +27,6 @@ from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.baselines.rnd import RandomNetworkDistillation
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv
-from homer.sampler import RewardSampler, expected_rewards
 from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.model import BlockMDP
 
@@ -93,7 +92,7 @@ class _Evaluate(BaseCallback):
 
 def run_actor_critic(
     mdp: BlockMDP, algorithm: str, episodes: int, rnd: bool = False, seed: int = 0,
-    encoder: HadamardNoise | None = None, reward_sampler: RewardSampler = expected_rewards,
+    encoder: HadamardNoise | None = None, sample_rewards: bool = True,
     config: ActorCriticConfig | None = None, evaluations: int = 20, samples: int = 200,
 ) -> BaselineResult:
     """Train ``algorithm`` (``a2c`` or ``ppo``) for ``episodes`` episodes; evaluate the exact
@@ -105,7 +104,7 @@ def run_actor_critic(
     use_torch_threads(config.torch_threads)
     encoder = encoder or HadamardNoise()
     started = time.perf_counter()
-    env = RichObservationEnv(mdp, encoder, reward_sampler, seed=seed)
+    env = RichObservationEnv(mdp, encoder, sample_rewards, seed=seed)
     if rnd:
         env = RandomNetworkDistillation(env, config.intrinsic_coefficient, seed=seed)
     model = _model(algorithm, env, mdp.horizon, config, seed)

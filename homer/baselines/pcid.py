@@ -26,7 +26,7 @@ from sklearn.cluster import KMeans
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
-from homer.sampler import BatchSampler, RewardSampler, expected_rewards
+from homer.sampler import BatchSampler
 from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
@@ -123,7 +123,7 @@ def _plan(models: list[np.ndarray], terminal: np.ndarray,
 
 
 def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
-             reward_sampler: RewardSampler = expected_rewards,
+             sample_rewards: bool = True,
              config: PcidConfig | None = None, samples: int = 200) -> PcidResult:
     """Run PCID on ``mdp`` dressed by ``encoder``; the value is exact (see
     :mod:`homer.baselines.evaluation`)."""
@@ -133,7 +133,7 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    sampler = BatchSampler(mdp, encoder, rng, reward_sampler)
+    sampler = BatchSampler(mdp, encoder, rng, sample_rewards)
     actions = mdp.number_of_actions
     decoders = [_Decoder(None, None, None)]
     models: list[np.ndarray] = []

@@ -13,7 +13,7 @@ from homer.baselines.pcid import run_pcid
 from homer.baselines.rnd import RandomNetworkDistillation
 from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
-from homer.envs import RichObservationEnv, anti_shaped_rewards
+from homer.envs import RichObservationEnv
 from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import ki_partition
 from kinematic.spec import from_spec, to_spec
@@ -26,7 +26,7 @@ def test_actor_critic_runs_its_budget_and_reports_exact_values(algorithm, rnd, t
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.delenv("SB3_LOGDIR", raising=False)
     mdp = combination_lock(3, 10, 0)
-    result = run_actor_critic(mdp, algorithm, 300, rnd=rnd, reward_sampler=anti_shaped_rewards,
+    result = run_actor_critic(mdp, algorithm, 300, rnd=rnd,
                               evaluations=3, samples=50)
     assert result.algorithm == algorithm + ("_rnd" if rnd else "")
     assert result.episodes == 300
@@ -64,7 +64,7 @@ def test_rnd_bonus_is_large_on_new_observations_and_shrinks_with_training():
 
 def test_pcid_merges_the_good_states_of_the_lock():
     mdp = combination_lock(6, 10, 0)
-    run = run_pcid(mdp, reward_sampler=anti_shaped_rewards)
+    run = run_pcid(mdp)
     assert run.result.episodes > 0 and run.result.value < 0.5
     encoder, rng, partition = HadamardNoise(), np.random.default_rng(0), ki_partition(mdp)
     merged = 0

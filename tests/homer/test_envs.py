@@ -1,6 +1,7 @@
 """The rich-observation environment and the batched sampler."""
 
 import math
+from fractions import Fraction
 
 import gymnasium
 import numpy as np
@@ -9,9 +10,10 @@ from gymnasium.utils.env_checker import check_env
 
 import homer  # noqa: F401  (registers the environment)
 from homer.encoders import HadamardNoise
-from homer.envs import RichObservationEnv, anti_shaped_rewards, lock_environment
+from homer.envs import RichObservationEnv, lock_environment
 from homer.sampler import BatchSampler
 from kinematic.families import combination_lock, figure2_split
+from kinematic.model import block_mdp
 from kinematic.policies import uniform_policy
 from kinematic.visitation import state_visitation
 
@@ -62,11 +64,37 @@ def test_several_observations_per_state_get_their_own_one_hot():
     assert not np.allclose(seen["x2a"], seen["x2b"])
 
 
-def test_anti_shaped_reward_is_drawn_as_a_tenth_times_a_coin():
-    draws = anti_shaped_rewards(np.full(10_000, 1 / 20), np.random.default_rng(0))
-    assert set(np.unique(draws)) == {0.0, 0.1}
-    assert abs(draws.mean() - 0.05) < 0.005
-    assert (anti_shaped_rewards(np.array([1.0, 0.0]), np.random.default_rng(0)) == [1, 0]).all()
+def two_rewards():
+    """One state, two actions: ``a`` pays 2 with probability 1/4 and -1 otherwise (mean -1/4);
+    ``b`` pays 1/20 for sure (the mean of the lock's anti-shaped reward, not drawn as one)."""
+    return block_mdp("two-rewards", [["s"]], ["a", "b"], {"s": 1}, {},
+                     rewards={"s": {"a": {"2": "1/4", "-1": "3/4"}, "b": "1/20"}})
+
+
+def test_the_sampler_draws_stochastic_rewards_from_their_distribution_only():
+    mdp = two_rewards()
+    assert mdp.rewards[0].tolist() == [[Fraction(-1, 4), Fraction(1, 20)]]
+    sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(0))
+    draws = sampler.run(20_000, [], None)
+    paid_a = draws.rewards[draws.actions == 0]
+    assert set(np.unique(paid_a)) == {-1.0, 2.0}
+    assert abs((paid_a == 2).mean() - 0.25) < 0.015  # 4.6 standard errors
+    assert set(draws.rewards[draws.actions == 1]) == {0.05}
+    means = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(0), sample_rewards=False)
+    expected = means.run(1000, [], None)
+    assert set(expected.rewards[expected.actions == 0]) == {-0.25}
+
+
+def test_the_environment_draws_the_locks_anti_shaped_reward_as_a_tenth_times_a_coin():
+    env = lock_environment(horizon=2, actions=2, seed=0)
+    wrong = {"s1a": 0, "s1b": 0}  # u_1 = v_1 = a2 for this lock: a1 leaves the good states
+    assert combination_lock(2, 2, 0).reward_distributions
+    draws = []
+    for episode in range(4000):
+        _, info = env.reset(seed=episode)
+        draws.append(env.step(wrong[info["state"]])[1])
+    assert set(draws) == {0.0, 0.1}
+    assert abs(np.mean(draws) - 0.05) < 0.004  # 5 standard errors
 
 
 def test_sampler_latent_frequencies_match_the_exact_visitation():

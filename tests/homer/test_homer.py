@@ -16,7 +16,6 @@ from homer.artefacts import load_run
 from homer.compare import compare_run
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
-from homer.envs import anti_shaped_rewards
 from homer.sampler import BatchSampler
 from kinematic.families import combination_lock, random_sparse_mdp
 from kinematic.homing import maximum_visitation
@@ -50,8 +49,7 @@ def wrong_merges(run_dir) -> dict[str, list[int]]:
 @pytest.mark.parametrize("horizon", [3, 4, 5])
 def test_homer_covers_small_locks(horizon, tmp_path):
     mdp = combination_lock(horizon, actions=10, seed=horizon)
-    result = run_homer(mdp, tmp_path, seed=1, reward_sampler=anti_shaped_rewards,
-                       progress=False)
+    result = run_homer(mdp, tmp_path, seed=1, progress=False)
     assert min(cover_quality(mdp, result.covers)) >= 0.5
     assert result.value >= 0.9 and result.optimal_value == 1.0
     assert wrong_merges(tmp_path) == {"backward": [0] * (horizon - 1),
@@ -110,6 +108,9 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
         assert np.array_equal(first, second)
     with pytest.raises(ValueError, match="another run"):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=4, resume=True, progress=False)
+    with pytest.raises(ValueError, match=r"another run \(rewards differ"):
+        run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, sample_rewards=False, resume=True,
+                  progress=False)
 
 
 def test_command_line_prints_a_json_summary_last(tmp_path):

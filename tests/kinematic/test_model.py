@@ -136,6 +136,16 @@ def set_in(path, value):
         (lambda s: s.update(emissions={"s3": {"x3a": "1/2", "x3b": "1/2"}},
                             rewards={"s3": {"a1": "1"}, "x3a": {"a2": "1"}}),
          "rewards: observation 'x3a' gets rewards from both 's3' and 'x3a'"),
+        (set_in(["rewards", "s3", "a1"], {"1": "1/2", "0": "1/4"}),
+         "rewards['s3']['a1'] sums to 3/4, not 1"),
+        (set_in(["rewards", "s3", "a1"], {"1": "3/2", "0": "-1/2"}),
+         "rewards['s3']['a1']['0'] is negative (-1/2)"),
+        (set_in(["rewards", "s3", "a1"], {"0.1": "1/2", "1/10": "1/2"}),
+         "rewards['s3']['a1']: values '0.1' and '1/10' are equal"),
+        (set_in(["rewards", "s3", "a1"], {}),
+         "rewards['s3']['a1']: a reward distribution needs at least one value"),
+        (set_in(["rewards", "s3", "a1"], {"one": "1"}),
+         "rewards['s3']['a1']: value: 'one' is not a number (use 'p/q', an int or a decimal)"),
     ],
 )
 def test_validation_errors_name_the_culprit(change, message):
@@ -202,6 +212,21 @@ def test_state_rewards_lift_to_every_observation():
     spec = mutated(set_in(["emissions", "s3"], {"x3a": "1/2", "x3b": "1/2"}))
     mdp = from_spec(spec)
     assert to_spec(mdp)["rewards"] == {"x3a": {"a1": "1"}, "x3b": {"a1": "1"}}
+
+
+def test_a_stochastic_reward_has_its_mean_as_expected_reward_and_round_trips():
+    spec = mutated(set_in(["rewards", "s3", "a1"], {"1/10": "1/2", "0": "1/4", "-1": "1/4"}))
+    mdp = from_spec(spec)
+    assert mdp.rewards[2][0, 0] == Fraction(1, 20) - Fraction(1, 4)
+    assert mdp.reward_distributions == {
+        (2, 0, 0): ((Fraction(1, 10), 0, -1), (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)))}
+    assert to_spec(mdp)["rewards"]["s3"]["a1"] == {"1/10": "1/2", "0": "1/4", "-1": "1/4"}
+    assert to_spec(from_spec(json.loads(json.dumps(to_spec(mdp))))) == to_spec(mdp)
+    floats = with_float_numbers(mdp)
+    assert floats.reward_distributions == {(2, 0, 0): ((0.1, 0.0, -1.0), (0.5, 0.25, 0.25))}
+    # Outcomes of probability 0 are dropped; a single remaining value is a plain reward.
+    sure = from_spec(mutated(set_in(["rewards", "s3", "a1"], {"2": "1", "5": "0"})))
+    assert sure.reward_distributions == {} and sure.rewards[2][0, 0] == 2
 
 
 def test_python_api_accepts_fractions_and_ints():
