@@ -92,9 +92,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="local executor: processes")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
+        text = f"{helps[item.name]} ({RANGES[item.name].describe()})"
         run.add_argument("--" + item.name.replace("_", "-"), type=RANGES[item.name],
                          default=item.default,
-                         help=f"{helps[item.name]} ({RANGES[item.name].describe()})")
+                         help=text.replace("%", "%%"))  # argparse formats help with %
     return parser
 
 

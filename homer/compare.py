@@ -423,8 +423,9 @@ def format_summary(report: ComparisonReport) -> str:
         f"({report.samples} encodings per latent observation)",
         f"steps with abstraction errors (wrong merges of phi-bar vs KI): "
         f"{len(erroneous)}" + (f" - steps {erroneous}" if erroneous else ""),
-        f"  of which phi_B vs backward KI: {report.steps_with_wrong_merges_of('backward')}, "
-        f"phi_F vs forward KI: {report.steps_with_wrong_merges_of('forward')}",
+        f"steps where phi_B merges backward-KI classes: "
+        f"{report.steps_with_wrong_merges_of('backward')}; phi_F forward-KI classes: "
+        f"{report.steps_with_wrong_merges_of('forward')}",
         f"minimum alpha of the policy cover: {report.alpha_min:.3f} (step {lowest['step']})",
     ]
     if report.value is None:

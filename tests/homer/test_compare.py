@@ -87,7 +87,8 @@ def test_a_known_wrong_merge_is_counted_once():
     assert report.to_json()["steps_with_wrong_merges_by_abstraction"] == {
         "backward": 0, "forward": 1, "ki": 1}
     assert "steps [2]" in format_summary(report)
-    assert "phi_B vs backward KI: 0, phi_F vs forward KI: 1" in format_summary(report)
+    assert ("phi_B merges backward-KI classes: 0; phi_F forward-KI classes: 1"
+            in format_summary(report))
 
 
 def test_a_split_is_not_a_wrong_merge():

@@ -206,3 +206,12 @@ def test_a_policy_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_pa
     (copy / "result.json").write_text("[1, 2]")
     with pytest.raises(ValueError, match=f"^{copy / 'result.json'}: not a HOMER result"):
         load_run(copy)
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["sweep"]])
+def test_every_help_page_prints(command, capsys):
+    # A '%' in a field's docstring once made argparse crash on `homer run --help`.
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*command, "--help"])
+    assert stop.value.code == 0
+    assert "usage:" in capsys.readouterr().out
