@@ -8,7 +8,7 @@ Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``e
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from kinematic.errors import InvalidBlockMDP
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP, block_mdp
-from kinematic.numbers import DEFAULT_ATOL
+from kinematic.numbers import DEFAULT_ATOL, Number
 
 __all__ = ["dumps_spec", "from_spec", "load_spec", "to_spec"]
 
@@ -75,7 +75,8 @@ def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
         raise InvalidBlockMDP(f"{path}: {error}") from None
 
 
-def _reward(mdp: BlockMDP, layer: int, observation: int, action: int, number) -> object:
+def _reward(mdp: BlockMDP, layer: int, observation: int, action: int,
+            number: Callable[[Number], object]) -> object:
     """The spec entry of one reward: its distribution ``{value: probability}`` if stochastic,
     else its value."""
     distribution = mdp.reward_distributions.get((layer, observation, action))
