@@ -29,12 +29,14 @@ one small model per optimiser step. Each member keeps its own best epoch and ear
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from torch import nn
 from torch.nn import functional as F
 
@@ -140,9 +142,14 @@ class ContrastiveEnsemble(nn.Module):
             embedding = (x_next if self.backward[member].item() else x) @ weight[member] \
                 + bias[member]
             seed = int(torch.randint(2**31 - 1, (1,), generator=generator))
-            centres = torch.from_numpy(
-                KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
-                .cluster_centers_).to(weight.dtype)
+            with warnings.catch_warnings():
+                # Fewer distinct embeddings than classes (a noiseless encoder, a layer with
+                # fewer observations than classes) leave duplicate centres: their columns tie,
+                # argmax keeps the first, and the abstraction simply uses fewer classes.
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                centres = torch.from_numpy(
+                    KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
+                    .cluster_centers_).to(weight.dtype)
             scores = 2 * embedding @ centres.T - (centres**2).sum(dim=1)
             top = scores.topk(2, dim=1).values
             gap = float((top[:, 0] - top[:, 1]).median())

@@ -3,6 +3,7 @@ answer is known, quantisation keeps the pre-trained model, and ensemble members 
 as they would alone."""
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
@@ -147,3 +148,15 @@ def test_ensemble_members_train_exactly_as_they_would_alone():
     for (name, together), (_, single) in zip(ensemble.named_parameters(),
                                              alone.named_parameters(), strict=True):
         assert torch.allclose(together[1:2], single, atol=1e-5), name
+
+
+def test_quantisation_of_fewer_distinct_observations_than_classes_is_quiet_and_consistent():
+    # A noiseless encoder on a layer with two observations and M = 3 classes.
+    ensemble = small_ensemble([False])
+    x = torch.eye(6)[torch.tensor([0, 1] * 50)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ensemble.quantise(x, x, torch.Generator().manual_seed(0))
+    classes = ensemble.abstraction(0).classes(x.numpy())
+    assert len(set(classes[::2])) == len(set(classes[1::2])) == 1
+    assert classes[0] != classes[1]
