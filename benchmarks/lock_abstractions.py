@@ -26,12 +26,13 @@ import time
 import numpy as np
 import torch
 
+from homer.compare import compare_abstraction
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, train_contrastive
 from homer.threads import use_torch_threads
 from kinematic.families import combination_lock
-from kinematic.inseparability import backward_ki_partition, forward_ki_partition
+from kinematic.inseparability import Partition, backward_ki_partition, forward_ki_partition
 from kinematic.model import BlockMDP
 from kinematic.sampling import categorical
 
@@ -47,15 +48,14 @@ def override(config: HomerConfig, assignment: str) -> HomerConfig:
     return dataclasses.replace(config, **{name: kind(value)})
 
 
-def wrong_merges(abstraction: LinearAbstraction, mdp: BlockMDP, layer: int, labels: np.ndarray,
-                 rng: np.random.Generator) -> int:
-    """Pairs of states of distinct exact blocks (``labels``) whose encodings mostly fall into
-    one learned class."""
-    ids = np.repeat(np.arange(mdp.width(layer)), 300)
-    classes = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    majority = [np.bincount(classes[ids == x]).argmax() for x in range(mdp.width(layer))]
-    return sum(1 for i in range(len(labels)) for j in range(i + 1, len(labels))
-               if labels[i] != labels[j] and majority[i] == majority[j])
+def wrong_merges(abstraction: LinearAbstraction, partition: Partition, mdp: BlockMDP,
+                 layer: int, rng: np.random.Generator) -> int:
+    """Pairs of distinct exact blocks of ``layer`` that ``abstraction`` merges
+    (:func:`homer.compare.compare_abstraction`, 300 encodings per observation)."""
+    ids = np.repeat(np.arange(len(mdp.observations[layer])), 300)
+    learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
+    return compare_abstraction(mdp, layer, partition.kind, partition.blocks_of_layer(layer), ids,
+                               learned).wrong_merges
 
 
 def one_layer(mdp: BlockMDP, layer: int, config: HomerConfig, seed: int) -> dict:
@@ -77,10 +77,10 @@ def one_layer(mdp: BlockMDP, layer: int, config: HomerConfig, seed: int) -> dict
     backward = min(trained[:config.restarts], key=lambda model: model.validation_loss)
     forward = min(trained[config.restarts:], key=lambda model: model.validation_loss)
     return {
-        "forward": wrong_merges(forward.abstraction, mdp, layer,
-                                forward_ki_partition(mdp).labels[layer], rng),
-        "backward": wrong_merges(backward.abstraction, mdp, layer + 1,
-                                 backward_ki_partition(mdp).labels[layer + 1], rng),
+        "forward": wrong_merges(forward.abstraction, forward_ki_partition(mdp), mdp, layer,
+                                rng),
+        "backward": wrong_merges(backward.abstraction, backward_ki_partition(mdp), mdp,
+                                 layer + 1, rng),
         "forward_loss": forward.validation_loss, "seconds": seconds,
     }
 

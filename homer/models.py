@@ -150,12 +150,11 @@ class ContrastiveEnsemble(nn.Module):
                 centres = torch.from_numpy(
                     KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
                     .cluster_centers_).to(weight.dtype)
-            scores = 2 * embedding @ centres.T - (centres**2).sum(dim=1)
-            top = scores.topk(2, dim=1).values
+            norms = (centres**2).sum(dim=1)
+            top = (2 * embedding @ centres.T - norms).topk(2, dim=1).values
             gap = float((top[:, 0] - top[:, 1]).median())
             scale = CODE_MARGIN / gap if gap > 0 else 1.0
-            bias[member, :, :classes] = (2 * bias[member] @ centres.T
-                                         - (centres**2).sum(dim=1)) * scale
+            bias[member, :, :classes] = (2 * bias[member] @ centres.T - norms) * scale
             weight[member, :, :classes] = weight[member] @ centres.T * (2 * scale)
             weight[member, :, classes:] = 0
             bias[member, :, classes:] = 0

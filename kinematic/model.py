@@ -26,6 +26,8 @@ from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 __all__ = ["BlockMDP", "block_mdp", "check_reachable", "relabel_states", "with_float_numbers"]
 
 Matrix = np.ndarray | sp.csr_array
+RewardDistribution = tuple[tuple[Number, ...], tuple[Number, ...]]
+"""A stochastic reward: its values and their probabilities."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,9 +73,8 @@ class BlockMDP:
     emission_probability: tuple[np.ndarray, ...]
     rewards: tuple[np.ndarray, ...]
     mode: NumberMode
-    reward_distributions: Mapping[tuple[int, int, int], tuple[tuple[Number, ...],
-                                                               tuple[Number, ...]]] = \
-        field(default_factory=dict)
+    reward_distributions: Mapping[tuple[int, int, int], RewardDistribution] = field(
+        default_factory=dict)
 
     @property
     def horizon(self) -> int:
@@ -241,7 +242,7 @@ def block_mdp(
         matrices.append(mode.matrix(dense))
 
     observations, emission_state, emission_probability, reward_arrays = [], [], [], []
-    distributions: dict[tuple[int, int, int], tuple[tuple[Number, ...], tuple[Number, ...]]] = {}
+    distributions: dict[tuple[int, int, int], RewardDistribution] = {}
     for layer in layers_t:
         names, owners, probabilities = [], [], []
         for i, state in enumerate(layer):
@@ -497,7 +498,7 @@ class _Distribution:
     def numbers(self) -> list[Number]:
         return [number for outcome in self.outcomes for number in outcome]
 
-    def converted(self, mode: NumberMode) -> tuple[tuple[Number, ...], tuple[Number, ...]]:
+    def converted(self, mode: NumberMode) -> RewardDistribution:
         """Values and probabilities in ``mode``, checked; outcomes of probability 0 dropped."""
         outcomes = [(mode.scalar(v), mode.scalar(p)) for v, p in self.outcomes]
         _check_distribution(mode, {str(v): p for v, p in outcomes}, self.where)

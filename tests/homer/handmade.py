@@ -10,6 +10,7 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
 from kinematic.families import combination_lock
+from kinematic.homing import homing_policy_choices
 from kinematic.model import BlockMDP
 
 ENCODER = HadamardNoise(noise_variance=0.0)
@@ -51,3 +52,11 @@ def policy(mdp: BlockMDP, choices: Mapping[str, str], steps: int) -> LinearPolic
         weights.append(weight)
         biases.append(bias)
     return LinearPolicy(weights, biases)
+
+
+def homing_covers(mdp: BlockMDP) -> list[list[LinearPolicy]]:
+    """Exact homing policies of every state as linear policies (the covers of a perfect run):
+    ``covers[h]`` reaches layer ``h``, ``covers[0]`` is the empty policy."""
+    return [[LinearPolicy([], [])]] + [
+        [policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]]
+        for h in range(1, mdp.horizon)]

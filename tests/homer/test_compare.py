@@ -20,11 +20,10 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
-from homer.sampler import LinearPolicy
 from kinematic.families import combination_lock_optimal_choices
 from kinematic.homing import homing_policy_choices
 from kinematic.model import BlockMDP
-from tests.homer.handmade import ENCODER, abstraction, lock, policy
+from tests.homer.handmade import ENCODER, abstraction, homing_covers, lock, policy
 
 SAMPLES = 8
 
@@ -32,9 +31,7 @@ SAMPLES = 8
 def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
     """Homing policies for every state as the covers, phi_B = backward KI, phi_F = forward KI
     (a, b, c apart; a, b together on the last layer for phi_B), the optimal policy."""
-    covers = [[LinearPolicy([], [])]]
-    for h in range(1, mdp.horizon):
-        covers.append([policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]])
+    covers = homing_covers(mdp)
     backward = {h: abstraction(mdp, [0, 0, 1]) for h in range(1, mdp.horizon)}
     forward = {0: abstraction(mdp, [0, 1])}
     forward.update({h: abstraction(mdp, [0, 1, 2]) for h in range(1, mdp.horizon - 1)})

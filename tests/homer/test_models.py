@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from homer.compare import compare_abstraction
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import ContrastiveEnsemble, train_contrastive
@@ -34,17 +35,13 @@ def lock_transitions(mdp, layer, n, rng):
             encoder.encode(mdp, layer + 1, following, rng))
 
 
-def majority_classes(abstraction, mdp, layer, rng):
-    """The class most encodings of each latent observation of ``layer`` fall into."""
-    ids = np.repeat(np.arange(mdp.width(layer)), 200)
-    classes = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    return [int(np.bincount(classes[ids == x]).argmax()) for x in range(mdp.width(layer))]
-
-
-def separates(classes, labels) -> bool:
-    """No two states of distinct exact blocks share a learned class (splits are allowed)."""
-    return all(classes[i] != classes[j] for i in range(len(labels))
-               for j in range(i + 1, len(labels)) if labels[i] != labels[j])
+def wrong_merges(abstraction, partition, mdp, layer, rng) -> int:
+    """Pairs of distinct exact blocks of ``layer`` that ``abstraction`` merges
+    (:func:`homer.compare.compare_abstraction`, 200 encodings per observation)."""
+    ids = np.repeat(np.arange(len(mdp.observations[layer])), 200)
+    learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
+    return compare_abstraction(mdp, layer, partition.kind, partition.blocks_of_layer(layer), ids,
+                               learned).wrong_merges
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -59,12 +56,11 @@ def test_training_recovers_both_kinematic_abstractions_of_a_lock_layer(seed):
     actions, x, x_next = lock_transitions(mdp, layer, 2000, rng)
     backward, forward = train_contrastive(x, actions, x_next, ACTIONS, [True, False],
                                           HomerConfig(), torch.Generator().manual_seed(seed))
-    forward_labels = forward_ki_partition(mdp).labels[layer]
-    backward_labels = backward_ki_partition(mdp).labels[layer + 1]
-    assert len(set(forward_labels.tolist())) == 3 and len(set(backward_labels.tolist())) == 2
-    assert separates(majority_classes(forward.abstraction, mdp, layer, rng), forward_labels)
-    assert separates(majority_classes(backward.abstraction, mdp, layer + 1, rng),
-                     backward_labels)
+    forward_ki, backward_ki = forward_ki_partition(mdp), backward_ki_partition(mdp)
+    assert len(forward_ki.blocks_of_layer(layer)) == 3
+    assert len(backward_ki.blocks_of_layer(layer + 1)) == 2
+    assert wrong_merges(forward.abstraction, forward_ki, mdp, layer, rng) == 0
+    assert wrong_merges(backward.abstraction, backward_ki, mdp, layer + 1, rng) == 0
 
 
 def small_ensemble(backward, seed=0, **fields):

@@ -11,11 +11,10 @@ import pytest
 
 from homer.psdp import fit_q, greedy_policy_search, psdp, q_values
 from homer.sampler import BatchSampler, LinearPolicy
-from kinematic.homing import homing_policy_choices
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
 from kinematic.visitation import policy_value, state_visitation
-from tests.homer.handmade import ENCODER, lock, policy
+from tests.homer.handmade import ENCODER, homing_covers, lock
 
 
 def latent(mdp, linear: LinearPolicy) -> Policy:
@@ -31,13 +30,6 @@ def latent(mdp, linear: LinearPolicy) -> Policy:
             rows = [[Fraction(1, actions)] * actions for _ in ids]
         layers.append(np.array(rows, dtype=object))
     return Policy(tuple(layers))
-
-
-def covers(mdp):
-    """Exact homing policies of every state, as linear policies (the covers of a perfect run)."""
-    return [[LinearPolicy([], [])]] + [
-        [policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]]
-        for h in range(1, mdp.horizon)]
 
 
 def test_fit_q_returns_the_sample_mean_reward_of_each_observation_and_action():
@@ -57,7 +49,7 @@ def test_fit_q_returns_the_sample_mean_reward_of_each_observation_and_action():
 def test_psdp_from_exact_homing_covers_finds_an_optimal_policy():
     mdp = lock()
     sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(2))
-    found = psdp(sampler, covers(mdp), mdp.horizon - 1,
+    found = psdp(sampler, homing_covers(mdp), mdp.horizon - 1,
                  lambda batch, t: batch.rewards[:, t:].sum(axis=1), samples=300, ridge=1e-3)
     assert found.length == mdp.horizon
     assert policy_value(mdp, latent(mdp, found)) == optimal_values(mdp).value == 1
@@ -70,7 +62,7 @@ def test_gps_accepts_a_surely_reachable_class_and_rejects_a_class_reached_at_mos
     # probability at most 1/2 (the good action moves to s3a or s3b uniformly).
     mdp, step = lock(), 2
     sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(3))
-    cover = covers(mdp)[step - 1]
+    cover = homing_covers(mdp)[step - 1]
     batch = sampler.run(2000, cover, step - 1, last_step=step)
     reward = np.isin(batch.states[:, step], [mdp.layers[step].index(s) for s in block])
     found, value = greedy_policy_search(batch, batch.roll_in_index, cover, step - 1,
