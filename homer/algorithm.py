@@ -37,6 +37,7 @@ from homer.checkpoint import load_checkpoint, save_checkpoint, write_atomically
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
+from homer.objectives import one_class_abstraction, train_objective
 from homer.psdp import greedy_policy_search, psdp
 from homer.sampler import Batch, BatchSampler, LinearPolicy
 from homer.threads import use_torch_threads
@@ -148,17 +149,35 @@ def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
 
 
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
-           generator: torch.Generator) -> tuple[TrainingResult, TrainingResult]:
+           generator: torch.Generator, previous: LinearAbstraction | None
+           ) -> tuple[TrainingResult, TrainingResult | None]:
     """The best backward and the best forward model (of ``config.restarts`` and
-    ``config.forward_restarts``), trained together on the transitions collected into ``step``."""
+    ``config.forward_restarts``), trained together on the transitions collected into ``step``;
+    with another ``config.objective`` its best model and no forward model (``previous``: the
+    run's abstraction of the previous layer, None on the first)."""
     x = np.concatenate([b.observations[:, step - 1] for b in batches])
     a = np.concatenate([b.actions[:, step - 1] for b in batches])
     x_next = np.concatenate([b.observations[:, step] for b in batches])
+    if config.objective == "one_class":
+        return one_class_abstraction(x.shape[1]), None
+    if config.objective != "contrastive":
+        previous_classes = np.zeros(len(x), np.intp) if previous is None \
+            else previous.classes(x)
+        trained = train_objective(config.objective, x, a, x_next, previous_classes, actions,
+                                  config, generator)
+        return min(trained, key=lambda model: model.validation_loss), None
     trained = train_contrastive(x, a, x_next, actions,
                                 [True] * config.restarts + [False] * config.forward_restarts,
                                 config, generator)
     best = min(trained[:config.restarts], key=lambda model: model.validation_loss)
     return best, min(trained[config.restarts:], key=lambda model: model.validation_loss)
+
+
+def _previous_abstraction(state: dict[str, Any], step: int) -> LinearAbstraction | None:
+    """The run's ``phi_B`` of layer ``step - 1`` (None for the first layer)."""
+    if step - 1 not in state["backward"]:
+        return None
+    return LinearAbstraction(*state["backward"][step - 1])
 
 
 def _merge(batches: list[Batch]) -> Batch:
@@ -248,13 +267,15 @@ def _learn_step(run: _OpenRun, step: int) -> None:
     while True:
         batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
                                    last_step=step))
-        backward, forward = _train(batches, step, actions, config, run.generator)
+        backward, forward = _train(batches, step, actions, config, run.generator,
+                                   _previous_abstraction(run.state, step))
         batch = _merge(batches)
         classes = backward.abstraction.classes(batch.observations[:, step])
         found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
                                           config)
         more = len(batch.actions) + config.transitions <= config.max_transitions
-        collapsed = len(found) < 2  # a single class cannot tell real from imposter
+        # A single class cannot tell real from imposter (unless asked for: one_class).
+        collapsed = len(found) < 2 and config.objective != "one_class"
         rounds.append({"backward_loss": backward.validation_loss, "gps_values": gps_values})
         if (not collapsed and all(p is not None for p in found.values())) or not more:
             break
@@ -266,11 +287,13 @@ def _learn_step(run: _OpenRun, step: int) -> None:
     covers.append(list(found.values()))
     state = run.state
     state["backward"][step] = (backward.abstraction.weight, backward.abstraction.bias)
-    state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
+    if forward is not None:
+        state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
     state["log"].append({
         "step": step + 1, "episodes": sampler.episodes - episodes_before,
         "transitions": len(batch.actions),
-        "backward_loss": backward.validation_loss, "forward_loss": forward.validation_loss,
+        "backward_loss": backward.validation_loss,
+        "forward_loss": None if forward is None else forward.validation_loss,
         "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
         "rounds": rounds,
     })

@@ -2,7 +2,10 @@
 observations (the hyperparameter flags are generated from :class:`homer.config.HomerConfig`);
 ``python -m homer compare RUN_DIR``: the run against the exact answers (:mod:`homer.compare`),
 written to ``RUN_DIR/compare`` as ``report.json``, ``summary.txt`` and the plots;
-``python -m homer sweep ...``: the horizon sweep of the baselines and HOMER (:mod:`homer.sweep`)."""
+``python -m homer sweep ...``: the horizon sweep of the baselines and HOMER (:mod:`homer.sweep`);
+``python -m homer counterexamples --out DIR``: Section 5's failing objectives and HOMER on the
+same MDPs against the exact truth (:mod:`homer.counterexamples`); ``run --objective`` runs one
+of those objectives alone (:mod:`homer.objectives`)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from tqdm import tqdm
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.compare import compare_run, format_summary
-from homer.config import RANGES, HomerConfig
+from homer.config import OBJECTIVES, RANGES, HomerConfig
+from homer.counterexamples import counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
 from homer.plots import (
     alpha_figure,
@@ -90,11 +94,29 @@ def _parser() -> argparse.ArgumentParser:
                        help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
     sweep.add_argument("--workers", type=at_least(1), default=2,
                        help="local executor: processes")
+    counter = commands.add_parser(
+        "counterexamples",
+        help="Section 5 learned: each failing objective and HOMER on the same MDPs, both "
+             "compared with the exact truth (exit 1 if a row is not as predicted)")
+    counter.add_argument("--out", type=Path, required=True,
+                         help="directory for the runs (one subdirectory each; replaced)")
+    counter.add_argument("--cases", default=None,
+                         help="comma-separated names (default: all, with the stored finder "
+                              "instances)")
+    counter.add_argument("--seed", type=at_least(0), default=0, help="seed of every run")
+    counter.add_argument("--transitions", type=at_least(1), default=HomerConfig().transitions,
+                         help="real transitions per step of every run (one round each)")
+    counter.add_argument("--json", action="store_true",
+                         help="last line: the table as one JSON list")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
+        flag = "--" + item.name.replace("_", "-")
+        if item.name not in RANGES:  # objective
+            run.add_argument(flag, choices=OBJECTIVES, default=item.default,
+                             help=helps[item.name])
+            continue
         text = f"{helps[item.name]} ({RANGES[item.name].describe()})"
-        run.add_argument("--" + item.name.replace("_", "-"), type=RANGES[item.name],
-                         default=item.default,
+        run.add_argument(flag, type=RANGES[item.name], default=item.default,
                          help=text.replace("%", "%%"))  # argparse formats help with %
     return parser
 
@@ -155,10 +177,33 @@ def _sweep(args: argparse.Namespace) -> int:
     return 1 if any(r["status"] == "failed" for r in records) else 0
 
 
+def _counterexamples(args: argparse.Namespace) -> int:
+    names = None if args.cases is None else args.cases.split(",")
+    try:
+        base = HomerConfig(transitions=args.transitions, max_transitions=args.transitions)
+        rows = run_counterexamples(
+            args.out, base, seed=args.seed, names=names,
+            progress=lambda line: None if args.json else print(line, flush=True))
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    table = counterexample_table(rows)
+    (args.out / "table.txt").write_text(table + "\n")
+    (args.out / "table.json").write_text(json.dumps(rows, indent=1) + "\n")
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        print(table)
+    as_predicted = all(r["fails_as_predicted"] and r["homer_succeeds"] for r in rows)
+    return 0 if as_predicted else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "counterexamples":
+        return _counterexamples(args)
     if args.command == "sweep":
         return _sweep(args)
     try:

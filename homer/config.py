@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["RANGES", "HomerConfig"]
+__all__ = ["OBJECTIVES", "RANGES", "HomerConfig"]
 
 RANGES: dict[str, NumberRange] = {
     "backward_capacity": at_least(2), "forward_capacity": at_least(2),
@@ -21,8 +21,12 @@ RANGES: dict[str, NumberRange] = {
     "gps_epsilon": fraction(), "ridge": positive(), "evaluation_episodes": at_least(1),
     "torch_threads": at_least(1),
 }
-"""The values each :class:`HomerConfig` field accepts (also the command line's flag types).
-A capacity of 1 cannot tell a real transition from an imposter, so capacities start at 2."""
+"""The values each numeric :class:`HomerConfig` field accepts (also the command line's flag
+types). A capacity of 1 cannot tell a real transition from an imposter, so capacities start at
+2."""
+
+OBJECTIVES = ("contrastive", "inverse_dynamics", "pcid", "autoencoder", "one_class")
+"""The values of ``HomerConfig.objective`` (homer/objectives.py)."""
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,18 @@ class HomerConfig:
     steady next to other busy processes; part of the run's identity, since another thread count
     may change the last bits of the training)."""
 
+    objective: str = "contrastive"
+    """The abstraction step (homer/objectives.py): contrastive (HOMER), inverse_dynamics
+    (curiosity), pcid, autoencoder, or one_class (the trivial reward-free bisimulation) - the
+    last four are Section 5's failing objectives."""
+
     def __post_init__(self) -> None:
         for item in fields(self):
-            RANGES[item.name].check(getattr(self, item.name), item.name)
+            if item.name in RANGES:
+                RANGES[item.name].check(getattr(self, item.name), item.name)
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                             f"{self.objective!r}")
         if self.min_epochs > self.max_epochs:
             raise ValueError(f"min_epochs ({self.min_epochs}) must be at most max_epochs "
                              f"({self.max_epochs})")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +42,18 @@ from torch.nn import functional as F
 
 from homer.config import HomerConfig
 
-__all__ = ["ContrastiveEnsemble", "LinearAbstraction", "TrainingResult", "train_contrastive"]
+__all__ = [
+    "ContrastiveEnsemble",
+    "LinearAbstraction",
+    "TrainingResult",
+    "class_losses",
+    "discretise",
+    "fit_ensemble",
+    "quantise_bottleneck",
+    "split_indices",
+    "train_contrastive",
+    "uniform_parameter",
+]
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,8 @@ class LinearAbstraction:
         return np.argmax(observations @ self.weight.T + self.bias, axis=1)
 
 
-def _uniform(shape: tuple[int, ...], fan_in: int, generator: torch.Generator) -> nn.Parameter:
+def uniform_parameter(shape: tuple[int, ...], fan_in: int,
+                      generator: torch.Generator) -> nn.Parameter:
     """``nn.Linear``'s default initialisation, U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
     bound = 1 / math.sqrt(fan_in)
     return nn.Parameter((torch.rand(shape, generator=generator) * 2 - 1) * bound)
@@ -71,13 +83,45 @@ right after quantisation: Gumbel noise (standard deviation about 1.3 at temperat
 flips such a code, so the Gumbel phase starts from the codes of the quantised abstraction."""
 
 
-def _discretise(logits: torch.Tensor, allowed: torch.Tensor, mode: str,
+def discretise(logits: torch.Tensor, allowed: torch.Tensor, mode: str,
                 temperature: float) -> torch.Tensor:
     """One-hot codes of ``logits`` over the ``allowed`` columns (the classes)."""
     logits = logits.masked_fill(~allowed, -math.inf)
     if mode == "gumbel":
         return F.gumbel_softmax(logits, tau=temperature, hard=True)
     return F.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+
+
+@torch.no_grad()
+def quantise_bottleneck(weight: nn.Parameter, bias: nn.Parameter, allowed: torch.Tensor,
+                        hidden_weight: nn.Parameter, rows: slice, member: int, classes: int,
+                        inputs: torch.Tensor, generator: torch.Generator) -> None:
+    """Quantise one member's bottleneck ``u = inputs @ weight[member] + bias[member]`` into
+    ``classes`` k-means clusters (module docstring): the nearest-centre rule as a linear map in
+    the first ``classes`` columns, the other columns masked out of ``allowed``, and the
+    classifier rows ``hidden_weight[member, rows]`` for the code replaced by the centres'."""
+    embedding = inputs @ weight[member] + bias[member]
+    seed = int(torch.randint(2**31 - 1, (1,), generator=generator))
+    with warnings.catch_warnings():
+        # Fewer distinct embeddings than classes (a noiseless encoder, a layer with fewer
+        # observations than classes) leave duplicate centres: their columns tie, argmax keeps
+        # the first, and the abstraction simply uses fewer classes.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        centres = torch.from_numpy(
+            KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
+            .cluster_centers_).to(weight.dtype)
+    norms = (centres**2).sum(dim=1)
+    top = (2 * embedding @ centres.T - norms).topk(2, dim=1).values
+    gap = float((top[:, 0] - top[:, 1]).median())
+    scale = CODE_MARGIN / gap if gap > 0 else 1.0
+    bias[member, :, :classes] = (2 * bias[member] @ centres.T - norms) * scale
+    weight[member, :, :classes] = weight[member] @ centres.T * (2 * scale)
+    weight[member, :, classes:] = 0
+    bias[member, :, classes:] = 0
+    allowed[member, :, classes:] = False
+    hidden_rows = hidden_weight[member, rows]
+    hidden_rows[:classes] = centres @ hidden_rows
+    hidden_rows[classes:] = 0
 
 
 class ContrastiveEnsemble(nn.Module):
@@ -101,14 +145,14 @@ class ContrastiveEnsemble(nn.Module):
         self.register_buffer("backward", torch.tensor(list(backward)).view(members, 1, 1))
         self.register_buffer("x_allowed", torch.ones(members, 1, embedding, dtype=torch.bool))
         self.register_buffer("next_allowed", torch.ones(members, 1, embedding, dtype=torch.bool))
-        self.x_weight = _uniform((members, dimension, embedding), dimension, generator)
-        self.x_bias = _uniform((members, 1, embedding), dimension, generator)
-        self.next_weight = _uniform((members, dimension, embedding), dimension, generator)
-        self.next_bias = _uniform((members, 1, embedding), dimension, generator)
-        self.hidden_weight = _uniform((members, width, hidden), width, generator)
-        self.hidden_bias = _uniform((members, 1, hidden), width, generator)
-        self.output_weight = _uniform((members, hidden, 2), hidden, generator)
-        self.output_bias = _uniform((members, 1, 2), hidden, generator)
+        self.x_weight = uniform_parameter((members, dimension, embedding), dimension, generator)
+        self.x_bias = uniform_parameter((members, 1, embedding), dimension, generator)
+        self.next_weight = uniform_parameter((members, dimension, embedding), dimension, generator)
+        self.next_bias = uniform_parameter((members, 1, embedding), dimension, generator)
+        self.hidden_weight = uniform_parameter((members, width, hidden), width, generator)
+        self.hidden_bias = uniform_parameter((members, 1, hidden), width, generator)
+        self.output_weight = uniform_parameter((members, hidden, 2), hidden, generator)
+        self.output_bias = uniform_parameter((members, 1, 2), hidden, generator)
 
     def forward(self, x: torch.Tensor, action: torch.Tensor, x_next: torch.Tensor, mode: str,
                 temperature: float = 1.0) -> torch.Tensor:
@@ -119,8 +163,8 @@ class ContrastiveEnsemble(nn.Module):
         u = torch.baddbmm(self.x_bias, x.expand(members, -1, -1), self.x_weight)
         v = torch.baddbmm(self.next_bias, x_next.expand(members, -1, -1), self.next_weight)
         if mode != "continuous":
-            v = torch.where(self.backward, _discretise(v, self.next_allowed, mode, temperature), v)
-            u = torch.where(self.backward, u, _discretise(u, self.x_allowed, mode, temperature))
+            v = torch.where(self.backward, discretise(v, self.next_allowed, mode, temperature), v)
+            u = torch.where(self.backward, u, discretise(u, self.x_allowed, mode, temperature))
         inputs = torch.cat([u, action.expand(members, -1, -1), v], dim=2)
         hidden = F.leaky_relu(torch.baddbmm(self.hidden_bias, inputs, self.hidden_weight))
         return torch.baddbmm(self.output_bias, hidden, self.output_weight)
@@ -134,34 +178,16 @@ class ContrastiveEnsemble(nn.Module):
         return self.x_weight, self.x_bias, self.x_allowed, slice(0, embedding)
 
     @torch.no_grad()
-    def quantise(self, x: torch.Tensor, x_next: torch.Tensor, generator: torch.Generator) -> None:
+    def quantise(self, x: torch.Tensor, action: torch.Tensor, x_next: torch.Tensor,
+                 generator: torch.Generator) -> None:
         """Turn each member's continuous bottleneck into its k-means quantisation (module
-        docstring): ``x`` and ``x_next`` are the training observations of each side."""
+        docstring): ``x`` and ``x_next`` are the training observations of each side (the
+        inputs of :meth:`forward`; ``action`` is not used)."""
         for member, classes in enumerate(self.classes):
             weight, bias, allowed, rows = self._bottleneck(member)
-            embedding = (x_next if self.backward[member].item() else x) @ weight[member] \
-                + bias[member]
-            seed = int(torch.randint(2**31 - 1, (1,), generator=generator))
-            with warnings.catch_warnings():
-                # Fewer distinct embeddings than classes (a noiseless encoder, a layer with
-                # fewer observations than classes) leave duplicate centres: their columns tie,
-                # argmax keeps the first, and the abstraction simply uses fewer classes.
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                centres = torch.from_numpy(
-                    KMeans(classes, n_init=4, random_state=seed).fit(embedding.double().numpy())
-                    .cluster_centers_).to(weight.dtype)
-            norms = (centres**2).sum(dim=1)
-            top = (2 * embedding @ centres.T - norms).topk(2, dim=1).values
-            gap = float((top[:, 0] - top[:, 1]).median())
-            scale = CODE_MARGIN / gap if gap > 0 else 1.0
-            bias[member, :, :classes] = (2 * bias[member] @ centres.T - norms) * scale
-            weight[member, :, :classes] = weight[member] @ centres.T * (2 * scale)
-            weight[member, :, classes:] = 0
-            bias[member, :, classes:] = 0
-            allowed[member, :, classes:] = False
-            hidden_rows = self.hidden_weight[member, rows]
-            hidden_rows[:classes] = centres @ hidden_rows
-            hidden_rows[classes:] = 0
+            inputs = x_next if self.backward[member].item() else x
+            quantise_bottleneck(weight, bias, allowed, self.hidden_weight, rows, member,
+                                classes, inputs, generator)
 
     def abstraction(self, member: int) -> LinearAbstraction:
         """The member's bottleneck as ``phi``: on ``x'`` for a backward member, else on ``x``."""
@@ -178,48 +204,51 @@ class TrainingResult:
     epochs: int
 
 
-def _split(n: int, fraction: float, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+def split_indices(n: int, fraction: float,
+                  generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """A random split of ``range(n)``: training and validation indices (``fraction`` held
+    out, at least one)."""
     order = torch.randperm(n, generator=generator)
     held = max(1, int(n * fraction))
     return order[held:], order[:held]
 
 
-def _member_losses(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of each member; ``labels`` are repeated once per member."""
-    members, batch, _ = logits.shape
-    return F.cross_entropy(logits.reshape(members * batch, 2), labels,
+def class_losses(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of each member's logits ``(members, batch, classes)`` against the
+    same ``labels`` ``(batch,)``."""
+    members, batch, classes = logits.shape
+    return F.cross_entropy(logits.reshape(members * batch, classes), labels.repeat(members),
                            reduction="none").view(members, batch).mean(dim=1)
 
 
-def train_contrastive(
-    x: np.ndarray, a: np.ndarray, x_next: np.ndarray, actions: int, backward: Sequence[bool],
-    config: HomerConfig, generator: torch.Generator,
-) -> list[TrainingResult]:
-    """Train one model per entry of ``backward`` (True: backward model, False: forward model)
-    on the real transitions and as many imposters (``x'`` resampled within the set)."""
-    n, dimension = x.shape
-    members = len(backward)
-    imposters = torch.randint(n, (n,), generator=generator)
-    xs = torch.from_numpy(np.concatenate([x, x]))
-    acts = F.one_hot(torch.from_numpy(np.concatenate([a, a]).astype(np.int64)),
-                     actions).float()
-    nexts = torch.from_numpy(np.concatenate([x_next, x_next[imposters.numpy()]]))
-    labels = torch.cat([torch.ones(n, dtype=torch.long), torch.zeros(n, dtype=torch.long)])
-    train, valid = _split(2 * n, config.validation_fraction, generator)
-    valid_data = (xs[valid], acts[valid], nexts[valid])
-    valid_labels = labels[valid].repeat(members)
-    ensemble = ContrastiveEnsemble(dimension, actions, backward, config, generator)
+MemberLosses = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+"""``losses(outputs, targets)``: the mean loss of each member, shape ``(members,)``."""
+
+
+def fit_ensemble(ensemble: nn.Module, inputs: tuple[torch.Tensor, ...], targets: torch.Tensor,
+                 split: tuple[torch.Tensor, torch.Tensor], member_losses: MemberLosses,
+                 config: HomerConfig, generator: torch.Generator
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two training phases of the module docstring for any ensemble with a bottleneck:
+    ``ensemble(*inputs, mode, temperature)`` gives outputs with a leading member axis and
+    ``ensemble.quantise(*training inputs, generator)`` discretises it; ``split`` holds the
+    training and validation indices (:func:`split_indices`). Each member keeps the parameters
+    of its best validation epoch; returns its validation loss and its epochs."""
+    train, valid = split
+    valid_data = tuple(tensor[valid] for tensor in inputs)
+    valid_targets = targets[valid]
     parameters = list(ensemble.parameters())
+    members = parameters[0].shape[0]
     epochs = torch.zeros(members, dtype=torch.long)
     for mode in ("continuous", "gumbel"):
         if mode == "gumbel":
-            ensemble.quantise(xs[train], nexts[train], generator)
+            ensemble.quantise(*(tensor[train] for tensor in inputs), generator)
         # A fresh optimiser per phase: quantisation re-parametrises the bottleneck, so the
         # moment estimates of pre-training no longer apply.
         optimiser = torch.optim.Adam(parameters, lr=config.learning_rate, foreach=True)
         evaluated = "continuous" if mode == "continuous" else "hard"
         with torch.no_grad():  # the phase's starting point is a candidate too
-            best_loss = _member_losses(ensemble(*valid_data, evaluated), valid_labels)
+            best_loss = member_losses(ensemble(*valid_data, evaluated), valid_targets)
         best = [p.detach().clone() for p in parameters]
         waited = torch.zeros(members, dtype=torch.long)
         active = torch.ones(members, dtype=torch.bool)
@@ -227,18 +256,18 @@ def train_contrastive(
         for epoch in range(config.max_epochs):
             epochs += active
             order = train[torch.randperm(len(train), generator=generator)]
-            shuffled = (xs[order], acts[order], nexts[order])
-            shuffled_labels = labels[order]
+            shuffled = tuple(tensor[order] for tensor in inputs)
+            shuffled_targets = targets[order]
             for start in range(0, len(order), config.batch_size):
                 end = start + config.batch_size
-                logits = ensemble(*(tensor[start:end] for tensor in shuffled), mode,
-                                  config.gumbel_temperature)
-                loss = _member_losses(logits, shuffled_labels[start:end].repeat(members)).sum()
+                outputs = ensemble(*(tensor[start:end] for tensor in shuffled), mode,
+                                   config.gumbel_temperature)
+                loss = member_losses(outputs, shuffled_targets[start:end]).sum()
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
             with torch.no_grad():
-                losses = _member_losses(ensemble(*valid_data, evaluated), valid_labels)
+                losses = member_losses(ensemble(*valid_data, evaluated), valid_targets)
                 improved = active & (losses < best_loss - 1e-4)
                 best_loss = torch.where(improved, losses, best_loss)
                 for parameter, kept in zip(parameters, best, strict=True):
@@ -251,5 +280,25 @@ def train_contrastive(
         with torch.no_grad():
             for parameter, kept in zip(parameters, best, strict=True):
                 parameter.copy_(kept)
-    return [TrainingResult(ensemble.abstraction(member), float(best_loss[member]),
-                           int(epochs[member])) for member in range(members)]
+    return best_loss, epochs
+
+
+def train_contrastive(
+    x: np.ndarray, a: np.ndarray, x_next: np.ndarray, actions: int, backward: Sequence[bool],
+    config: HomerConfig, generator: torch.Generator,
+) -> list[TrainingResult]:
+    """Train one model per entry of ``backward`` (True: backward model, False: forward model)
+    on the real transitions and as many imposters (``x'`` resampled within the set)."""
+    n, dimension = x.shape
+    imposters = torch.randint(n, (n,), generator=generator)
+    xs = torch.from_numpy(np.concatenate([x, x]))
+    acts = F.one_hot(torch.from_numpy(np.concatenate([a, a]).astype(np.int64)),
+                     actions).float()
+    nexts = torch.from_numpy(np.concatenate([x_next, x_next[imposters.numpy()]]))
+    labels = torch.cat([torch.ones(n, dtype=torch.long), torch.zeros(n, dtype=torch.long)])
+    split = split_indices(2 * n, config.validation_fraction, generator)
+    ensemble = ContrastiveEnsemble(dimension, actions, backward, config, generator)
+    losses, epochs = fit_ensemble(ensemble, (xs, acts, nexts), labels, split,
+                                  class_losses, config, generator)
+    return [TrainingResult(ensemble.abstraction(member), float(losses[member]),
+                           int(epochs[member])) for member in range(len(backward))]

@@ -66,7 +66,16 @@ def _parser() -> argparse.ArgumentParser:
                           required=True)
     find_cmd.add_argument("--threshold", default="1/2", help="alpha below this is a failure")
     find_cmd.add_argument("--max-examples", type=at_least(1), default=3000)
+    find_cmd.add_argument("--non-trivial", action="store_true",
+                          help="count only failures where the objective learned something "
+                               "(two classes and a non-uniform posterior on the failing layer)")
+    find_cmd.add_argument("--robust", action="store_true",
+                          help="count only failures that hold with PSDP ties broken in every "
+                               "state's favour (not only against it)")
     find_cmd.add_argument("--out", type=Path, help="write the found spec here")
+    find_cmd.add_argument("--record", type=Path,
+                          help="write the whole finding (spec, alphas, search time) here, as "
+                               "stored in kinematic/counterexamples/found/")
     find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -88,12 +97,15 @@ def _counterexamples(as_json: bool) -> int:
 def _find(args: argparse.Namespace) -> int:
     from kinematic.counterexamples.search import find_counterexample
 
-    found = find_counterexample(args.objective, args.threshold, args.max_examples)
+    found = find_counterexample(args.objective, args.threshold, args.max_examples,
+                                non_trivial=args.non_trivial, robust=args.robust)
     if found is None:
         print(f"no counterexample found in {args.max_examples} examples", file=sys.stderr)
         return 1
     if args.out:
         args.out.write_text(json.dumps(found.spec, indent=1) + "\n")
+    if args.record:
+        args.record.write_text(json.dumps(found.as_json(), indent=1) + "\n")
     if args.json:
         print(json.dumps(found.as_json()))
     else:

@@ -20,6 +20,7 @@ from kinematic.spec import from_spec, to_spec
 
 __all__ = [
     "autoencoder_counterexample",
+    "autoencoder_exploration_counterexample",
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
@@ -186,28 +187,33 @@ def figure1_noncompositional() -> BlockMDP:
 
 def curiosity_counterexample() -> BlockMDP:
     """The Block MDP of Figure ``fig:simon-deepak-counterexample`` (left), rebuilt from the text
-    of Section 5 (the figure is not in the source; the exact layout is ours).
+    of Section 5 (the figure is not in the source; the layout is ours, chosen so that every
+    sentence of the text holds).
 
     Start uniform over ``{s1, s2}``; actions ``a1, a2``. Only ``a1`` leads into ``{s3, s4}``
     (``s1 -> s3``, ``s2 -> s4``) and only ``a2`` into ``{s5, s6}`` (``s1 -> s5``,
-    ``s2 -> s6``). From layer 2 both actions lead to the same place: ``s3, s6 -> s7`` and
-    ``s4, s5 -> s8``. So the policy taking ``a1`` in ``s1`` and ``s3`` and ``a2`` in ``s2`` and
-    ``s6`` reaches ``s7`` with probability 1 and never ``s8``.
+    ``s2 -> s6``). Layer 3: ``s3 --a1--> s7`` and ``s6 --a2--> s7``; ``s4 --a1-->`` and
+    ``s5 --a2-->`` reach ``s8`` with probability 1/2 (else ``s9``); every other move goes to
+    ``s9``. So from each observation of layer 2 the previous action is perfectly predictable
+    from ``{s7, s8}`` (the two are never reachable from the same state), the policy taking
+    ``a1`` in ``s1`` and ``s3`` and ``a2`` in ``s2`` and ``s6`` reaches ``s7`` surely, and - the
+    halved moves into ``s8`` - it is the *only* optimal policy for the class ``{s7, s8}``: the
+    cover built from that class misses ``s8`` whatever tie-breaking PSDP uses.
     """
-    both = ("a1", "a2")
+    half = {"s8": "1/2", "s9": "1/2"}
     return from_spec({
         "name": "curiosity-counterexample",
         "horizon": 3,
-        "actions": list(both),
-        "layers": [["s1", "s2"], ["s3", "s4", "s5", "s6"], ["s7", "s8"]],
+        "actions": ["a1", "a2"],
+        "layers": [["s1", "s2"], ["s3", "s4", "s5", "s6"], ["s7", "s8", "s9"]],
         "start": {"s1": "1/2", "s2": "1/2"},
         "transitions": {
             "s1": {"a1": {"s3": "1"}, "a2": {"s5": "1"}},
             "s2": {"a1": {"s4": "1"}, "a2": {"s6": "1"}},
-            "s3": {a: {"s7": "1"} for a in both},
-            "s4": {a: {"s8": "1"} for a in both},
-            "s5": {a: {"s8": "1"} for a in both},
-            "s6": {a: {"s7": "1"} for a in both},
+            "s3": {"a1": {"s7": "1"}, "a2": {"s9": "1"}},
+            "s4": {"a1": half, "a2": {"s9": "1"}},
+            "s5": {"a1": {"s9": "1"}, "a2": half},
+            "s6": {"a1": {"s9": "1"}, "a2": {"s7": "1"}},
         },
     })
 
@@ -256,6 +262,28 @@ def autoencoder_counterexample(bits: int, first_state_probability: object) -> Bl
         "layers": [["s0", "s1"]], "start": {"s0": str(p), "s1": str(1 - p)},
         "transitions": {},
         "emissions": {f"s{b}": {f"{b}{rest}": share for rest in noise} for b in (0, 1)},
+    })
+
+
+def autoencoder_exploration_counterexample(bits: int = 2, actions: int = 4) -> BlockMDP:
+    """The autoencoder example inside HOMER's loop: one start state ``s``; action ``a1`` leads
+    to ``s0``, the other ``actions - 1`` actions to ``s1``, whose observations are those of
+    :func:`autoencoder_counterexample` (``bits``-long strings: the state bit, then noise). Data
+    rolled in with uniform actions see ``s0`` with probability ``1 / actions``: the states are
+    unequally likely, as the text's strict failure needs."""
+    if actions < 2:
+        raise ValueError(f"the example needs at least 2 actions, got {actions}")
+    inner = autoencoder_counterexample(bits, Fraction(1, 2))
+    names = [f"a{k}" for k in range(1, actions + 1)]
+    return from_spec({
+        "name": f"autoencoder-exploration-d{bits}", "horizon": 2, "actions": names,
+        "layers": [["s"], ["s0", "s1"]], "start": {"s": "1"},
+        "transitions": {"s": {a: {"s0" if a == "a1" else "s1": "1"} for a in names}},
+        "emissions": {
+            state: {inner.observations[0][x]: str(inner.emission_probability[0][x])
+                    for x in range(len(inner.observations[0]))
+                    if inner.layers[0][inner.emission_state[0][x]] == state}
+            for state in ("s0", "s1")},
     })
 
 

@@ -16,20 +16,29 @@ beats every encoder that ignores the state bit (5/6 when ``P(s0) = 2/3``) - a st
 of the text ("optimal reconstruction loss is achieved by a representation that ignores the
 state bit") is false there. Losses are exact: probabilities are scaled to integers and divided
 back at the end.
+
+Inside HOMER's loop the observations are one-hot encoded (homer/encoders.py), so there the
+autoencoder's optimum is a mass-weighted clustering of the observations
+(:func:`one_hot_reconstruction_optimum`): on
+:func:`kinematic.families.autoencoder_exploration_counterexample` every optimal two-class code
+keeps a noise value of the likelier state apart and merges the rest - it mixes the states, as
+the learned autoencoder of ``python -m homer counterexamples`` does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
 
 import numpy as np
 
 from kinematic.counterexamples import Counterexample
-from kinematic.families import autoencoder_counterexample
+from kinematic.counterexamples.objectives import transition_distribution
+from kinematic.families import autoencoder_counterexample, autoencoder_exploration_counterexample
 from kinematic.model import BlockMDP
 
-__all__ = ["autoencoder_claim", "encoder_losses"]
+__all__ = ["autoencoder_claim", "encoder_losses", "one_hot_reconstruction_optimum"]
 
 MAX_BITS = 4
 
@@ -57,6 +66,63 @@ def encoder_losses(mdp: BlockMDP) -> tuple[np.ndarray, np.ndarray, np.ndarray, i
         mass = chosen @ weights
         losses += np.minimum(ones, mass[:, None] - ones).sum(axis=1)
     return losses, matrix, encoders, scale
+
+
+def one_hot_reconstruction_optimum(
+    masses: Sequence[Fraction], classes: int
+) -> tuple[Fraction, list[np.ndarray]]:
+    """The best square loss of reconstructing one-hot observations (probabilities ``masses``)
+    through at most ``classes`` codes, and every partition attaining it (labels, observation 0
+    in class 0; enumerated as restricted growth strings). HOMER's encoder puts each observation
+    on its own axis, so this is the optimum of an autoencoder there (its Gaussian noise adds a
+    constant): a class ``G`` with mass ``m`` costs ``m - sum_{x in G} P(x)^2 / m``."""
+    best: Fraction | None = None
+    optimal: list[np.ndarray] = []
+
+    def extend(labels: list[int], used: int) -> None:
+        nonlocal best, optimal
+        if len(labels) == len(masses):
+            loss = Fraction(0)
+            for c in range(used):
+                members = [masses[x] for x, label in enumerate(labels) if label == c]
+                mass = sum(members, Fraction(0))
+                if mass:
+                    loss += mass - sum(p * p for p in members) / mass
+            if best is None or loss < best:
+                best, optimal = loss, [np.array(labels)]
+            elif loss == best:
+                optimal.append(np.array(labels))
+            return
+        for c in range(min(used + 1, classes)):
+            extend([*labels, c], max(used, c + 1))
+
+    extend([], 0)
+    return best, optimal
+
+
+def _exploration_case() -> tuple[dict, bool]:
+    """The two-class optimum of HOMER's one-hot encoding on the exploration version."""
+    mdp = autoencoder_exploration_counterexample()
+    joint = transition_distribution(mdp, [], 1)
+    masses = [Fraction(m) for m in joint.sum(axis=(0, 1))]
+    best, optimal = one_hot_reconstruction_optimum(masses, 2)
+    by_state = mdp.emission_state[1]
+    state_loss = sum(
+        (sum(masses[x] for x in np.flatnonzero(by_state == s))
+         - sum(masses[x] ** 2 for x in np.flatnonzero(by_state == s))
+         / sum(masses[x] for x in np.flatnonzero(by_state == s)))
+        for s in range(mdp.width(1)))
+    mixes = all(any(len(set(by_state[labels == c])) > 1 for c in np.unique(labels))
+                for labels in optimal)
+    return {
+        "observation probabilities (uniform actions)": {
+            name: str(m) for name, m in zip(mdp.observations[1], masses, strict=True)},
+        "minimum loss, two classes": str(best),
+        "loss of the state partition": str(state_loss),
+        "optimal classes": [[[mdp.observations[1][x] for x in np.flatnonzero(labels == c)]
+                             for c in np.unique(labels)] for labels in optimal],
+        "every optimum mixes the states": mixes,
+    }, bool(mixes and best < state_loss)
 
 
 def autoencoder_claim() -> Counterexample:
@@ -94,11 +160,17 @@ def autoencoder_claim() -> Counterexample:
             holds &= bool(noise < state) if unequal else bool(noise <= state)
             if unequal:
                 holds &= case["minimisers that reveal the state"] == 0
+    exploration, mixes = _exploration_case()
+    numbers["HOMER's one-hot encoder, autoencoder_exploration_counterexample, layer 2"] = \
+        exploration
+    holds &= mixes
     return Counterexample(
         "autoencoder",
         "over all one-bit encoders (d <= 4) with optimal decoders: keeping a noise bit is never "
         "worse than keeping the state bit (strictly better when P(s0) != 1/2), and then no "
-        "minimiser of the loss reveals the state",
+        "minimiser of the loss reveals the state; with HOMER's one-hot encoder inside the "
+        "exploration loop (s0 reached by 1 of 4 actions) every optimal two-class code mixes "
+        "the states",
         bool(holds),
         numbers,
     )

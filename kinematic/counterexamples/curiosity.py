@@ -1,10 +1,14 @@
 """Curiosity / inverse dynamics (Section 5, "Predicting Previous Action from Observations").
 
-On :func:`kinematic.families.curiosity_counterexample`, the abstraction merging ``{s3, s4}``,
-``{s5, s6}`` and ``{s7, s8}`` attains the Bayes-optimal inverse-dynamics loss; the internal
-reward of the class ``{s7, s8}`` has an optimal policy that reaches ``s7`` surely and ``s8``
-never, so the cover built from it has alpha = 0 at ``s8``; the backward KI abstraction with exact
-PSDP gives alpha = 1 everywhere.
+On :func:`kinematic.families.curiosity_counterexample` the previous action is perfectly
+predictable from ``(x, x')`` wherever ``x'`` comes from ``{s7, s8}``, so the abstraction merging
+``{s3, s4}``, ``{s5, s6}`` and ``{s7, s8}`` attains the Bayes-optimal inverse-dynamics loss (at
+layer 3 it is the only Bayes-optimal abstraction with two classes, the coarsest possible). The
+internal reward of the class ``{s7, s8}`` has a single optimal policy - the text's, ``a1`` in
+``s1`` and ``s3``, ``a2`` in ``s2`` and ``s6`` - which reaches ``s7`` surely and ``s8`` never,
+so the cover has alpha = 0 at ``s8`` whatever tie-breaking PSDP uses (first action, against a
+state or in its favour: all three are computed). The backward KI abstraction with exact PSDP
+gives alpha = 1 everywhere.
 """
 
 from __future__ import annotations
@@ -15,9 +19,14 @@ from fractions import Fraction
 import numpy as np
 
 from kinematic.counterexamples import Counterexample
-from kinematic.counterexamples.exploration import explore_with_objective, worst_case_cover_alpha
+from kinematic.counterexamples.exploration import (
+    explore_with_objective,
+    state_groups,
+    worst_case_cover_alpha,
+)
 from kinematic.counterexamples.objectives import (
     inverse_dynamics_abstraction,
+    inverse_dynamics_posteriors,
     is_inverse_dynamics_optimal,
     square_loss,
     transition_distribution,
@@ -62,8 +71,7 @@ def curiosity_claim() -> Counterexample:
     mdp = curiosity_counterexample()
     merged = [np.zeros(2, dtype=np.intp),
               _labels(mdp, 1, [["s3", "s4"], ["s5", "s6"]]),
-              _labels(mdp, 2, [["s7", "s8"]])]
-    wrong = _labels(mdp, 1, [["s3", "s5"], ["s4", "s6"]])
+              _labels(mdp, 2, [["s7", "s8"], ["s9"]])]
     numbers: dict = {}
     optimal = True
     cover: list[Policy] = []
@@ -73,27 +81,41 @@ def curiosity_claim() -> Counterexample:
         optimal &= bayes == abstracted and is_inverse_dynamics_optimal(joint, merged[h])
         numbers[f"layer {h + 1}: Bayes-optimal square loss"] = str(bayes)
         numbers[f"layer {h + 1}: loss with the merged abstraction"] = str(abstracted)
+        numbers[f"layer {h + 1}: Bayes-optimal two-class abstractions"] = [
+            state_groups(mdp, h, labels) for labels in _two_class_labels(len(merged[h]))
+            if is_inverse_dynamics_optimal(joint, labels)]
         if h == 1:
-            numbers["layer 2: loss when merging {s3,s5} and {s4,s6} instead"] = str(
-                inverse_dynamics_loss(joint, wrong))
             cover = [state_policy(mdp, {"s1": "a1", "s2": "a1"}),
                      state_policy(mdp, {"s1": "a2", "s2": "a2"})]
+    merged_states = {mdp.layers[2].index(s) for s in ("s7", "s8")}
+    into_merged = [y for y, state in enumerate(mdp.emission_state[2]) if state in merged_states]
+    predictable = all(max(posterior) == 1 for (x, y), posterior
+                      in inverse_dynamics_posteriors(joint).items() if y in into_merged)
+    numbers["layer 3: p(a | x, x') is a point mass for every x' from {s7,s8}"] = predictable
     found = explore_with_objective(mdp, inverse_dynamics_objective)
-    numbers["greedy Bayes-optimal classes found, layer 3"] = len(np.unique(found.labels[2]))
+    numbers["coarsest Bayes-optimal classes found (HOMER loop, exact PSDP)"] = [
+        state_groups(mdp, h, found.labels[h]) for h in range(mdp.horizon)]
 
     reward = block_rewards(mdp, 2, merged[2], 0)
     best = optimal_values(mdp, reward).value
-    tie_break = state_policy(mdp, {"s1": "a1", "s3": "a1", "s2": "a2", "s6": "a2"})
-    visits = state_visitation(mdp, tie_break)[2]
-    eta_s8 = maximum_visitation(mdp)[2][1]
+    paper_policy = state_policy(mdp, {"s1": "a1", "s3": "a1", "s2": "a2", "s6": "a2"})
+    visits = state_visitation(mdp, paper_policy)[2]
     numbers.update({
         "max value of the internal reward of {s7,s8}": str(best),
-        "value of pi (a1 in s1, s3; a2 in s2, s6)": str(policy_value(mdp, tie_break, reward)),
-        "P_pi(s7)": str(visits[0]), "P_pi(s8)": str(visits[1]), "eta(s8)": str(eta_s8),
-        "alpha at s8 of the cover {pi}": str(visits[1] / eta_s8),
+        "value of pi (a1 in s1, s3; a2 in s2, s6)": str(policy_value(mdp, paper_policy,
+                                                                    reward)),
+        "P_pi(s7)": str(visits[0]), "P_pi(s8)": str(visits[1]),
+        "eta(s8)": str(maximum_visitation(mdp)[2][1]),
     })
-    worst, _ = worst_case_cover_alpha(mdp, merged)
-    numbers["worst-case alpha per layer, curiosity abstraction"] = [str(a) for a in worst]
+    worst, _ = worst_case_cover_alpha(mdp, found.labels)
+    luckiest, per_state = worst_case_cover_alpha(mdp, found.labels, most=True)
+    numbers["alpha per layer, curiosity abstraction, first-action PSDP"] = [
+        str(a) for a in found.alpha]
+    numbers["alpha per layer, curiosity abstraction, ties against a state"] = [
+        str(a) for a in worst]
+    numbers["alpha per layer, curiosity abstraction, ties in a state's favour"] = [
+        str(a) for a in luckiest]
+    numbers["alpha at s8, ties in its favour"] = str(per_state["s8"])
 
     backward = observation_labels(mdp, backward_ki_partition(mdp).labels)
     covers = exp_oracle_exact(mdp, backward)
@@ -106,16 +128,29 @@ def curiosity_claim() -> Counterexample:
     numbers["worst-case alpha per layer, backward KI"] = [str(a) for a in kinematic_worst]
 
     holds = (
-        optimal
-        and best == 1 == policy_value(mdp, tie_break, reward)
-        and visits[0] == 1 and visits[1] == 0 and worst[2] == 0
+        optimal and predictable
+        and numbers["layer 3: Bayes-optimal two-class abstractions"] == [[["s7", "s8"], ["s9"]]]
+        and [sorted(map(sorted, g)) for g in
+             numbers["coarsest Bayes-optimal classes found (HOMER loop, exact PSDP)"]]
+        == [[["s1", "s2"]], [["s3", "s4"], ["s5", "s6"]], [["s7", "s8"], ["s9"]]]
+        and best == 1 == policy_value(mdp, paper_policy, reward)
+        and visits[0] == 1 and visits[1] == 0
+        and found.alpha[2] == worst[2] == luckiest[2] == 0
         and all(a == 1 for a in alphas) and all(a == 1 for a in kinematic_worst)
     )
     return Counterexample(
         "curiosity",
-        "merging {s3,s4}, {s5,s6}, {s7,s8} attains the Bayes-optimal inverse-dynamics loss; an "
-        "optimal policy for the {s7,s8} reward never visits s8 (alpha = 0 there), while backward "
-        "KI with exact PSDP gives alpha = 1",
+        "the previous action is perfectly predictable from (x, x') for x' in {s7,s8}, so "
+        "merging {s3,s4}, {s5,s6}, {s7,s8} attains the Bayes-optimal inverse-dynamics loss (at "
+        "layer 3 the only Bayes-optimal two-class abstraction); the only optimal policy for the "
+        "{s7,s8} reward (a1 in s1, s3; a2 in s2, s6) never visits s8, so the cover has alpha = 0 "
+        "under any tie-breaking, while backward KI with exact PSDP gives alpha = 1",
         bool(holds),
         numbers,
     )
+
+
+def _two_class_labels(observations: int) -> list[np.ndarray]:
+    """Every split of ``observations`` into two non-empty classes (observation 0 in class 0)."""
+    return [np.array([(mask >> y) & 1 for y in range(observations)])
+            for mask in range(2, 2 ** observations, 2)]

@@ -3,8 +3,9 @@
 - Target (``pcid_target``): on :func:`kinematic.families.curiosity_counterexample` the
   Bayes-optimal abstraction for predicting ``(phi_{h-1}(x), a)`` from ``x'`` merges ``{s1, s2}``
   (a stochastic start has nothing to predict), then ``{s3, s4}``, ``{s5, s6}`` and ``{s7, s8}``:
-  the same failure as curiosity, caused by the merged start (with the start states separated,
-  the optimum keeps ``s7`` and ``s8`` apart).
+  the same failure as curiosity (``s7`` and ``s8`` have equal posteriors over the previous
+  class and action, ``s9`` another), caused by the merged start (with the start states
+  separated, the optimum keeps ``s7`` and ``s8`` apart).
 - Model-based cover (``pcid_model_based``): on :func:`kinematic.families.pcid_chain`, policies
   over PCID's abstract states reach the good pair ``{s2a, s2b}`` with probability at most 1/2
   where an observation policy reaches it surely; chained over ``H`` layers, the best cover of
@@ -22,7 +23,11 @@ import numpy as np
 
 from kinematic.counterexamples import Counterexample
 from kinematic.counterexamples.abstract_policies import abstract_cover_alpha
-from kinematic.counterexamples.exploration import explore_with_objective
+from kinematic.counterexamples.exploration import (
+    explore_with_objective,
+    state_groups,
+    worst_case_cover_alpha,
+)
 from kinematic.counterexamples.objectives import (
     pcid_posteriors,
     pcid_target_abstraction,
@@ -73,21 +78,12 @@ def pcid_target_loss(joint: np.ndarray, previous_labels: np.ndarray,
     return square_loss(table, [np.flatnonzero(labels == c) for c in np.unique(labels)])
 
 
-def _groups(mdp: BlockMDP, layer: int, labels: np.ndarray) -> list[list[str]]:
-    groups: dict[int, list[str]] = {}
-    for x, label in enumerate(labels):
-        state = mdp.layers[layer][mdp.emission_state[layer][x]]
-        if state not in groups.setdefault(int(label), []):
-            groups[int(label)].append(state)
-    return list(groups.values())
-
-
 def pcid_target_claim() -> Counterexample:
     mdp = curiosity_counterexample()
     found = explore_with_objective(mdp, pcid_target_objective)
-    classes = [_groups(mdp, h, found.labels[h]) for h in range(mdp.horizon)]
+    classes = [state_groups(mdp, h, found.labels[h]) for h in range(mdp.horizon)]
     separated = pcid_abstraction(mdp, separate_start=True)
-    separated_classes = [_groups(mdp, h, separated[h]) for h in range(mdp.horizon)]
+    separated_classes = [state_groups(mdp, h, separated[h]) for h in range(mdp.horizon)]
     numbers: dict = {
         "PCID classes per layer (HOMER loop, exact PSDP)": classes,
         "worst-case alpha per layer": [str(a) for a in found.worst_case_alpha],
@@ -103,17 +99,22 @@ def pcid_target_claim() -> Counterexample:
             mdp.observations[h][y]: [str(p) for p in posterior]
             for y, posterior in pcid_posteriors(joint, found.labels[h - 1]).items()
         }
+    luckiest, _ = worst_case_cover_alpha(mdp, found.labels, most=True)
+    numbers["alpha per layer, ties in a state's favour"] = [str(a) for a in luckiest]
+    last = numbers[f"layer {mdp.horizon}: posteriors p(phi(x), a | x')"]
     holds = (
         classes[0] == [["s1", "s2"]]
         and sorted(map(sorted, classes[1])) == [["s3", "s4"], ["s5", "s6"]]
-        and classes[2] == [["s7", "s8"]]
-        and found.worst_case_alpha[2] == 0
-        and len(separated_classes[2]) == 2
+        and sorted(map(sorted, classes[2])) == [["s7", "s8"], ["s9"]]
+        and last["s7"] == last["s8"] != last["s9"]
+        and found.worst_case_alpha[2] == luckiest[2] == 0
+        and not any(set(group) >= {"s7", "s8"} for group in separated_classes[2])
     )
     return Counterexample(
         "pcid_target",
         "PCID's Bayes-optimal target merges {s1,s2} (stochastic start), then {s3,s4}, {s5,s6} "
-        "and {s7,s8}: the same alpha = 0 failure as curiosity; separating s1, s2 avoids it",
+        "and {s7,s8} (equal posteriors p(phi(x), a | x'), unlike s9's): the same alpha = 0 "
+        "failure as curiosity under any tie-breaking; separating s1, s2 keeps s7, s8 apart",
         bool(holds),
         numbers,
     )
@@ -129,7 +130,7 @@ def pcid_model_based_claim(horizons: Sequence[int] = tuple(range(2, 13))) -> Cou
         expected = mdp.mode.scalar(1) / 2 ** (horizon - 1)
         worst_state = min(ratios, key=ratios.get)
         numbers[f"H={horizon}"] = {"alpha": str(alpha), "worst state": worst_state,
-                                   "PCID classes, last layer": _groups(mdp, horizon - 1,
+                                   "PCID classes, last layer": state_groups(mdp, horizon - 1,
                                                                        labels[-1])}
         holds &= alpha == expected
         if horizon == 2:

@@ -14,7 +14,7 @@ from homer import cli
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from homer.config import RANGES, HomerConfig
+from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
@@ -30,9 +30,20 @@ BAD_VALUES = {  # one value outside each field's range (the issue's cases among 
 
 
 def test_every_field_has_a_range_and_its_default_is_inside():
-    assert set(RANGES) == {f.name for f in fields(HomerConfig)} == set(BAD_VALUES)
-    for item in fields(HomerConfig):
-        assert RANGES[item.name].contains(item.default), item.name
+    numeric = {f.name for f in fields(HomerConfig)} - {"objective"}
+    assert set(RANGES) == numeric == set(BAD_VALUES)
+    for name in numeric:
+        assert RANGES[name].contains(getattr(HomerConfig(), name)), name
+    assert HomerConfig().objective in OBJECTIVES
+
+
+def test_the_objective_flag_offers_exactly_the_objectives(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--env", "combolock", "--out", "x", "--objective", "curiosity"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'curiosity'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"^objective must be one of contrastive, "):
+        HomerConfig(objective="curiosity")
 
 
 @pytest.mark.parametrize("name", sorted(BAD_VALUES))
@@ -208,7 +219,7 @@ def test_a_policy_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_pa
         load_run(copy)
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["sweep"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["sweep"], ["counterexamples"]])
 def test_every_help_page_prints(command, capsys):
     # A '%' in a field's docstring once made argparse crash on `homer run --help`.
     with pytest.raises(SystemExit) as stop:

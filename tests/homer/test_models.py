@@ -84,7 +84,7 @@ def test_quantisation_starts_the_discrete_model_where_pretraining_ended():
     ensemble = small_ensemble([True, False])
     x, actions, x_next = clustered_inputs()
     before = copy.deepcopy(ensemble)
-    ensemble.quantise(x, x_next, torch.Generator().manual_seed(1))
+    ensemble.quantise(x, actions, x_next, torch.Generator().manual_seed(1))
     for member, (side, data) in enumerate([("next", x_next), ("x", x)]):
         # The abstraction is the nearest-centre rule of the pre-trained embedding: each class
         # is the set of points closest to its mean, and the three input clusters stay apart.
@@ -152,7 +152,7 @@ def test_quantisation_of_fewer_distinct_observations_than_classes_is_quiet_and_c
     x = torch.eye(6)[torch.tensor([0, 1] * 50)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ensemble.quantise(x, x, torch.Generator().manual_seed(0))
+        ensemble.quantise(x, None, x, torch.Generator().manual_seed(0))
     classes = ensemble.abstraction(0).classes(x.numpy())
     assert len(set(classes[::2])) == len(set(classes[1::2])) == 1
     assert classes[0] != classes[1]
