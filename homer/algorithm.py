@@ -4,7 +4,9 @@ For ``h = 2 .. H`` (``step = h - 1`` below, 0-based):
 
 1. collect real transitions ``(x, a, x')`` with ``Unf(Psi_{h-1}) o Unf(A)``;
 2. train the backward model (bottleneck on ``x'``: ``phi_B``) and the forward model
-   (bottleneck on ``x``: ``phi_F`` of the previous step) on real vs imposter transitions;
+   (bottleneck on ``x``: ``phi_F`` of the previous step) on real vs imposter transitions - or,
+   with ``HomerConfig.objective``, one of Section 5's objectives learns ``phi_B`` instead
+   (homer/objectives.py; no ``phi_F`` then);
 3. for each backward class ``i``, find a policy maximising ``1{phi_B(x_h) = i}`` by GPS from the
    transitions already collected; while GPS rejects a class, or the backward abstraction
    collapsed to a single class (which cannot tell a real ``x'`` from an imposter; GPS would
