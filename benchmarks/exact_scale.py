@@ -1,4 +1,4 @@
-"""Scale of the exact core (issue: "Exact core", item 10).
+"""Scale of the exact core (issue: "Exact core", item 10; issue "Speed where users feel it").
 
 For random sparse layered MDPs in float mode (H=100; widths 10, 100, 300; 10 actions; 5
 successors per state-action pair) and the diabolical combination lock (H=100, K=10, in exact
@@ -18,7 +18,9 @@ each against a straightforward baseline run in the same process:
   ``cdist``, Chebyshev) followed by connected components, i.e. quadratic in the width;
 - canonical form: the baseline partitions followed by the same merge.
 
-"total" is eta plus the canonical form (which includes the partitions).
+"total" is eta plus the canonical form (which includes the partitions). A last case, width
+10^4 (10^6 states), runs the partitions and the canonical form only, against the all-pairs
+baseline extrapolated from 100 random states of three layers ("~").
 
 Timing runs first without tracing; peak memory is measured in a second run under
 ``tracemalloc`` (numpy reports its buffers to it). Run: ``python benchmarks/exact_scale.py``.
@@ -162,6 +164,44 @@ def run_case(name: str, mdp: BlockMDP, eta_stride: int) -> list[tuple]:
     ]
 
 
+def sampled_baseline_partitions(mdp: BlockMDP, layers: list[int], sample: int,
+                                rng: np.random.Generator) -> float:
+    """Seconds of the all-pairs partitions, extrapolated: ``sample`` random states of each of
+    ``layers`` compared pairwise (backward and forward rows, as :func:`baseline_partitions`),
+    scaled by ``(width / sample)^2`` (the pairs) and ``horizon / len(layers)``."""
+    start = time.perf_counter()
+    for h in layers:
+        chosen = np.sort(rng.choice(mdp.width(h), size=sample, replace=False))
+        incoming = sp.csr_array(mdp.transitions[h - 1].T)[chosen].toarray()
+        _pairwise_labels(incoming / incoming.sum(axis=1)[:, None], mdp)
+        actions = mdp.number_of_actions
+        rows = (chosen[:, None] * actions + np.arange(actions)).reshape(-1)
+        outgoing = mdp.transitions[h][rows].toarray().reshape(sample, -1)
+        _pairwise_labels(outgoing, mdp)
+    elapsed = time.perf_counter() - start
+    return elapsed * (mdp.width(layers[0]) / sample) ** 2 * mdp.horizon / len(layers)
+
+
+def run_large_case(horizon: int, width: int) -> list[tuple]:
+    """Partitions and canonical form only (eta for all 10^6 states is out of reach: ``sum_h
+    h * nnz * width`` multiply-adds), against the extrapolated all-pairs baseline."""
+    name = f"random H={horizon} W={width} A=10 (float)"
+    mdp, build_seconds = timed(
+        lambda: random_sparse_mdp(horizon, width, actions=10, successors=5, seed=0))
+    print(f"built {name} in {build_seconds:.1f} s", flush=True)
+    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
+    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
+    peaks = {"partitions": peak_mib(lambda: fast_partitions(mdp)),
+             "canonical": peak_mib(lambda: canonical_form(mdp))}
+    baseline = sampled_baseline_partitions(mdp, [1, horizon // 2, horizon - 2], 100,
+                                           np.random.default_rng(0))
+    return [
+        (name, "partitions (B, F, KI)", partition_seconds, peaks["partitions"], baseline, "~"),
+        (name, "canonical form", partition_seconds + merge_seconds, peaks["canonical"],
+         baseline, "~"),
+    ]
+
+
 def machine() -> str:
     model = platform.processor() or "unknown CPU"
     try:
@@ -179,10 +219,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--widths", default="10,100,300", help="random MDP widths")
     parser.add_argument("--horizon", type=int, default=100)
+    parser.add_argument("--large-width", type=int, default=10_000,
+                        help="width of the partitions-only case (0: skip it)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     rows = []
-    for width in (int(w) for w in args.widths.split(",")):
+    if args.large_width:
+        rows += run_large_case(args.horizon, args.large_width)
+    for width in (int(w) for w in args.widths.split(",") if w):
         mdp = random_sparse_mdp(args.horizon, width, actions=10, successors=5, seed=0)
         label = f"random H={args.horizon} W={width} A=10 (float)"
         rows += run_case(label, mdp, eta_stride=10 if width >= 300 else 1)

@@ -47,10 +47,15 @@ class CanonicalForm:
 
 
 def _membership(mdp: BlockMDP, labels: np.ndarray, layer: int) -> np.ndarray | sp.csr_array:
-    """The 0/1 matrix (state x class) of one layer, in the MDP's storage."""
-    dense = mdp.mode.zeros((mdp.width(layer), int(labels.max()) + 1))
-    dense[np.arange(mdp.width(layer)), labels] = mdp.mode.scalar(1)
-    return mdp.mode.matrix(dense)
+    """The 0/1 matrix (state x class) of one layer, in the MDP's storage (float mode: built
+    sparse, never dense: width x classes is 10^8 entries at width 10^4)."""
+    width, classes = mdp.width(layer), int(labels.max()) + 1
+    if not mdp.mode.exact:
+        return sp.csr_array((np.ones(width), (np.arange(width), labels)),
+                            shape=(width, classes))
+    dense = mdp.mode.zeros((width, classes))
+    dense[np.arange(width), labels] = mdp.mode.scalar(1)
+    return dense
 
 
 def _member_weights(mdp: BlockMDP, layer: int) -> np.ndarray:

@@ -135,10 +135,7 @@ def random_sparse_mdp(
     pairs = width * actions
     transitions = []
     for _ in range(horizon - 1):
-        columns = np.argsort(rng.random((pairs, width)), axis=1)[:, :successors]
-        forced = np.arange(pairs) % width
-        has_forced = (columns == forced[:, None]).any(axis=1)
-        columns[~has_forced, 0] = forced[~has_forced]
+        columns = _distinct_successors(rng, pairs, width, successors)
         values = rng.dirichlet(np.ones(successors), size=pairs)
         rows = np.repeat(np.arange(pairs), successors)
         matrix = sp.csr_array(
@@ -148,6 +145,29 @@ def random_sparse_mdp(
     return block_mdp_from_arrays(
         f"random-H{horizon}-W{width}-A{actions}-S{successors}-seed{seed}",
         np.full(width, 1.0 / width), transitions, actions)
+
+
+def _distinct_successors(rng: np.random.Generator, pairs: int, width: int,
+                         successors: int) -> np.ndarray:
+    """``(pairs, successors)`` next states: pair ``k`` gets ``k mod width`` and
+    ``successors - 1`` other states drawn uniformly without replacement - by rejection (rows
+    with a repeat are drawn again), so the cost is ``pairs x successors``, not ``pairs x
+    width``; when more than half the states are needed, a random permutation per row."""
+    forced = np.arange(pairs) % width
+    if 2 * successors > width:
+        others = np.argsort(rng.random((pairs, width - 1)), axis=1)[:, :successors - 1]
+    else:
+        others = rng.integers(width - 1, size=(pairs, successors - 1))
+        while True:
+            ordered = np.sort(others, axis=1)
+            repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+            if not repeated.any():
+                break
+            others[repeated] = rng.integers(width - 1, size=(int(repeated.sum()),
+                                                             successors - 1))
+    # skip the forced state: draws from 0..width-2 map onto the states other than it
+    others = others + (others >= forced[:, None])
+    return np.concatenate([forced[:, None], others], axis=1)
 
 
 def figure1_noncompositional() -> BlockMDP:

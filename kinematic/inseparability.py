@@ -116,7 +116,10 @@ def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.
     weights = np.random.default_rng(0).uniform(1.0, 2.0, size=rows.shape[1])
     projection = unique_rows @ weights
     order = np.argsort(projection, kind="stable")
-    threshold = atol * weights.sum()
+    # Two rows within atol differ only on the union of their supports, so their projections
+    # differ by at most atol * (2 * most non-zeros in a row) * max weight.
+    widest = int(np.diff(unique_rows.indptr).max()) if count else 0
+    threshold = atol * min(weights.sum(), 2 * widest * weights.max())
     first, second = [], []
     for position, i in enumerate(order):
         for j in order[position + 1:]:

@@ -57,3 +57,17 @@ def test_malformed_arrays_are_refused_naming_the_culprit(start, transitions, act
                                                           message):
     with pytest.raises(InvalidBlockMDP, match=message):
         block_mdp_from_arrays("bad", np.asarray(start), transitions, actions, rewards)
+
+
+@pytest.mark.parametrize("width, successors", [(3, 2), (6, 5), (50, 5), (10_000, 5)])
+def test_random_sparse_mdp_draws_distinct_successors_including_the_forced_one(width,
+                                                                              successors):
+    """Pair k of a layer reaches k mod width and successors - 1 other distinct states (the
+    rejection path for few successors, the permutation path for many), with Dirichlet
+    probabilities summing to one."""
+    mdp = random_sparse_mdp(horizon=2, width=width, actions=2, successors=successors, seed=1)
+    matrix = sp.csr_array(mdp.transitions[0])
+    assert (np.diff(matrix.indptr) == successors).all()
+    pairs = np.arange(2 * width)
+    assert (matrix[pairs, pairs % width] > 0).all()
+    assert np.allclose(matrix.sum(axis=1), 1.0)
