@@ -8,10 +8,11 @@ Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``e
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP
 from kinematic.json_input import read_json_file
@@ -85,21 +86,41 @@ def _reward(mdp: BlockMDP, layer: int, observation: int, action: int,
     return {str(number(v)): number(p) for v, p in zip(*distribution, strict=True)}
 
 
+def _positive_rows(mdp: BlockMDP, layer: int) -> Iterator[tuple[tuple[int, int], list]]:
+    """``((state, action), [(next state, probability), ...])`` for every row of
+    ``transitions[layer]``, in order, with the positive entries only: read from the CSR arrays
+    in float mode (one ``tolist`` per layer, no per-row numpy call), from the dense rows in
+    exact mode."""
+    actions = mdp.number_of_actions
+    matrix = mdp.transitions[layer]
+    if sp.issparse(matrix):
+        matrix = sp.csr_array(matrix)
+        if not matrix.has_canonical_format:  # sorted, no duplicates; the MDP's own untouched
+            matrix = matrix.copy()
+            matrix.sum_duplicates()
+        starts, columns, values = (matrix.indptr.tolist(), matrix.indices.tolist(),
+                                   matrix.data.tolist())
+        for row in range(matrix.shape[0]):
+            entries = zip(columns[starts[row]:starts[row + 1]],
+                          values[starts[row]:starts[row + 1]], strict=True)
+            yield divmod(row, actions), [(j, p) for j, p in entries if p > 0]
+        return
+    for row in range(matrix.shape[0]):
+        positive = np.flatnonzero(mdp.mode.positive(matrix[row]))
+        yield divmod(row, actions), [(j, matrix[row, j]) for j in positive.tolist()]
+
+
 def to_spec(mdp: BlockMDP) -> dict:
     """The JSON spec of ``mdp`` (only non-zero entries; emissions only where not default)."""
     mode = mdp.mode
     number = mode.to_json
     transitions: dict[str, dict[str, dict[str, object]]] = {}
     for h in range(mdp.horizon - 1):
-        tensor = mdp.transition_tensor(h)
-        for i, state in enumerate(mdp.layers[h]):
-            transitions[state] = {
-                action: {
-                    mdp.layers[h + 1][j]: number(tensor[i, a, j])
-                    for j in np.flatnonzero(mode.positive(tensor[i, a]))
-                }
-                for a, action in enumerate(mdp.actions)
-            }
+        following = mdp.layers[h + 1]
+        for (i, a), row in _positive_rows(mdp, h):
+            action = mdp.actions[a]
+            transitions.setdefault(mdp.layers[h][i], {})[action] = {
+                following[j]: number(p) for j, p in row}
     emissions, rewards = {}, {}
     for h, layer in enumerate(mdp.layers):
         for state in layer:
