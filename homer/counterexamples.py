@@ -49,14 +49,16 @@ from homer.artefacts import load_run
 from homer.compare import ComparisonReport, compare_run
 from homer.config import HomerConfig
 from kinematic.counterexamples.abstract_policies import abstract_cover_alpha
-from kinematic.counterexamples.autoencoder import one_hot_reconstruction_optimum
+from kinematic.counterexamples.autoencoder import (
+    one_hot_reconstruction_optimum,
+    second_layer_masses,
+)
 from kinematic.counterexamples.exploration import (
     explore_with_objective,
     single_policy_alpha,
     state_groups,
     worst_case_cover_alpha,
 )
-from kinematic.counterexamples.objectives import transition_distribution
 from kinematic.counterexamples.search import OBJECTIVES as EXACT_OBJECTIVES
 from kinematic.counterexamples.search import stored_instances
 from kinematic.families import (
@@ -121,9 +123,7 @@ def _prediction(case: Case, mdp: BlockMDP) -> tuple[Fraction | float, int, list[
     the prediction is made for (labels of each layer's observations)."""
     one_class = [np.zeros(len(x), np.intp) for x in mdp.observations]
     if case.criterion == "merges":
-        joint = transition_distribution(mdp, [], 1)
-        _, optimal = one_hot_reconstruction_optimum(
-            [Fraction(m) for m in joint.sum(axis=(0, 1))], 2)
+        _, optimal = one_hot_reconstruction_optimum(second_layer_masses(mdp), 2)
         labels = [one_class[0], optimal[0]]
         return Fraction(min(worst_case_cover_alpha(mdp, labels, most=True)[0])), 2, labels
     if case.criterion == "abstract_alpha":

@@ -118,9 +118,8 @@ def train_objective(
     generator: torch.Generator,
 ) -> list[TrainingResult]:
     """Train ``config.restarts`` models of ``objective`` (a learned one other than
-    ``contrastive``) on the
-    transitions ``(x, a, x')``; ``previous_classes`` are ``phi_{h-1}(x)`` (used by ``pcid``,
-    values below ``config.backward_capacity``)."""
+    ``contrastive``) on the transitions ``(x, a, x')``; ``previous_classes`` are
+    ``phi_{h-1}(x)`` (used by ``pcid``, values below ``config.backward_capacity``)."""
     if objective not in ("inverse_dynamics", "pcid", "autoencoder"):
         raise ValueError(f"train_objective trains inverse_dynamics, pcid or autoencoder, not "
                          f"{objective!r}")

@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     find_cmd.add_argument("--max-examples", type=at_least(1), default=3000)
     find_cmd.add_argument("--non-trivial", action="store_true",
                           help="count only failures where the objective learned something "
-                               "(two classes and a non-uniform posterior on the failing layer)")
+                               "(two classes on the failing layer, and a non-uniform posterior "
+                               "on it and on every learned layer before it)")
     find_cmd.add_argument("--robust", action="store_true",
                           help="count only failures that hold with PSDP ties broken in every "
                                "state's favour (not only against it)")

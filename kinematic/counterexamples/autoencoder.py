@@ -38,7 +38,8 @@ from kinematic.counterexamples.objectives import transition_distribution
 from kinematic.families import autoencoder_counterexample, autoencoder_exploration_counterexample
 from kinematic.model import BlockMDP
 
-__all__ = ["autoencoder_claim", "encoder_losses", "one_hot_reconstruction_optimum"]
+__all__ = ["autoencoder_claim", "encoder_losses", "one_hot_reconstruction_optimum",
+           "reconstruction_loss", "second_layer_masses"]
 
 MAX_BITS = 4
 
@@ -68,26 +69,33 @@ def encoder_losses(mdp: BlockMDP) -> tuple[np.ndarray, np.ndarray, np.ndarray, i
     return losses, matrix, encoders, scale
 
 
+def reconstruction_loss(masses: Sequence[Fraction], labels: np.ndarray) -> Fraction:
+    """The square loss of reconstructing one-hot observations (probabilities ``masses``) from
+    their class in ``labels``, each class decoded to its mean: a class ``G`` with mass ``m``
+    costs ``m - sum_{x in G} P(x)^2 / m``."""
+    loss = Fraction(0)
+    for c in np.unique(labels):
+        members = [masses[x] for x in np.flatnonzero(labels == c)]
+        mass = sum(members, Fraction(0))
+        if mass:
+            loss += mass - sum(p * p for p in members) / mass
+    return loss
+
+
 def one_hot_reconstruction_optimum(
     masses: Sequence[Fraction], classes: int
 ) -> tuple[Fraction, list[np.ndarray]]:
-    """The best square loss of reconstructing one-hot observations (probabilities ``masses``)
-    through at most ``classes`` codes, and every partition attaining it (labels, observation 0
-    in class 0; enumerated as restricted growth strings). HOMER's encoder puts each observation
-    on its own axis, so this is the optimum of an autoencoder there (its Gaussian noise adds a
-    constant): a class ``G`` with mass ``m`` costs ``m - sum_{x in G} P(x)^2 / m``."""
+    """The best :func:`reconstruction_loss` through at most ``classes`` codes, and every
+    partition attaining it (labels, observation 0 in class 0; enumerated as restricted growth
+    strings). HOMER's encoder puts each observation on its own axis, so this is the optimum of
+    an autoencoder there (its Gaussian noise adds a constant)."""
     best: Fraction | None = None
     optimal: list[np.ndarray] = []
 
     def extend(labels: list[int], used: int) -> None:
         nonlocal best, optimal
         if len(labels) == len(masses):
-            loss = Fraction(0)
-            for c in range(used):
-                members = [masses[x] for x, label in enumerate(labels) if label == c]
-                mass = sum(members, Fraction(0))
-                if mass:
-                    loss += mass - sum(p * p for p in members) / mass
+            loss = reconstruction_loss(masses, np.array(labels))
             if best is None or loss < best:
                 best, optimal = loss, [np.array(labels)]
             elif loss == best:
@@ -100,18 +108,19 @@ def one_hot_reconstruction_optimum(
     return best, optimal
 
 
+def second_layer_masses(mdp: BlockMDP) -> list[Fraction]:
+    """``P(x')`` of the observations of layer 2 after a uniform first action: the data of the
+    first step of HOMER's loop."""
+    return [Fraction(m) for m in transition_distribution(mdp, [], 1).sum(axis=(0, 1))]
+
+
 def _exploration_case() -> tuple[dict, bool]:
     """The two-class optimum of HOMER's one-hot encoding on the exploration version."""
     mdp = autoencoder_exploration_counterexample()
-    joint = transition_distribution(mdp, [], 1)
-    masses = [Fraction(m) for m in joint.sum(axis=(0, 1))]
+    masses = second_layer_masses(mdp)
     best, optimal = one_hot_reconstruction_optimum(masses, 2)
     by_state = mdp.emission_state[1]
-    state_loss = sum(
-        (sum(masses[x] for x in np.flatnonzero(by_state == s))
-         - sum(masses[x] ** 2 for x in np.flatnonzero(by_state == s))
-         / sum(masses[x] for x in np.flatnonzero(by_state == s)))
-        for s in range(mdp.width(1)))
+    state_loss = reconstruction_loss(masses, by_state)
     mixes = all(any(len(set(by_state[labels == c])) > 1 for c in np.unique(labels))
                 for labels in optimal)
     return {

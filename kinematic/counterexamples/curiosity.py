@@ -107,7 +107,7 @@ def curiosity_claim() -> Counterexample:
         "P_pi(s7)": str(visits[0]), "P_pi(s8)": str(visits[1]),
         "eta(s8)": str(maximum_visitation(mdp)[2][1]),
     })
-    worst, _ = worst_case_cover_alpha(mdp, found.labels)
+    worst = found.worst_case_alpha  # explore_with_objective computed it
     luckiest, per_state = worst_case_cover_alpha(mdp, found.labels, most=True)
     numbers["alpha per layer, curiosity abstraction, first-action PSDP"] = [
         str(a) for a in found.alpha]

@@ -32,14 +32,18 @@ def curiosity_layer_three(n: int, rng: np.random.Generator):
             encoder.encode(mdp, 2, following, rng))
 
 
-def learned_groups(mdp, layer, abstraction, rng) -> list[list[str]]:
-    """The learned classes of ``layer`` as sorted groups of states (majority of 200
-    encodings per observation)."""
+def learned_labels(mdp, layer, abstraction, rng) -> np.ndarray:
+    """The learned class of each observation of ``layer`` (majority of 200 encodings)."""
     ids = np.repeat(np.arange(len(mdp.observations[layer])), 200)
     classes = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    majority = [np.bincount(classes[ids == x]).argmax()
-                for x in range(len(mdp.observations[layer]))]
-    return sorted(sorted(g) for g in state_groups(mdp, layer, np.array(majority)))
+    return np.array([np.bincount(classes[ids == x]).argmax()
+                     for x in range(len(mdp.observations[layer]))])
+
+
+def learned_groups(mdp, layer, abstraction, rng) -> list[list[str]]:
+    """The learned classes of ``layer`` as sorted groups of states."""
+    labels = learned_labels(mdp, layer, abstraction, rng)
+    return sorted(sorted(g) for g in state_groups(mdp, layer, labels))
 
 
 @pytest.mark.parametrize("objective", ["inverse_dynamics", "pcid"])
@@ -70,9 +74,7 @@ def test_learned_autoencoder_finds_the_exact_reconstruction_optimum():
                               np.zeros(3000, np.intp), 4, CONFIG,
                               torch.Generator().manual_seed(0))
     best = min(trained, key=lambda model: model.validation_loss)
-    ids = np.repeat(np.arange(4), 200)
-    classes = best.abstraction.classes(HadamardNoise().encode(mdp, 1, ids, rng))
-    learned = np.array([np.bincount(classes[ids == x]).argmax() for x in range(4)])
+    learned = learned_labels(mdp, 1, best.abstraction, rng)
     assert any((learned == labels).all() or (learned == 1 - labels).all()
                for labels in optimal), (learned, expected)
     assert len(set(mdp.emission_state[1][learned == learned[0]])) == 2  # the states mixed
