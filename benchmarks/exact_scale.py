@@ -18,22 +18,35 @@ each against a straightforward baseline run in the same process:
   ``cdist``, Chebyshev) followed by connected components, i.e. quadratic in the width;
 - canonical form: the baseline partitions followed by the same merge.
 
-"total" is eta plus the canonical form (which includes the partitions). A last case, width
-10^4 (10^6 states), runs the partitions and the canonical form only, against the all-pairs
-baseline extrapolated from 100 random states of three layers ("~").
+"total" is eta plus the canonical form (which includes the partitions). Two cases have 10^6
+states. H=1000, width 1000 (``--million``) runs the whole float analysis - eta for every state
+within ``atol / 2`` (:data:`MILLION_ETA_ERROR`), the partitions, the canonical form - in a fresh
+process whose peak resident memory is its memory column; its baselines are extrapolated ("~"):
+eta from 50 full per-target inductions (seconds per induction step times the steps of all
+targets), the partitions from all pairs of 100 random states of three layers. H=100, width 10^4
+(``--large-width``) runs the partitions and the canonical form only, against the same
+extrapolated all-pairs baseline.
 
 Timing runs first without tracing; peak memory is measured in a second run under
-``tracemalloc`` (numpy reports its buffers to it). Run: ``python benchmarks/exact_scale.py``.
+``tracemalloc`` (numpy reports its buffers to it), except for the H=1000 case (peak resident
+memory, above). Run: ``python benchmarks/exact_scale.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import platform
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import scipy
@@ -51,6 +64,8 @@ from kinematic.inseparability import (
     ki_partition,
 )
 from kinematic.model import BlockMDP, with_float_numbers
+from kinematic.numbers import DEFAULT_ATOL
+from kinematic.spec import dumps_spec
 
 
 def timed(function: Callable[[], object]) -> tuple[object, float]:
@@ -130,7 +145,21 @@ def fast_partitions(mdp: BlockMDP) -> Partition:
     return ki_partition(mdp, backward, forward)
 
 
-def run_case(name: str, mdp: BlockMDP, eta_stride: int) -> list[tuple]:
+def end_to_end_seconds(mdp: BlockMDP) -> float:
+    """Wall time of ``python -m kinematic analyze SPEC --json`` (process start to JSON on
+    stdout) for ``mdp`` written as a JSON spec."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "spec.json"
+        path.write_text(dumps_spec(mdp, indent=None))
+        command = [sys.executable, "-m", "kinematic", "analyze", str(path), "--json"]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+
+
+def run_case(name: str, mdp: BlockMDP, eta_stride: int, end_to_end: bool = False) -> list[tuple]:
+    """The rows of one MDP; with ``end_to_end`` also the analyze command's wall time against
+    the per-target eta baseline (the issue's comparison)."""
     # warm the cached action-major matrices so that neither side pays for them
     _ = mdp.action_major_transitions
     _, eta_seconds = timed(lambda: maximum_visitation(mdp))
@@ -152,7 +181,7 @@ def run_case(name: str, mdp: BlockMDP, eta_stride: int) -> list[tuple]:
     approximate = "~" if eta_stride > 1 else ""
     canonical_seconds = partition_seconds + merge_seconds
     canonical_baseline = partition_baseline + merge_baseline
-    return [
+    rows = [
         (name, "eta (all states)", eta_seconds, peaks["eta"], eta_baseline, approximate),
         (name, "eta vs shortcut baseline", eta_seconds, peaks["eta"], shortcut_baseline,
          approximate),
@@ -162,6 +191,10 @@ def run_case(name: str, mdp: BlockMDP, eta_stride: int) -> list[tuple]:
         (name, "total (eta + canonical)", eta_seconds + canonical_seconds, max(peaks.values()),
          eta_baseline + canonical_baseline, approximate),
     ]
+    if end_to_end:  # the process's memory is not traced: nan in the memory column
+        rows.insert(0, (name, "end to end (analyze CLI)", end_to_end_seconds(mdp),
+                        float("nan"), eta_baseline, approximate))
+    return rows
 
 
 def sampled_baseline_partitions(mdp: BlockMDP, layers: list[int], sample: int,
@@ -183,8 +216,7 @@ def sampled_baseline_partitions(mdp: BlockMDP, layers: list[int], sample: int,
 
 
 def run_large_case(horizon: int, width: int) -> list[tuple]:
-    """Partitions and canonical form only (eta for all 10^6 states is out of reach: ``sum_h
-    h * nnz * width`` multiply-adds), against the extrapolated all-pairs baseline."""
+    """Partitions and canonical form only, against the extrapolated all-pairs baseline."""
     name = f"random H={horizon} W={width} A=10 (float)"
     mdp, build_seconds = timed(
         lambda: random_sparse_mdp(horizon, width, actions=10, successors=5, seed=0))
@@ -200,6 +232,64 @@ def run_large_case(horizon: int, width: int) -> list[tuple]:
         (name, "canonical form", partition_seconds + merge_seconds, peaks["canonical"],
          baseline, "~"),
     ]
+
+
+MILLION_ETA_ERROR = DEFAULT_ATOL / 2
+"""The error bound of every eta in the million-state case: within ``atol / 2`` of the exact
+value (the stopping rule of ``kinematic.homing._start_values``), so two etas that ``atol``
+judges equal stay within ``2 atol``. The default (``1e-3 atol``) needs about 30% more steps."""
+
+
+def sampled_baseline_eta(mdp: BlockMDP, layers: int, per_layer: int) -> float:
+    """Seconds of one full backward induction per target, extrapolated: ``per_layer`` evenly
+    spaced targets in each of ``layers`` evenly spaced layers; the seconds per induction step
+    they measure times the steps of all targets, ``sum_h width_h * h``."""
+    steps = 0
+    start = time.perf_counter()
+    for h in np.linspace(1, mdp.horizon - 1, layers).astype(int):
+        for i in np.linspace(0, mdp.width(h) - 1, per_layer).astype(int):
+            plain_induction(mdp, mdp.layers[h][i])
+            steps += h
+    seconds_per_step = (time.perf_counter() - start) / steps
+    return seconds_per_step * sum(mdp.width(h) * h for h in range(mdp.horizon))
+
+
+def million_case_rows(horizon: int, width: int) -> tuple[list[tuple], float]:
+    """eta for all states (within :data:`MILLION_ETA_ERROR`), the partitions and the canonical
+    form of a ``horizon x width`` random MDP; rows and this process's peak resident MiB."""
+    name = f"random H={horizon} W={width} A=10 (float)"
+    mdp, build_seconds = timed(
+        lambda: random_sparse_mdp(horizon, width, actions=10, successors=5, seed=0))
+    _, matrix_seconds = timed(lambda: mdp.action_major_transitions)
+    print(f"built {name} in {build_seconds + matrix_seconds:.1f} s", flush=True)
+    _, eta_seconds = timed(lambda: maximum_visitation(mdp, error=MILLION_ETA_ERROR))
+    print(f"eta for all {len(mdp.states)} states in {eta_seconds:.1f} s", flush=True)
+    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
+    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    eta_baseline = sampled_baseline_eta(mdp, layers=10, per_layer=5)
+    partition_baseline = sampled_baseline_partitions(
+        mdp, [1, horizon // 2, horizon - 2], 100, np.random.default_rng(0))
+    analysis_seconds = eta_seconds + partition_seconds + merge_seconds
+    baseline = eta_baseline + partition_baseline
+    return [
+        (name, "eta (all states)", eta_seconds, peak, eta_baseline, "~"),
+        (name, "partitions (B, F, KI)", partition_seconds, peak, partition_baseline, "~"),
+        (name, "canonical form", partition_seconds + merge_seconds, peak, partition_baseline,
+         "~"),
+        (name, "total (eta + canonical)", analysis_seconds, peak, baseline, "~"),
+        (name, "total incl. building", analysis_seconds + build_seconds + matrix_seconds, peak,
+         baseline, "~"),
+    ], peak
+
+
+def run_million_case(horizon: int, width: int) -> list[tuple]:
+    """:func:`million_case_rows` in a fresh process, so that its peak resident memory is the
+    analysis's own (the memory column of these rows: the whole case, building included)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        rows, _ = pool.submit(million_case_rows, horizon, width).result()
+    return rows
 
 
 def machine() -> str:
@@ -221,18 +311,25 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=100)
     parser.add_argument("--large-width", type=int, default=10_000,
                         help="width of the partitions-only case (0: skip it)")
+    parser.add_argument("--million", default="1000x1000",
+                        help="HxW of the full float analysis at scale ('': skip it)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     rows = []
+    if args.million:
+        horizon, width = (int(n) for n in args.million.split("x"))
+        rows += run_million_case(horizon, width)
     if args.large_width:
         rows += run_large_case(args.horizon, args.large_width)
     for width in (int(w) for w in args.widths.split(",") if w):
         mdp = random_sparse_mdp(args.horizon, width, actions=10, successors=5, seed=0)
         label = f"random H={args.horizon} W={width} A=10 (float)"
-        rows += run_case(label, mdp, eta_stride=10 if width >= 300 else 1)
+        rows += run_case(label, mdp, eta_stride=10 if width >= 300 else 1,
+                         end_to_end=width == 100)
         print(f"done: {label}", flush=True)
     lock = combination_lock(args.horizon, 10, seed=0)
-    rows += run_case(f"combolock H={args.horizon} K=10 (exact)", lock, eta_stride=1)
+    rows += run_case(f"combolock H={args.horizon} K=10 (exact)", lock, eta_stride=1,
+                     end_to_end=True)
     rows += run_case(
         f"combolock H={args.horizon} K=10 (float)", with_float_numbers(lock), eta_stride=1
     )

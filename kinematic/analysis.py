@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 from kinematic.canonical import canonical_form
-from kinematic.homing import homing_policies, maximum_visitation
+from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.spec import to_spec
@@ -51,9 +51,13 @@ def _warn_if_slow(mdp: BlockMDP) -> None:
             stacklevel=3)
 
 
-def analyze(mdp: BlockMDP, policies: bool = False) -> dict:
+def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = None) -> dict:
     """eta, eta_min, the three KI partitions and their sizes, per-layer counts, the canonical form,
     and (with ``policies``) a deterministic homing policy for every state.
+
+    Float mode: every eta is within ``eta_error`` (default ``1e-3 atol``, recorded as
+    ``"eta_error"``) plus rounding of its exact value (``kinematic.homing.maximum_visitation``);
+    exact mode refuses ``eta_error``.
 
     Exact numbers are ``"p/q"`` strings, float numbers JSON numbers. An exact analysis estimated
     (:func:`exact_operations`) to take over :data:`SLOW_EXACT_SECONDS` warns first
@@ -61,7 +65,7 @@ def analyze(mdp: BlockMDP, policies: bool = False) -> dict:
     """
     _warn_if_slow(mdp)
     number = mdp.mode.to_json
-    eta_per_layer = maximum_visitation(mdp)
+    eta_per_layer = maximum_visitation(mdp, error=eta_error)
     backward = backward_ki_partition(mdp)
     forward = forward_ki_partition(mdp)
     ki = ki_partition(mdp, backward, forward)
@@ -95,6 +99,8 @@ def analyze(mdp: BlockMDP, policies: bool = False) -> dict:
         "canonical": to_spec(canonical.mdp),
         "canonical_state_map": canonical.state_map,
     }
+    if not mdp.mode.exact:
+        result["eta_error"] = eta_error_bound(mdp, eta_error)
     if policies:
         result["homing_policies"] = homing_policies(mdp)
     return result

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from kinematic.cli import main
 
 
@@ -43,6 +45,32 @@ def test_policies_are_opt_in_and_readable_report(tmp_path, capsys):
     report = capsys.readouterr().out
     assert "KI blocks with more than one state: {s2a, s2b}" in report
     assert "canonical form: 3 states (from 4)" in report
+
+
+def test_eta_error_flag_bounds_float_eta_and_is_refused_for_exact_specs(tmp_path, capsys):
+    """``--eta-error 0.1`` on an MDP whose layer-2 values (0.4, 0.6) lie within 2 * 0.1: eta(t)
+    is their midpoint 0.5, within 0.1 of 0.6 - 2e-7; the default bound computes it in full."""
+    spec = tmp_path / "midpoint.json"
+    spec.write_text(json.dumps({
+        "name": "midpoint", "horizon": 3, "actions": ["a0"],
+        "layers": [["s"], ["v", "u"], ["t", "w"]], "start": {"s": 1.0},
+        "transitions": {"s": {"a0": {"u": 1 - 1e-6, "v": 1e-6}},
+                        "u": {"a0": {"t": 0.6, "w": 0.4}}, "v": {"a0": {"t": 0.4, "w": 0.6}}},
+    }))
+    assert main(["analyze", str(spec), "--json", "--eta-error", "0.1"]) == 0
+    loose = json.loads(capsys.readouterr().out)
+    assert loose["eta"]["t"] == pytest.approx(0.5, abs=1e-12) and loose["eta_error"] == 0.1
+    assert main(["analyze", str(spec), "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert default["eta"]["t"] == pytest.approx(0.6 - 2e-7, abs=1e-12)
+    assert default["eta_error"] == pytest.approx(1e-12)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyze", str(spec), "--eta-error", "-1"])
+    assert exit_info.value.code == 2 and "--eta-error" in capsys.readouterr().err
+    lock = tmp_path / "lock.json"
+    assert main(["family", "combolock", "--horizon", "3", "--out", str(lock)]) == 0
+    assert main(["analyze", str(lock), "--eta-error", "0.1"]) == 2
+    assert "exact" in capsys.readouterr().err
 
 
 def test_bad_input_exits_2_with_the_culprit(tmp_path):

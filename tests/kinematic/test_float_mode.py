@@ -137,20 +137,22 @@ def test_float_homing_policies_reach_eta_within_the_documented_bound(mdp):
 
 
 def test_the_float_shortcut_of_eta_is_part_of_the_bound():
-    """Found by the ``dev`` profile: values of layer 2 that differ by 1e-13 (< 1e-3 atol) form a
-    'constant' column, so eta(t) is read off the first state (1/2 + 1e-13) while the homing
-    policy reaches 1/2 + 5e-14: 100 times the rounding bound, within the shortcut's term."""
-    drift = 1e-13
+    """Found by the ``dev`` profile (then with the first state's value as the answer): values of
+    layer 2 within ``2 MIXED_TOLERANCE_FRACTION atol`` of each other end the induction with their
+    midpoint. Here u's value is 1/2 + 1.5e-12, v's 1/2, and s goes to u with probability 0.9, so
+    eta(t) = 1/2 + 1.35e-12 while the midpoint is 1/2 + 0.75e-12: 100 times the rounding bound,
+    within the shortcut's term."""
+    drift = 1.5e-12
     mdp = from_spec({
         "name": "shortcut", "horizon": 3, "actions": ["a0", "a1"],
         "layers": [["s"], ["u", "v"], ["t", "w"]], "start": {"s": 1.0},
-        "transitions": {"s": {"a0": {"u": 0.5, "v": 0.5}, "a1": {"u": 0.5, "v": 0.5}},
+        "transitions": {"s": {"a0": {"u": 0.9, "v": 0.1}, "a1": {"u": 0.9, "v": 0.1}},
                         "u": {"a0": {"t": 0.5 + drift, "w": 0.5 - drift},
                               "a1": {"t": 0.5, "w": 0.5}},
                         "v": {"a0": {"t": 0.5, "w": 0.5}, "a1": {"t": 0.5, "w": 0.5}}},
     })
     error = abs(reached(mdp, "t") - eta(mdp)["t"])
-    assert rounding_bound(mdp) < error <= homing_bound(mdp, 0.5)
+    assert 100 * rounding_bound(mdp) < error <= homing_bound(mdp, 0.5)
 
 
 # --- B3: one support rule for start, transition and emission probabilities ----------------------

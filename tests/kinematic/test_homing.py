@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kinematic.homing as homing
-from kinematic.families import combination_lock
+from kinematic.families import combination_lock, random_sparse_mdp
 from kinematic.homing import (
     _distribution,
     eta,
@@ -101,6 +101,60 @@ def test_float_mode_agrees_with_exact_mode(mdp):
     for state, value in eta(floats).items():
         assert value == pytest.approx(float(exact[state]), abs=1e-12)
         assert lp_maximum_visitation(floats, state).value == pytest.approx(value, abs=1e-7)
+
+
+@given(block_mdps(), st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
+def test_float_eta_is_within_the_requested_error(mdp, error):
+    """``maximum_visitation(error=e)`` in float mode: every eta within ``e`` (plus rounding) of
+    the exact eta - the stopping rule of ``_start_values`` (values of a column within ``2 e``
+    of each other, answer their midpoint)."""
+    floats = with_float_numbers(mdp)
+    exact = eta(mdp)
+    per_layer = maximum_visitation(floats, error=error)
+    for layer, values in zip(floats.layers, per_layer, strict=True):
+        for state, value in zip(layer, values, strict=True):
+            assert abs(value - float(exact[state])) <= error + 1e-12
+
+
+def test_the_error_bound_is_tight_for_the_midpoint_rule():
+    """v's value is 0.4, u's 0.6 and s reaches u with probability 1 - 1e-6, so eta(t) is
+    0.6 - 2e-7. With error 0.1 the spread 0.2 = 2 * 0.1 ends the induction with the midpoint
+    0.5, off by almost exactly the bound (the first state's value, 0.4, would be off by twice
+    it); with error 0.09 the induction runs to the start and is exact up to rounding."""
+    mdp = from_spec({
+        "name": "midpoint", "horizon": 3, "actions": ["a0"],
+        "layers": [["s"], ["v", "u"], ["t", "w"]], "start": {"s": 1.0},
+        "transitions": {"s": {"a0": {"u": 1 - 1e-6, "v": 1e-6}},
+                        "u": {"a0": {"t": 0.6, "w": 0.4}}, "v": {"a0": {"t": 0.4, "w": 0.6}}},
+    })
+    exact = 0.6 - 2e-7
+    stopped = maximum_visitation(mdp, error=0.1)[2][0]
+    assert stopped == pytest.approx(0.5, abs=1e-12)
+    assert abs(stopped - exact) <= 0.1
+    assert maximum_visitation(mdp, error=0.09)[2][0] == pytest.approx(exact, abs=1e-12)
+
+
+def test_blocks_of_targets_give_the_single_target_answers(monkeypatch):
+    """Float mode splits wide layers into blocks of targets spread over threads (here blocks of
+    16 or 17 of a width-50 layer): the same eta as one induction per target (up to the rounding
+    of differently shaped products), with one worker or two."""
+    mdp = random_sparse_mdp(horizon=4, width=50, actions=3, successors=4, seed=1)
+    monkeypatch.setattr(homing, "BLOCK_BYTES", 8 * 3 * 50 * 16)
+    assert homing._block_columns(mdp, 0) == 16
+    single = [np.array([max_visitation(mdp, state) for state in layer]) for layer in mdp.layers]
+    for workers in (1, 2):
+        blocked = maximum_visitation(mdp, workers=workers)
+        for expected, values in zip(single, blocked, strict=True):
+            np.testing.assert_allclose(values, expected, rtol=0, atol=1e-15)
+
+
+def test_error_is_refused_in_exact_mode_and_checked_in_float_mode():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    with pytest.raises(ValueError, match="exact"):
+        maximum_visitation(mdp, error=1e-3)
+    for bad in (-1e-3, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="error must be"):
+            maximum_visitation(with_float_numbers(mdp), error=bad)
 
 
 def test_combination_lock_eta():
