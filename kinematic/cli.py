@@ -45,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument(
         "--eta-error", type=NumberRange(float, low=0), default=None,
         help="float-mode specs: bound on the error of every eta (default 1e-3 atol); a larger "
-             "one ends inductions sooner (H = 1000, width 1000: atol / 2 takes 25%% less time)"
+             "one ends inductions sooner (random MDPs of width 1000: 33 instead of 43 steps per "
+             "target with atol / 2)"
     )
 
     family_cmd = commands.add_parser("family", help="write the spec of a named Block MDP")
