@@ -123,7 +123,7 @@ def _settled_columns(
 
 
 def _start_values(
-    mdp: BlockMDP, target_layer: int, terminal: np.ndarray, error: float = 0.0
+    mdp: BlockMDP, target_layer: int, terminal: np.ndarray, error: float
 ) -> np.ndarray:
     """``max_pi E_pi[terminal(s_h)]`` for each column of ``terminal`` (``target_layer >= 1``).
 
@@ -193,8 +193,8 @@ def maximum_visitation(
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
         blocks = list(pool.map(block_eta, tasks))
     per_layer: dict[int, list[np.ndarray]] = {h: [] for h in later}
-    for (h, _, _), block in zip(tasks, blocks, strict=True):
-        per_layer[h].append(block)
+    for (h, _, _), values in zip(tasks, blocks, strict=True):
+        per_layer[h].append(values)
     return (mdp.start.copy(), *(np.concatenate(per_layer[h]) for h in reversed(later)))
 
 
@@ -218,14 +218,16 @@ def _target(mdp: BlockMDP, state: str) -> tuple[int, int]:
     return mdp.state_location[state]
 
 
-def max_visitation(mdp: BlockMDP, state: str) -> Number:
-    """``eta(state)`` by one backward induction for this target alone."""
+def max_visitation(mdp: BlockMDP, state: str, error: float | None = None) -> Number:
+    """``eta(state)`` by one backward induction for this target alone (float mode: within
+    ``error``, as :func:`maximum_visitation`)."""
+    bound = eta_error_bound(mdp, error)
     h, i = _target(mdp, state)
     if h == 0:
         return mdp.start[i]
     values = mdp.mode.zeros((mdp.width(h), 1))
     values[i, 0] = mdp.mode.scalar(1)
-    return _start_values(mdp, h, values)[0]
+    return _start_values(mdp, h, values, bound)[0]
 
 
 def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:

@@ -105,8 +105,8 @@ def test_float_mode_agrees_with_exact_mode(mdp):
 
 @given(block_mdps(), st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
 def test_float_eta_is_within_the_requested_error(mdp, error):
-    """``maximum_visitation(error=e)`` in float mode: every eta within ``e`` (plus rounding) of
-    the exact eta - the stopping rule of ``_start_values`` (values of a column within ``2 e``
+    """``maximum_visitation(error=e)`` and ``max_visitation(error=e)`` in float mode: every eta
+    within ``e`` (plus rounding) of the exact eta - the stopping rule of ``_start_values`` (values of a column within ``2 e``
     of each other, answer their midpoint)."""
     floats = with_float_numbers(mdp)
     exact = eta(mdp)
@@ -114,6 +114,8 @@ def test_float_eta_is_within_the_requested_error(mdp, error):
     for layer, values in zip(floats.layers, per_layer, strict=True):
         for state, value in zip(layer, values, strict=True):
             assert abs(value - float(exact[state])) <= error + 1e-12
+            single = max_visitation(floats, state, error=error)
+            assert abs(single - float(exact[state])) <= error + 1e-12
 
 
 def test_the_error_bound_is_tight_for_the_midpoint_rule():
