@@ -106,8 +106,8 @@ def test_float_mode_agrees_with_exact_mode(mdp):
 @given(block_mdps(), st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
 def test_float_eta_is_within_the_requested_error(mdp, error):
     """``maximum_visitation(error=e)`` and ``max_visitation(error=e)`` in float mode: every eta
-    within ``e`` (plus rounding) of the exact eta - the stopping rule of ``_start_values`` (values of a column within ``2 e``
-    of each other, answer their midpoint)."""
+    within ``e`` (plus rounding) of the exact eta - the stopping rule of ``_start_values``
+    (values of a column within ``2 e`` of each other, answer their midpoint)."""
     floats = with_float_numbers(mdp)
     exact = eta(mdp)
     per_layer = maximum_visitation(floats, error=error)
