@@ -17,7 +17,7 @@ from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
-from kinematic.arguments import NumberRange, at_least
+from kinematic.arguments import at_least, nonnegative
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
@@ -176,7 +176,7 @@ def _parse_state(state: dict, mdp: BlockMDP) -> tuple:
     if not isinstance(state["encoder"], dict):
         raise ValueError("encoder is not a mapping")
     encoder = HadamardNoise(**state["encoder"])
-    if not NumberRange(float, low=0).contains(encoder.noise_variance):
+    if not nonnegative().contains(encoder.noise_variance):
         raise ValueError(f"noise variance {encoder.noise_variance!r}")
     dimension = encoder.dimension(mdp)
     backward = _abstractions(state["backward"], mdp, dimension, "phi_B")

@@ -32,7 +32,7 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.sweep import horizon_figure, run_sweep, sweep_table
-from kinematic.arguments import NumberRange, at_least
+from kinematic.arguments import at_least, nonnegative
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
 from kinematic.spec import load_spec
@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--lock-seed", type=at_least(0), default=None,
                      help="combolock: seed of the good actions (default: --seed)")
     run.add_argument("--seed", type=at_least(0), default=0, help="seed of the run")
-    run.add_argument("--noise-variance", type=NumberRange(float, low=0),
+    run.add_argument("--noise-variance", type=nonnegative(),
                      default=HadamardNoise().noise_variance,
                      help="variance of the Gaussian noise of the encoder")
     run.add_argument("--expected-rewards", action="store_true",

@@ -8,7 +8,7 @@ import argparse
 import math
 from dataclasses import dataclass
 
-__all__ = ["NumberRange", "at_least", "fraction", "positive", "tolerance"]
+__all__ = ["NumberRange", "at_least", "fraction", "nonnegative", "positive", "tolerance"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,11 @@ class NumberRange:
 def at_least(low: int) -> NumberRange:
     """An int ``>= low``."""
     return NumberRange(int, low=low)
+
+
+def nonnegative() -> NumberRange:
+    """A finite float ``>= 0``."""
+    return NumberRange(float, low=0)
 
 
 def positive() -> NumberRange:

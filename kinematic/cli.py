@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kinematic.analysis import analyze, format_report
-from kinematic.arguments import NumberRange, at_least, tolerance
+from kinematic.arguments import at_least, nonnegative, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.numbers import DEFAULT_ATOL
@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"tolerance of float-mode specs ({tolerance().describe()})"
     )
     analyze_cmd.add_argument(
-        "--eta-error", type=NumberRange(float, low=0), default=None,
+        "--eta-error", type=nonnegative(), default=None,
         help="float-mode specs: bound on the error of every eta (default 1e-3 atol); a larger "
              "one ends inductions sooner (random MDPs of width 1000: 33 instead of 43 steps per "
              "target with atol / 2)"

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from kinematic.arguments import NumberRange
+from kinematic.arguments import nonnegative
 from kinematic.errors import InvalidBlockMDP
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -90,9 +90,6 @@ def _block_columns(mdp: BlockMDP, t: int) -> int:
     return max(16, BLOCK_BYTES // (8 * mdp.number_of_actions * mdp.width(t)))
 
 
-NONNEGATIVE = NumberRange(float, low=0)
-
-
 def eta_error_bound(mdp: BlockMDP, error: float | None = None) -> float:
     """The absolute error bound of float-mode ``eta`` (default ``MIXED_TOLERANCE_FRACTION *
     atol``); exact mode takes none."""
@@ -104,7 +101,7 @@ def eta_error_bound(mdp: BlockMDP, error: float | None = None) -> float:
         return 0.0
     if error is None:
         return MIXED_TOLERANCE_FRACTION * mdp.mode.atol
-    NONNEGATIVE.check(error, "error")
+    nonnegative().check(error, "error")
     return float(error)
 
 
@@ -175,12 +172,9 @@ def maximum_visitation(
     """
     bound = eta_error_bound(mdp, error)
     later = range(mdp.horizon - 1, 0, -1)  # longest inductions first
-    if mdp.mode.exact or mdp.horizon < 3:
-        computed = [
-            _start_values(mdp, h, _unit_columns(mdp, h, 0, mdp.width(h)), bound) for h in later
-        ]
-        return (mdp.start.copy(), *reversed(computed))
-    block = min(_block_columns(mdp, t) for t in range(mdp.horizon - 1))
+    sequential = mdp.mode.exact or mdp.horizon < 3
+    block = (max(map(mdp.width, later), default=1) if sequential
+             else min(_block_columns(mdp, t) for t in range(mdp.horizon - 1)))
     tasks = []
     for h in later:
         bounds = np.linspace(0, mdp.width(h), -(-mdp.width(h) // block) + 1).astype(int)
@@ -190,8 +184,11 @@ def maximum_visitation(
         h, first, stop = task
         return _start_values(mdp, h, _unit_columns(mdp, h, first, stop), bound)
 
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
-        blocks = list(pool.map(block_eta, tasks))
+    if sequential:
+        blocks = [block_eta(task) for task in tasks]
+    else:
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+            blocks = list(pool.map(block_eta, tasks))
     per_layer: dict[int, list[np.ndarray]] = {h: [] for h in later}
     for (h, _, _), values in zip(tasks, blocks, strict=True):
         per_layer[h].append(values)

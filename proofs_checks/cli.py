@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from kinematic.arguments import NumberRange, at_least, fraction
+from kinematic.arguments import NumberRange, at_least, fraction, nonnegative
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
 from proofs_checks.registry import ClaimReport, all_claims, run_claim
@@ -110,9 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                             required=True, help="eta <= eta_min")
         parser.add_argument("--epsilon", type=fraction(), default=0.1)
         parser.add_argument("--delta", type=fraction(), default=0.1)
-        parser.add_argument("--log-policies", type=NumberRange(float, low=0), required=True,
+        parser.add_argument("--log-policies", type=nonnegative(), required=True,
                             help="ln |Pi|")
-        parser.add_argument("--log-abstractions", type=NumberRange(float, low=0),
+        parser.add_argument("--log-abstractions", type=nonnegative(),
                             required=True, help="ln |Phi_N|")
         parser.add_argument("--json", action="store_true")
         try:

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from kinematic.cli import main
+from tests.kinematic.test_homing import MIDPOINT_SPEC
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -51,12 +52,7 @@ def test_eta_error_flag_bounds_float_eta_and_is_refused_for_exact_specs(tmp_path
     """``--eta-error 0.1`` on an MDP whose layer-2 values (0.4, 0.6) lie within 2 * 0.1: eta(t)
     is their midpoint 0.5, within 0.1 of 0.6 - 2e-7; the default bound computes it in full."""
     spec = tmp_path / "midpoint.json"
-    spec.write_text(json.dumps({
-        "name": "midpoint", "horizon": 3, "actions": ["a0"],
-        "layers": [["s"], ["v", "u"], ["t", "w"]], "start": {"s": 1.0},
-        "transitions": {"s": {"a0": {"u": 1 - 1e-6, "v": 1e-6}},
-                        "u": {"a0": {"t": 0.6, "w": 0.4}}, "v": {"a0": {"t": 0.4, "w": 0.6}}},
-    }))
+    spec.write_text(json.dumps(MIDPOINT_SPEC))
     assert main(["analyze", str(spec), "--json", "--eta-error", "0.1"]) == 0
     loose = json.loads(capsys.readouterr().out)
     assert loose["eta"]["t"] == pytest.approx(0.5, abs=1e-12) and loose["eta_error"] == 0.1

@@ -118,17 +118,22 @@ def test_float_eta_is_within_the_requested_error(mdp, error):
             assert abs(single - float(exact[state])) <= error + 1e-12
 
 
+MIDPOINT_SPEC = {
+    "name": "midpoint", "horizon": 3, "actions": ["a0"],
+    "layers": [["s"], ["v", "u"], ["t", "w"]], "start": {"s": 1.0},
+    "transitions": {"s": {"a0": {"u": 1 - 1e-6, "v": 1e-6}},
+                    "u": {"a0": {"t": 0.6, "w": 0.4}}, "v": {"a0": {"t": 0.4, "w": 0.6}}},
+}
+"""Layer-2 values 0.4 (v) and 0.6 (u) for the target t; s reaches u with probability 1 - 1e-6,
+so eta(t) = 0.6 - 2e-7 (also used by the CLI test of ``--eta-error``)."""
+
+
 def test_the_error_bound_is_tight_for_the_midpoint_rule():
     """v's value is 0.4, u's 0.6 and s reaches u with probability 1 - 1e-6, so eta(t) is
     0.6 - 2e-7. With error 0.1 the spread 0.2 = 2 * 0.1 ends the induction with the midpoint
     0.5, off by almost exactly the bound (the first state's value, 0.4, would be off by twice
     it); with error 0.09 the induction runs to the start and is exact up to rounding."""
-    mdp = from_spec({
-        "name": "midpoint", "horizon": 3, "actions": ["a0"],
-        "layers": [["s"], ["v", "u"], ["t", "w"]], "start": {"s": 1.0},
-        "transitions": {"s": {"a0": {"u": 1 - 1e-6, "v": 1e-6}},
-                        "u": {"a0": {"t": 0.6, "w": 0.4}}, "v": {"a0": {"t": 0.4, "w": 0.6}}},
-    })
+    mdp = from_spec(MIDPOINT_SPEC)
     exact = 0.6 - 2e-7
     stopped = maximum_visitation(mdp, error=0.1)[2][0]
     assert stopped == pytest.approx(0.5, abs=1e-12)
