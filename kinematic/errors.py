@@ -1,9 +1,11 @@
 """Exceptions raised by the exact core.
 
-Both are ``ValueError`` subclasses so that callers catching bad input in the usual way see them.
+All are ``ValueError`` subclasses so that callers catching bad input in the usual way see them.
 """
 
-__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge"]
+from collections.abc import Mapping
+
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "require_mapping"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -30,3 +32,11 @@ class InvalidPolicy(ValueError):
 class TooLarge(ValueError):
     """A request (horizon, actions, width, observation dimension) would need more memory than
     the machine has; the message gives the estimate and the machine's memory."""
+
+
+def require_mapping(value: object, where: str) -> Mapping:
+    """``value`` if it is a mapping (a JSON object), else :class:`InvalidBlockMDP` naming
+    ``where``."""
+    if not isinstance(value, Mapping):
+        raise InvalidBlockMDP(f"{where} must be a mapping, got {type(value).__name__}")
+    return value

@@ -21,7 +21,6 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from kinematic.arguments import nonnegative
 from kinematic.errors import InvalidBlockMDP
@@ -327,6 +326,8 @@ def lp_optimal_value(mdp: BlockMDP, rewards: tuple[np.ndarray, ...]) -> LinearPr
             rhs.append(np.asarray(start, dtype=np.float64))
         blocks_rows.append(row)
     objective = -np.concatenate([np.asarray(r, dtype=np.float64).reshape(-1) for r in rewards])
+    from scipy.optimize import linprog  # here: importing it costs every CLI start 0.1 s
+
     solution = linprog(
         objective,
         A_eq=sp.block_array(blocks_rows, format="csr"),

@@ -19,15 +19,22 @@ MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays and objects accepted (a spec needs 4, a run's artefacts 6)."""
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_NOT_SYNTAX = bytes(sorted(set(range(256)) - set(b'"[]{}')))
 
 
 def _nesting_depth(text: str) -> int:
-    """Deepest nesting of ``[``/``{`` outside strings (no parsing, so no recursion)."""
-    # Without escapes, every other piece between quotes is a string's content (fast path).
-    outside = "".join(text.split('"')[0::2]) if "\\" not in text else _STRING.sub("", text)
-    brackets = np.frombuffer(outside.encode().translate(None, _NOT_BRACKETS), dtype=np.uint8)
-    steps = ((brackets == ord("[")) | (brackets == ord("{"))).astype(np.int64) * 2 - 1
+    """Deepest nesting of ``[``/``{`` outside strings (no parsing, so no recursion).
+
+    Only quotes and brackets are kept; a bracket after an odd number of quotes is inside a
+    string. An escaped quote would break that count, so text with a backslash has its strings
+    emptied first (slower, and rare in specs)."""
+    if "\\" in text:
+        text = _STRING.sub('""', text)
+    syntax = np.frombuffer(text.encode().translate(None, _NOT_SYNTAX), dtype=np.uint8)
+    inside_string = (np.cumsum(syntax == ord('"'), dtype=np.int64) % 2).astype(bool)
+    steps = (((syntax == ord("[")) | (syntax == ord("{"))).astype(np.int64)
+             - ((syntax == ord("]")) | (syntax == ord("}"))))
+    steps[inside_string] = 0
     return int(np.cumsum(steps).max(initial=0))
 
 

@@ -12,6 +12,7 @@ raise :class:`InvalidBlockMDP` naming the entry at fault.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -20,8 +21,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.errors import InvalidBlockMDP
+from kinematic.errors import InvalidBlockMDP, require_mapping
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
+from kinematic.transition_tables import parse_transitions, transition_matrix
 
 __all__ = ["BlockMDP", "block_mdp", "check_reachable", "relabel_states", "with_float_numbers"]
 
@@ -159,12 +161,6 @@ def _check_distribution(
         raise InvalidBlockMDP(f"{where} sums to {total}, not 1")
 
 
-def _mapping(value: object, where: str) -> Mapping:
-    if not isinstance(value, Mapping):
-        raise InvalidBlockMDP(f"{where} must be a mapping, got {type(value).__name__}")
-    return value
-
-
 def block_mdp(
     name: str,
     layers: Sequence[Sequence[str]],
@@ -205,20 +201,18 @@ def block_mdp(
     horizon = len(layers_t)
 
     parsed_start = _parse_start(start, location)
-    parsed_transitions = _parse_transitions(transitions, location, actions_t, horizon)
+    parsed_transitions = parse_transitions(transitions, location, actions_t, horizon)
     parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
     emitter = {x: s for s, dist in parsed_emissions.items() for x in dist}
     parsed_rewards = _parse_rewards(rewards or {}, location, actions_t, parsed_emissions, emitter)
 
-    all_values = [*parsed_start.values()]
-    all_values += [p for per_action in parsed_transitions.values()
-                   for dist in per_action.values() for p in dist.values()]
-    all_values += [p for dist in parsed_emissions.values() for p in dist.values()]
-    all_values += [number for per_action in parsed_rewards.values()
-                   for reward in per_action.values()
-                   for number in (reward.numbers() if isinstance(reward, _Distribution)
-                                  else [reward])]
-    mode = NumberMode.for_values(all_values, atol=atol)
+    mode = NumberMode.for_values(itertools.chain(
+        parsed_start.values(),
+        *(entries.values for entries in parsed_transitions),
+        (p for dist in parsed_emissions.values() for p in dist.values()),
+        (number for per_action in parsed_rewards.values() for reward in per_action.values()
+         for number in (reward.numbers() if isinstance(reward, _Distribution) else [reward])),
+    ), atol=atol)
 
     def convert(values: Mapping[str, Number]) -> dict[str, Number]:
         return {k: mode.scalar(v) for k, v in values.items()}
@@ -230,16 +224,10 @@ def block_mdp(
         start_vector[location[state][1]] = p
 
     number_of_actions = len(actions_t)
-    matrices = []
-    for h in range(horizon - 1):
-        dense = mode.zeros((len(layers_t[h]) * number_of_actions, len(layers_t[h + 1])))
-        for i, state in enumerate(layers_t[h]):
-            for a, action in enumerate(actions_t):
-                dist = convert(parsed_transitions[state][action])
-                _check_distribution(mode, dist, f"transitions[{state!r}][{action!r}]")
-                for target, p in dist.items():
-                    dense[i * number_of_actions + a, location[target][1]] = p
-        matrices.append(mode.matrix(dense))
+    matrices = [
+        transition_matrix(mode, entries, layers_t[h], layers_t[h + 1], actions_t)
+        for h, entries in enumerate(parsed_transitions)
+    ]
 
     observations, emission_state, emission_probability, reward_arrays = [], [], [], []
     distributions: dict[tuple[int, int, int], RewardDistribution] = {}
@@ -394,7 +382,7 @@ def _check_actions(actions: Sequence[str]) -> tuple[str, ...]:
 
 def _parse_start(start: object, location: dict[str, tuple[int, int]]) -> dict[str, Number]:
     result = {}
-    for state, value in _mapping(start, "start").items():
+    for state, value in require_mapping(start, "start").items():
         if state not in location:
             raise InvalidBlockMDP(f"start: unknown state {state!r}")
         if location[state][0] != 0:
@@ -405,54 +393,10 @@ def _parse_start(start: object, location: dict[str, tuple[int, int]]) -> dict[st
     return result
 
 
-def _parse_transitions(
-    transitions: object,
-    location: dict[str, tuple[int, int]],
-    actions: tuple[str, ...],
-    horizon: int,
-) -> dict[str, dict[str, dict[str, Number]]]:
-    transitions = _mapping(transitions, "transitions")
-    for state in transitions:
-        if state not in location:
-            raise InvalidBlockMDP(f"transitions: unknown state {state!r}")
-        if location[state][0] == horizon - 1 and transitions[state]:
-            raise InvalidBlockMDP(
-                f"transitions[{state!r}]: {state!r} is in the last layer {horizon}, "
-                "which has no next layer"
-            )
-    result: dict[str, dict[str, dict[str, Number]]] = {}
-    for state, (h, _) in location.items():
-        if h == horizon - 1:
-            continue
-        if state not in transitions:
-            raise InvalidBlockMDP(f"transitions: state {state!r} (layer {h + 1}) has no entry")
-        per_action = _mapping(transitions[state], f"transitions[{state!r}]")
-        for action in per_action:
-            if action not in actions:
-                raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
-        result[state] = {}
-        for action in actions:
-            where = f"transitions[{state!r}][{action!r}]"
-            if action not in per_action:
-                raise InvalidBlockMDP(f"{where} is missing")
-            dist = {}
-            for target, value in _mapping(per_action[action], where).items():
-                if target not in location:
-                    raise InvalidBlockMDP(f"{where}: unknown state {target!r}")
-                if location[target][0] != h + 1:
-                    raise InvalidBlockMDP(
-                        f"{where}[{target!r}]: {target!r} is in layer {location[target][0] + 1}, "
-                        f"not the next layer {h + 2}"
-                    )
-                dist[target] = parse_number(value, f"{where}[{target!r}]")
-            result[state][action] = dist
-    return result
-
-
 def _parse_emissions(
     emissions: object, location: dict[str, tuple[int, int]], layers: tuple[tuple[str, ...], ...]
 ) -> dict[str, dict[str, Number]]:
-    emissions = _mapping(emissions, "emissions")
+    emissions = require_mapping(emissions, "emissions")
     for state in emissions:
         if state not in location:
             raise InvalidBlockMDP(f"emissions: unknown state {state!r}")
@@ -465,7 +409,7 @@ def _parse_emissions(
                 result[state] = {state: Fraction(1)}
             else:
                 where = f"emissions[{state!r}]"
-                given = _mapping(given, where)
+                given = require_mapping(given, where)
                 if not given:
                     raise InvalidBlockMDP(f"{where} is empty")
                 result[state] = {
@@ -532,7 +476,7 @@ def _parse_rewards(
     """Rewards keyed by observation; a state key is lifted to each of its observations."""
     result: dict[str, dict[str, Number | _Distribution]] = {}
     source: dict[str, str] = {}
-    for key, per_action in _mapping(rewards, "rewards").items():
+    for key, per_action in require_mapping(rewards, "rewards").items():
         where = f"rewards[{key!r}]"
         if key in location:
             targets = list(emissions[key])
@@ -541,7 +485,7 @@ def _parse_rewards(
         else:
             raise InvalidBlockMDP(f"rewards: unknown state or observation {key!r}")
         values = {}
-        for action, value in _mapping(per_action, where).items():
+        for action, value in require_mapping(per_action, where).items():
             if action not in actions:
                 raise InvalidBlockMDP(f"{where}: unknown action {action!r}")
             values[action] = _parse_reward(value, f"{where}[{action!r}]")

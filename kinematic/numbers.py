@@ -26,7 +26,6 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 
 from kinematic.arguments import tolerance
 from kinematic.errors import InvalidBlockMDP
@@ -141,10 +140,6 @@ class NumberMode:
         result = self.zeros((size, size))
         np.fill_diagonal(result, self.scalar(1))
         return result
-
-    def matrix(self, dense: np.ndarray) -> np.ndarray | sp.csr_array:
-        """The storage used for transition matrices: dense object array or sparse CSR."""
-        return dense if self.exact else sp.csr_array(dense)
 
     def equal(self, left: Number, right: Number) -> bool:
         return left == right if self.exact else abs(left - right) <= self.atol

@@ -7,8 +7,9 @@ Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``e
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -86,55 +87,73 @@ def _reward(mdp: BlockMDP, layer: int, observation: int, action: int,
     return {str(number(v)): number(p) for v, p in zip(*distribution, strict=True)}
 
 
-def _positive_rows(mdp: BlockMDP, layer: int) -> Iterator[tuple[tuple[int, int], list]]:
-    """``((state, action), [(next state, probability), ...])`` for every row of
-    ``transitions[layer]``, in order, with the positive entries only: read from the CSR arrays
-    in float mode (one ``tolist`` per layer, no per-row numpy call), from the dense rows in
-    exact mode."""
-    actions = mdp.number_of_actions
+def _transition_table(mdp: BlockMDP, layer: int) -> dict[str, dict[str, dict[str, object]]]:
+    """``state -> action -> next state -> number`` for the positive entries of
+    ``transitions[layer]`` (next states in layer order), built from whole-layer lists: one
+    ``tolist`` per array and no numpy call per row or entry."""
     matrix = mdp.transitions[layer]
     if sp.issparse(matrix):
         matrix = sp.csr_array(matrix)
         if not matrix.has_canonical_format:  # sorted, no duplicates; the MDP's own untouched
             matrix = matrix.copy()
             matrix.sum_duplicates()
-        starts, columns, values = (matrix.indptr.tolist(), matrix.indices.tolist(),
-                                   matrix.data.tolist())
-        for row in range(matrix.shape[0]):
-            entries = zip(columns[starts[row]:starts[row + 1]],
-                          values[starts[row]:starts[row + 1]], strict=True)
-            yield divmod(row, actions), [(j, p) for j, p in entries if p > 0]
-        return
-    for row in range(matrix.shape[0]):
-        positive = np.flatnonzero(mdp.mode.positive(matrix[row]))
-        yield divmod(row, actions), [(j, matrix[row, j]) for j in positive.tolist()]
+        positive = matrix.data > 0
+        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))[positive]
+        columns = matrix.indices[positive]
+        values = matrix.data[positive].tolist()  # Python floats: their own JSON numbers
+    else:
+        rows, columns = np.nonzero(mdp.mode.positive(matrix))
+        values = [mdp.mode.to_json(p) for p in matrix[rows, columns]]
+    counts = np.bincount(rows, minlength=matrix.shape[0]).tolist()
+    names = np.asarray(mdp.layers[layer + 1], dtype=object)[columns].tolist()
+    entries = zip(names, values, strict=True)
+    number_of_actions = mdp.number_of_actions
+    return {
+        state: {action: dict(itertools.islice(entries, counts[i * number_of_actions + a]))
+                for a, action in enumerate(mdp.actions)}
+        for i, state in enumerate(mdp.layers[layer])
+    }
+
+
+def _emission_table(mdp: BlockMDP) -> dict[str, dict[str, object]]:
+    """``state -> observation -> number`` for the states whose emission is not the default
+    (one observation named like the state)."""
+    number = mdp.mode.to_json
+    table: dict[str, dict[str, object]] = {}
+    for h, layer in enumerate(mdp.layers):
+        emitted: list[dict[str, object]] = [{} for _ in layer]
+        for owner, observation, p in zip(mdp.emission_state[h].tolist(), mdp.observations[h],
+                                         mdp.emission_probability[h], strict=True):
+            emitted[owner][observation] = number(p)
+        for state, distribution in zip(layer, emitted, strict=True):
+            if list(distribution) != [state]:
+                table[state] = distribution
+    return table
+
+
+def _reward_table(mdp: BlockMDP) -> dict[str, dict[str, object]]:
+    """``observation -> action -> reward`` for the non-zero or stochastic rewards."""
+    number = mdp.mode.to_json
+    table: dict[str, dict[str, object]] = {}
+    for h, observations in enumerate(mdp.observations):
+        rewarded = np.asarray(mdp.rewards[h] != 0, dtype=bool)
+        for (layer, x, a) in mdp.reward_distributions:
+            if layer == h:
+                rewarded[x, a] = True
+        for x in np.flatnonzero(rewarded.any(axis=1)).tolist():
+            table[observations[x]] = {
+                mdp.actions[a]: _reward(mdp, h, x, a, number)
+                for a in np.flatnonzero(rewarded[x]).tolist()
+            }
+    return table
 
 
 def to_spec(mdp: BlockMDP) -> dict:
     """The JSON spec of ``mdp`` (only non-zero entries; emissions only where not default)."""
-    mode = mdp.mode
-    number = mode.to_json
+    number = mdp.mode.to_json
     transitions: dict[str, dict[str, dict[str, object]]] = {}
     for h in range(mdp.horizon - 1):
-        following = mdp.layers[h + 1]
-        for (i, a), row in _positive_rows(mdp, h):
-            action = mdp.actions[a]
-            transitions.setdefault(mdp.layers[h][i], {})[action] = {
-                following[j]: number(p) for j, p in row}
-    emissions, rewards = {}, {}
-    for h, layer in enumerate(mdp.layers):
-        for state in layer:
-            dist = mdp.observations_of(state)
-            if list(dist) != [state]:
-                emissions[state] = {x: number(p) for x, p in dist.items()}
-        for x, observation in enumerate(mdp.observations[h]):
-            nonzero = {
-                action: _reward(mdp, h, x, a, number)
-                for a, action in enumerate(mdp.actions)
-                if mdp.rewards[h][x, a] != 0 or (h, x, a) in mdp.reward_distributions
-            }
-            if nonzero:
-                rewards[observation] = nonzero
+        transitions.update(_transition_table(mdp, h))
     spec = {
         "name": mdp.name,
         "horizon": mdp.horizon,
@@ -147,6 +166,7 @@ def to_spec(mdp: BlockMDP) -> dict:
         },
         "transitions": transitions,
     }
+    emissions, rewards = _emission_table(mdp), _reward_table(mdp)
     if emissions:
         spec["emissions"] = emissions
     if rewards:

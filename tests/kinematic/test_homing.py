@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import scipy.optimize
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -222,7 +223,7 @@ def test_float_lp_shares_are_clipped_and_normalised():
 
 
 def test_a_failed_linear_program_is_reported_with_the_solvers_message(monkeypatch):
-    monkeypatch.setattr(homing, "linprog", lambda *args, **kwargs: SimpleNamespace(
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: SimpleNamespace(
         status=2, message="The problem is infeasible."))
     with pytest.raises(RuntimeError, match=r"^linprog failed: The problem is infeasible\.$"):
         lp_maximum_visitation(FOUR_ACTIONS, "s2a")

@@ -9,12 +9,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kinematic import cli
 from kinematic.arguments import NumberRange, at_least, fraction, positive, tolerance
 from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
-from kinematic.json_input import MAX_JSON_DEPTH, read_json
+from kinematic.json_input import MAX_JSON_DEPTH, _nesting_depth, read_json
 from kinematic.numbers import MAX_EXPONENT, MAX_NUMBER_LENGTH, NumberMode, parse_number
 from kinematic.resources import check_memory, format_bytes, physical_memory
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
@@ -41,6 +43,29 @@ def test_json_deeper_than_the_limit_is_refused_without_recursion():
         read_json("[" * 100_000 + "]" * 100_000, "f")
     # brackets inside strings (with escaped quotes) are not nesting
     assert read_json(json.dumps({"k": "\\\"[[[[" * 50}), "f") == {"k": "\\\"[[[[" * 50}
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict | list):
+        children = value.values() if isinstance(value, dict) else value
+        return 1 + max((_depth(child) for child in children), default=0)
+    return 0
+
+
+_BRACKETY = st.text(st.sampled_from('[]{}"\\ ab\u00e9'), max_size=6)
+_JSON = st.recursive(
+    st.none() | st.integers() | _BRACKETY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_BRACKETY, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(_JSON, st.booleans())
+def test_nesting_depth_is_the_depth_of_the_parsed_value(value, indented):
+    """Strings full of brackets, quotes and backslashes (escaped in the text) are not nesting;
+    without a backslash the quote-counting path runs, with one the strings are emptied first."""
+    text = json.dumps(value, indent=1 if indented else None)
+    assert _nesting_depth(text) == _depth(value)
 
 
 def test_duplicate_keys_are_refused_naming_the_key():
