@@ -212,10 +212,23 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁzeros__mutmut_{k}" for k in (10, 12)], (
         "np.zeros(shape, dtype=np.float64) -> dtype=None / absent",
         "numpy's default dtype is float64")),
-    "kinematic.model.x__parse_transitions__mutmut_22": (
+    "kinematic.transition_tables.x_parse_transitions__mutmut_22": (
         "skip a last-layer state: continue -> break",
         "states are visited layer by layer, so the first last-layer state is followed by last-"
         "layer states only, all of which would be skipped"),
+    "kinematic.transition_tables.x_parse_transitions__mutmut_75": (
+        "a finite float kept as it is -> every value through parse_number",
+        "the test is a fast path: parse_number returns a finite float unchanged"),
+    **dict.fromkeys([f"kinematic.transition_tables.x__first_errors__mutmut_{k}"
+                     for k in (14, 17, 18)], ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.transition_tables.x__check_rows__mutmut_{k}"
+                     for k in (40, 43, 44)], ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.transition_tables.x_transition_matrix__mutmut_{k}"
+                     for k in (19, 21, 24, 26)], (
+        "np.asarray(rows or columns, dtype=np.intp) -> dtype=None / absent",
+        "the lists hold Python ints, which NumPy stores as int64 (intp here); they are never "
+        "empty, since a layer without entries has every pair summing to 0 and is refused "
+        "before")),
     **dict.fromkeys([f"kinematic.model.x_block_mdp__mutmut_{k}" for k in (116, 118)], (
         "np.asarray(owners, dtype=np.intp) -> dtype=None / absent",
         "a list of Python ints becomes int64 (intp on 64-bit numpy 2); every state emits a "

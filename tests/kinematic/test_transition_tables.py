@@ -151,6 +151,16 @@ def test_bulk_reading_matches_an_entry_by_entry_reading(case):
             assert (matrix.toarray() == reference).all()
 
 
+def test_a_zero_probability_is_a_probability_in_both_modes():
+    """A zero entry is neither negative nor stored (float mode); the state it names is reached
+    by another action."""
+    for zero, half in (("0", "1/2"), (0.0, 0.5)):
+        spec = _two_pair_spec({"t": half, "u": half}, {"t": zero, "u": 1 if zero == "0" else 1.0})
+        mdp = from_spec(spec)
+        assert mdp.mode.exact == (zero == "0")
+        assert to_spec(mdp)["transitions"]["s"]["a2"] == {"u": "1" if mdp.mode.exact else 1.0}
+
+
 def test_a_zero_probability_is_not_stored_in_float_mode():
     spec = {"name": "z", "horizon": 2, "actions": ["a"], "layers": [["s"], ["t", "u"]],
             "start": {"s": 1.0}, "transitions": {"s": {"a": {"u": 0.5, "t": 0.5}}}}
@@ -174,6 +184,10 @@ def _two_pair_spec(first: dict, second: dict) -> dict:
      "transitions['s']['a1']['t'] is negative (-1/3)"),
     ({"t": "1/2", "u": "1/2"}, {}, "transitions['s']['a2'] sums to 0, not 1"),
     ({"t": 0.5, "u": 0.5}, {}, "transitions['s']['a2'] sums to 0.0, not 1"),
+    ({"t": 0.5, "u": 0.5}, {"t": 1.5, "u": -0.5},  # sums to 1: only the sign is at fault
+     "transitions['s']['a2']['u'] is negative (-0.5)"),
+    ({"t": "1/2", "u": "1/2"}, {"t": "3/2", "u": "-1/2"},
+     "transitions['s']['a2']['u'] is negative (-1/2)"),
 ])
 def test_the_first_pair_at_fault_is_named(first, second, message):
     """The earlier pair wins whichever its fault; a last pair with no entries is checked."""
