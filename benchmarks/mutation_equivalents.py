@@ -35,6 +35,18 @@ LP_FLOAT_INPUT = ("np.asarray(x, dtype=np.float64) -> dtype=None / absent (start
 LP_SHARES = ("row / total -> row * total; uniform 1.0 -> 2.0",
              "_distribution clips and renormalises the shares of each observation")
 
+SHORTCUT_OFF = ("the exact constant-column test of the eta shortcut weakened (never; or only "
+                "when every column is constant, all settled at once by a 0-d mask)",
+                "the shortcut only ends an induction early; a column it misses is computed in "
+                "full to the same exact value (speed, measured by benchmarks/exact_scale.py, not "
+                "results)")
+BLOCKS = ("how the targets of a layer are cut into blocks (block size, count, bounds as floats "
+          "or ints, sequential below H = 3 or not)",
+          "each target's column is computed on its own (the induction and the settling test read "
+          "only that column), every target lies in exactly one block whatever the bounds "
+          "(empty blocks return nothing), so any cut gives the same values; block size changes "
+          "speed only")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -54,7 +66,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "bincount(labels) > 1 -> > 2",
         "a component of two states is one candidate pair found within atol: its diameter is that "
         "pair's distance, <= atol, so it is never refused"),
-    "kinematic.homing.x_max_visitation__mutmut_11": (
+    "kinematic.homing.x_max_visitation__mutmut_16": (
         "zeros((width, 1)) -> zeros((width, 2))",
         "an extra all-zero target column; only column 0 is read"),
     "kinematic.homing.x_homing_policies__mutmut_5": (
@@ -130,15 +142,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.planning.x__greedy__mutmut_{k}" for k in (5, 17, 20)], (
         "axis=-1 -> axis=+1",
         "q is always 2-d, (observations, actions): axis 1 is the last axis")),
-    **dict.fromkeys([f"kinematic.homing.x__constant_columns__mutmut_{k}" for k in (1, 5, 6, 11)], (
-        "the constant-column test of the eta shortcut weakened (never / only for a constant "
-        "matrix / spread against the global maximum)",
-        "the shortcut only ends an induction early; a column it misses is computed in full to "
-        "the same value (a loss of speed, measured by benchmarks/exact_scale.py, not of "
-        "correctness)")),
-    **dict.fromkeys([f"kinematic.homing.x__constant_columns__mutmut_{k}" for k in (2, 4)], (
-        "np.asarray(mask, dtype=bool) -> dtype=None / absent",
-        "== on arrays, object arrays included, already gives a bool array")),
     "kinematic.homing.x_homing_policy_choices__mutmut_9": (
         "zeros((width, 1)) -> zeros((width, 2))",
         "an extra all-zero target column; only column 0 is read"),
@@ -147,13 +150,23 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "scaling the terminal reward by 2 scales every value: same argmax, same support"),
     **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
                     ZIP_STRICT),
-    "kinematic.homing.x__constant_columns__mutmut_13": (
-        "spread = max - min per column -> max per column - global min",
-        "a wider spread only makes the shortcut apply less often (speed, not results)"),
-    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (46, 49)],
+    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (47, 50)],
                     RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.homing.x__settled_columns__mutmut_{k}" for k in (2, 6, 7)],
+                    SHORTCUT_OFF),
+    **dict.fromkeys([f"kinematic.homing.x__settled_columns__mutmut_{k}" for k in (3, 5)], (
+        "np.asarray(mask, dtype=bool) -> dtype=None / absent",
+        "== on arrays, object arrays included, already gives a bool array")),
+    "kinematic.homing.x__block_columns__mutmut_9": BLOCKS,
     **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
-                     for k in (21, 22, 23, 26, 27)], (
+                     for k in (20, 21, 24, 33, 41, 44, 50, 58)], BLOCKS),
+    "kinematic.homing.x_maximum_visitation__mutmut_26": (
+        "max(widths of later layers, default=1) -> default=None",
+        "there are no later layers only when H = 1, and then no block is cut"),
+    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}" for k in (94, 97, 98)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
+                     for k in (83, 84)], (
         "which layers run in the thread pool, and its size",
         "each layer's induction is the same computation in a thread or not; the pool only "
         "changes where it runs")),
@@ -236,10 +249,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
 }
 
 LIVE: dict[str, str] = {
-    "kinematic.homing.x__constant_columns__mutmut_15": (
-        "spread <= 1e-3 atol -> spread < 1e-3 atol: a column whose spread equals the shortcut's "
-        "width to the last bit is computed in full instead; its eta moves by at most that width, "
-        "within the documented bound either way"),
     "kinematic.inseparability.x__group_float__mutmut_52": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "

@@ -1,5 +1,6 @@
 """eta(s), eta_min and homing policies (``def:homing``, ``lem:homing_deterministic``)."""
 
+import copy
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -14,6 +15,7 @@ from kinematic.families import combination_lock, random_sparse_mdp
 from kinematic.homing import (
     _distribution,
     eta,
+    eta_error_bound,
     eta_min,
     homing_policies,
     homing_policy,
@@ -142,6 +144,19 @@ def test_the_error_bound_is_tight_for_the_midpoint_rule():
     assert maximum_visitation(mdp, error=0.09)[2][0] == pytest.approx(exact, abs=1e-12)
 
 
+def test_a_spread_of_exactly_twice_the_error_settles_in_both_functions():
+    """The rule is ``spread <= 2 error``: dyadic values 0.25 (v) and 0.75 (u), exact in binary,
+    with error 0.25 stop at the midpoint 0.5, in ``maximum_visitation`` and in
+    ``max_visitation`` alike; a smaller error runs to the start."""
+    spec = copy.deepcopy(MIDPOINT_SPEC)
+    spec["transitions"].update(u={"a0": {"t": 0.75, "w": 0.25}}, v={"a0": {"t": 0.25, "w": 0.75}})
+    mdp = from_spec(spec)
+    assert maximum_visitation(mdp, error=0.25)[2][0] == 0.5
+    assert max_visitation(mdp, "t", error=0.25) == 0.5
+    exact = 0.75 * (1 - 1e-6) + 0.25 * 1e-6
+    assert max_visitation(mdp, "t", error=0.2) == pytest.approx(exact, abs=1e-12)
+
+
 def test_blocks_of_targets_give_the_single_target_answers(monkeypatch):
     """Float mode splits wide layers into blocks of targets spread over threads (here blocks of
     16 or 17 of a width-50 layer): the same eta as one induction per target (up to the rounding
@@ -158,8 +173,13 @@ def test_blocks_of_targets_give_the_single_target_answers(monkeypatch):
 
 def test_error_is_refused_in_exact_mode_and_checked_in_float_mode():
     mdp = combination_lock(horizon=3, actions=2, seed=0)
-    with pytest.raises(ValueError, match="exact"):
+    with pytest.raises(ValueError) as refused:
         maximum_visitation(mdp, error=1e-3)
+    assert str(refused.value) == (
+        "error applies to float mode; 'combolock-H3-K2-seed0' is exact and its eta is computed "
+        "exactly (convert it with kinematic.model.with_float_numbers)")
+    assert eta_error_bound(mdp) == 0  # exact: no error at all
+    assert eta_error_bound(with_float_numbers(mdp)) == 1e-3 * mdp.mode.atol
     for bad in (-1e-3, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="error must be"):
             maximum_visitation(with_float_numbers(mdp), error=bad)
