@@ -221,9 +221,7 @@ def max_visitation(mdp: BlockMDP, state: str, error: float | None = None) -> Num
     h, i = _target(mdp, state)
     if h == 0:
         return mdp.start[i]
-    values = mdp.mode.zeros((mdp.width(h), 1))
-    values[i, 0] = mdp.mode.scalar(1)
-    return _start_values(mdp, h, values, bound)[0]
+    return _start_values(mdp, h, _unit_columns(mdp, h, i, i + 1), bound)[0]
 
 
 def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
@@ -242,8 +240,7 @@ def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
     its decisions.
     """
     h, i = _target(mdp, state)
-    values = mdp.mode.zeros((mdp.width(h), 1))
-    values[i, 0] = mdp.mode.scalar(1)
+    values = _unit_columns(mdp, h, i, i + 1)
     return _choices_for_targets(mdp, h, values)[0]
 
 

@@ -111,7 +111,7 @@ def parse_transitions(
     return layers
 
 
-def _first_errors(mode: NumberMode, entries: LayerEntries, values: np.ndarray,
+def _first_errors(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, values: np.ndarray,
                   number_of_rows: int) -> tuple[int | None, int | None]:
     """The first entry with a negative value and the first row whose sum is not 1 (or None)."""
     if mode.exact:
@@ -123,25 +123,25 @@ def _first_errors(mode: NumberMode, entries: LayerEntries, values: np.ndarray,
         return negative, bad_row
     negatives = np.flatnonzero(values < 0)
     # bincount adds each row's entries in order from 0.0, as the sum of a Python list does
-    sums = np.bincount(np.asarray(entries.rows, dtype=np.intp), weights=values,
-                       minlength=number_of_rows)
+    sums = np.bincount(rows, weights=values, minlength=number_of_rows)
     bad_rows = np.flatnonzero(np.abs(sums - 1.0) > mode.atol)
     return (int(negatives[0]) if negatives.size else None,
             int(bad_rows[0]) if bad_rows.size else None)
 
 
-def _check_rows(mode: NumberMode, entries: LayerEntries, values: np.ndarray,
+def _check_rows(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, values: np.ndarray,
                 states: Sequence[str], next_states: Sequence[str],
                 actions: tuple[str, ...]) -> None:
     """Raise for the first pair, in (state, action) order, with a negative entry (named) or a
     sum other than 1 (``atol`` in float mode), as an entry-by-entry check would."""
     number_of_actions = len(actions)
-    negative, bad_row = _first_errors(mode, entries, values, len(states) * number_of_actions)
+    negative, bad_row = _first_errors(mode, entries, rows, values,
+                                      len(states) * number_of_actions)
     negative_row = entries.rows[negative] if negative is not None else None
-    rows = [r for r in (negative_row, bad_row) if r is not None]
-    if not rows:
+    faults = [r for r in (negative_row, bad_row) if r is not None]
+    if not faults:
         return
-    row = min(rows)
+    row = min(faults)
     where = _where(states[row // number_of_actions], actions[row % number_of_actions])
     if row == negative_row:
         target = next_states[entries.columns[negative]]
@@ -161,9 +161,9 @@ def transition_matrix(
     """``T`` from layer ``states`` into ``next_states`` (rows ``i * |A| + a``), checked: a dense
     object array in exact mode, a canonical CSR matrix without stored zeros in float mode."""
     values = mode.array(entries.values)
-    _check_rows(mode, entries, values, states, next_states, actions)
-    shape = (len(states) * len(actions), len(next_states))
     rows = np.asarray(entries.rows, dtype=np.intp)
+    _check_rows(mode, entries, rows, values, states, next_states, actions)
+    shape = (len(states) * len(actions), len(next_states))
     columns = np.asarray(entries.columns, dtype=np.intp)
     if mode.exact:
         dense = mode.zeros(shape)
