@@ -215,18 +215,29 @@ def sampled_baseline_partitions(mdp: BlockMDP, layers: list[int], sample: int,
     return elapsed * (mdp.width(layers[0]) / sample) ** 2 * mdp.horizon / len(layers)
 
 
-def run_large_case(horizon: int, width: int) -> list[tuple]:
-    """Partitions and canonical form only, against the extrapolated all-pairs baseline."""
-    name = f"random H={horizon} W={width} A=10 (float)"
+def random_case(horizon: int, width: int) -> tuple[str, BlockMDP, float]:
+    """The benchmark's random MDP of this size (10 actions, 5 successors, seed 0): its row name,
+    the MDP and the seconds it took to build."""
     mdp, build_seconds = timed(
         lambda: random_sparse_mdp(horizon, width, actions=10, successors=5, seed=0))
+    return f"random H={horizon} W={width} A=10 (float)", mdp, build_seconds
+
+
+def three_layer_partition_baseline(mdp: BlockMDP) -> float:
+    """:func:`sampled_baseline_partitions` of 100 random states of layers 2, H/2 and H-1."""
+    return sampled_baseline_partitions(mdp, [1, mdp.horizon // 2, mdp.horizon - 2], 100,
+                                       np.random.default_rng(0))
+
+
+def run_large_case(horizon: int, width: int) -> list[tuple]:
+    """Partitions and canonical form only, against the extrapolated all-pairs baseline."""
+    name, mdp, build_seconds = random_case(horizon, width)
     print(f"built {name} in {build_seconds:.1f} s", flush=True)
     partition, partition_seconds = timed(lambda: fast_partitions(mdp))
     _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
     peaks = {"partitions": peak_mib(lambda: fast_partitions(mdp)),
              "canonical": peak_mib(lambda: canonical_form(mdp))}
-    baseline = sampled_baseline_partitions(mdp, [1, horizon // 2, horizon - 2], 100,
-                                           np.random.default_rng(0))
+    baseline = three_layer_partition_baseline(mdp)
     return [
         (name, "partitions (B, F, KI)", partition_seconds, peaks["partitions"], baseline, "~"),
         (name, "canonical form", partition_seconds + merge_seconds, peaks["canonical"],
@@ -259,9 +270,7 @@ def million_case_rows(horizon: int, width: int) -> list[tuple]:
     """eta for all states (within :data:`MILLION_ETA_ERROR`), the partitions and the canonical
     form of a ``horizon x width`` random MDP; the memory column is this process's peak resident
     MiB after the analysis (building included, the small baselines after it not)."""
-    name = f"random H={horizon} W={width} A=10 (float)"
-    mdp, build_seconds = timed(
-        lambda: random_sparse_mdp(horizon, width, actions=10, successors=5, seed=0))
+    name, mdp, build_seconds = random_case(horizon, width)
     _, matrix_seconds = timed(lambda: mdp.action_major_transitions)
     print(f"built {name} in {build_seconds + matrix_seconds:.1f} s", flush=True)
     _, eta_seconds = timed(lambda: maximum_visitation(mdp, error=MILLION_ETA_ERROR))
@@ -270,8 +279,7 @@ def million_case_rows(horizon: int, width: int) -> list[tuple]:
     _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     eta_baseline = sampled_baseline_eta(mdp, layers=10, per_layer=5)
-    partition_baseline = sampled_baseline_partitions(
-        mdp, [1, horizon // 2, horizon - 2], 100, np.random.default_rng(0))
+    partition_baseline = three_layer_partition_baseline(mdp)
     analysis_seconds = eta_seconds + partition_seconds + merge_seconds
     baseline = eta_baseline + partition_baseline
     return [
@@ -323,8 +331,7 @@ def main() -> None:
     if args.large_width:
         rows += run_large_case(args.horizon, args.large_width)
     for width in (int(w) for w in args.widths.split(",") if w):
-        mdp = random_sparse_mdp(args.horizon, width, actions=10, successors=5, seed=0)
-        label = f"random H={args.horizon} W={width} A=10 (float)"
+        label, mdp, _ = random_case(args.horizon, width)
         rows += run_case(label, mdp, eta_stride=10 if width >= 300 else 1,
                          end_to_end=width == 100)
         print(f"done: {label}", flush=True)
