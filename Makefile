@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HYPOTHESIS_PROFILE ?= ci
 export HYPOTHESIS_PROFILE
 
-.PHONY: setup demo test lint bench mutants clean
+.PHONY: setup demo test test-slow lint bench mutants clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +24,16 @@ demo: $(STAMP)
 	$(PY) -m homer compare out/demo
 
 # Tests run in TEST_WORKERS processes (pytest-xdist; one per core on the 2-core machine): the
-# HOMER tests train with one torch thread each, so two of them use both cores.
+# HOMER tests train with one torch thread each, so two of them use both cores. `make test`
+# leaves out the tests marked slow (learning runs of a minute or more: pyproject.toml's
+# markers); `make test-slow` runs only those; .ci/run runs both.
 TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m "not slow"
 	$(VENV)/bin/ruff check .
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

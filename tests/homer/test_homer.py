@@ -46,7 +46,7 @@ def wrong_merges(run_dir) -> dict[str, list[int]]:
                    if kind in step["abstractions"]] for kind in ("backward", "forward", "ki")}
 
 
-@pytest.mark.parametrize("horizon", [3, 4, 5])
+@pytest.mark.parametrize("horizon", [3, 4, pytest.param(5, marks=pytest.mark.slow)])
 def test_homer_covers_small_locks(horizon, tmp_path):
     mdp = combination_lock(horizon, actions=10, seed=horizon)
     result = run_homer(mdp, tmp_path, seed=1, progress=False)
@@ -62,6 +62,7 @@ def two_observations_per_state(mdp):
     return from_spec(spec)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_path):
     mdp = two_observations_per_state(
