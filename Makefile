@@ -9,9 +9,12 @@ export HYPOTHESIS_PROFILE
 
 .PHONY: setup demo test test-slow lint bench mutants clean
 
+# --no-compile: pip would byte-compile every installed module (torch's included: 45 of the
+# install's 120 s); Python compiles the modules a run imports, once, when it first imports them.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -c constraints.txt \
+		-e '.[dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)

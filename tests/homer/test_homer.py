@@ -46,7 +46,7 @@ def wrong_merges(run_dir) -> dict[str, list[int]]:
                    if kind in step["abstractions"]] for kind in ("backward", "forward", "ki")}
 
 
-@pytest.mark.parametrize("horizon", [3, 4, pytest.param(5, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("horizon", [3, *(pytest.param(h, marks=pytest.mark.slow) for h in (4, 5))])
 def test_homer_covers_small_locks(horizon, tmp_path):
     mdp = combination_lock(horizon, actions=10, seed=horizon)
     result = run_homer(mdp, tmp_path, seed=1, progress=False)
