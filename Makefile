@@ -31,12 +31,13 @@ demo: $(STAMP)
 # leaves out the tests marked slow (learning runs of a minute or more: pyproject.toml's
 # markers); `make test-slow` runs only those; .ci/run runs both.
 TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 test: $(STAMP)
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m "not slow"
+	$(PYTEST) -m "not slow"
 	$(VENV)/bin/ruff check .
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m slow
+	$(PYTEST) -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
