@@ -31,7 +31,7 @@ demo: $(STAMP)
 # leaves out the tests marked slow (learning runs of a minute or more: pyproject.toml's
 # markers); `make test-slow` runs only those; .ci/run runs both. The workers' BLAS and OpenMP
 # pools start with one thread each too (two workers already fill both cores; tests that need
-# more raise the limit with threadpoolctl): 8% faster alone, measured in session 8.
+# more raise the limit with threadpoolctl): 332 s -> 305 s of pytest alone.
 TEST_WORKERS ?= 2
 PYTEST := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal

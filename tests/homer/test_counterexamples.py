@@ -4,6 +4,7 @@ budget: 1,000 transitions per step)."""
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,7 @@ FIELDS = {"name", "objective", "alpha_min", "steps_with_wrong_merges", "value",
 SMALL = HomerConfig(transitions=1000, max_transitions=1000)
 
 
-def _verdicts(out, capsys, *cases: str) -> list[dict]:
+def _verdicts(out: Path, capsys: pytest.CaptureFixture[str], *cases: str) -> list[dict]:
     """The ``counterexamples`` command's JSON rows (all cases when none are named), after
     checking every row's fields and verdict."""
     selection = ["--cases", ",".join(cases)] if cases else []
