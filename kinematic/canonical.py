@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP
+from kinematic.exact_sparse import Entries, sum_by
 from kinematic.inseparability import Partition, ki_partition
 from kinematic.model import BlockMDP, check_reachable
 
@@ -46,22 +47,53 @@ class CanonicalForm:
     state_map: dict[str, str]
 
 
-def _membership(mdp: BlockMDP, labels: np.ndarray, layer: int) -> np.ndarray | sp.csr_array:
-    """The 0/1 matrix (state x class) of one layer, in the MDP's storage (float mode: built
-    sparse, never dense: width x classes is 10^8 entries at width 10^4)."""
-    width, classes = mdp.width(layer), int(labels.max()) + 1
+def _membership(labels: np.ndarray) -> sp.csr_array:
+    """The 0/1 matrix (state x class) of one layer, float mode, built sparse (never dense:
+    width x classes is 10^8 entries at width 10^4)."""
+    return sp.csr_array((np.ones(len(labels)), (np.arange(len(labels)), labels)),
+                        shape=(len(labels), int(labels.max()) + 1))
+
+
+def _merged_vector(mdp: BlockMDP, vector: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``vector @ membership``: the entries of each class added up."""
+    if mdp.mode.exact:
+        return sum_by(labels, vector.tolist(), int(labels.max()) + 1)
+    return np.asarray(vector @ _membership(labels)).reshape(-1)
+
+
+def _merged_transitions(
+    mdp: BlockMDP, h: int, partition: Partition
+) -> tuple[np.ndarray | sp.csr_array, Entries | None]:
+    """The rows ``T(. | s, a)`` of one representative ``s`` per class of layer ``h``, their
+    columns added up per class of layer ``h + 1``; exact mode: computed over the non-zero
+    entries, and returned with the result's non-zero entries."""
+    labels, next_labels = partition.labels[h], partition.labels[h + 1]
+    representatives = np.unique(labels, return_index=True)[1]
+    actions, classes = mdp.number_of_actions, int(next_labels.max()) + 1
     if not mdp.mode.exact:
-        return sp.csr_array((np.ones(width), (np.arange(width), labels)),
-                            shape=(width, classes))
-    dense = mdp.mode.zeros((width, classes))
-    dense[np.arange(width), labels] = mdp.mode.scalar(1)
-    return dense
+        rows = representatives[:, None] * actions + np.arange(actions)
+        return mdp.transitions[h][rows.reshape(-1)] @ _membership(next_labels), None
+    class_of = np.full(mdp.width(h), -1)
+    class_of[representatives] = np.arange(len(representatives))
+    pairs, states, values = mdp.transition_entries[h]
+    new_pairs = class_of[pairs // actions] * actions + pairs % actions
+    kept = np.flatnonzero(class_of[pairs // actions] >= 0)
+    keys = new_pairs[kept] * classes + next_labels[states[kept]]
+    merged = sum_by(keys, [values[i] for i in kept.tolist()],
+                    len(representatives) * actions * classes)
+    # sums of positive probabilities are positive: the non-zero entries are the keys summed into
+    nonzero = np.unique(keys)
+    entries = (nonzero // classes, nonzero % classes, merged[nonzero].tolist())
+    return merged.reshape(len(representatives) * actions, classes), entries
 
 
 def _member_weights(mdp: BlockMDP, layer: int) -> np.ndarray:
     """A vector proportional to ``P_pi(s)`` within each backward KI class of ``layer``."""
     if layer == 0:
         return mdp.start
+    if mdp.mode.exact:
+        _, states, values = mdp.transition_entries[layer - 1]
+        return sum_by(states, values, mdp.width(layer))
     return np.asarray(mdp.transitions[layer - 1].sum(axis=0)).reshape(-1)
 
 
@@ -88,19 +120,14 @@ def canonical_form(mdp: BlockMDP, partition: Partition | None = None) -> Canonic
     if len(set(flat)) != len(flat):
         raise InvalidBlockMDP("canonical_form: merged state names collide; rename states")
 
-    memberships = [_membership(mdp, partition.labels[h], h) for h in range(mdp.horizon)]
-    start = np.asarray(mdp.start @ memberships[0]).reshape(-1)
-    transitions = []
-    number_of_actions = mdp.number_of_actions
-    for h in range(mdp.horizon - 1):
-        representatives = np.unique(partition.labels[h], return_index=True)[1]
-        rows = (representatives[:, None] * number_of_actions + np.arange(number_of_actions))
-        transitions.append(mdp.transitions[h][rows.reshape(-1)] @ memberships[h + 1])
+    start = _merged_vector(mdp, mdp.start, partition.labels[0])
+    merged_layers = [_merged_transitions(mdp, h, partition) for h in range(mdp.horizon - 1)]
+    transitions = [matrix for matrix, _ in merged_layers]
 
     emission_state, emission_probability = [], []
     for h in range(mdp.horizon):
         weights = _member_weights(mdp, h)
-        class_weights = np.asarray(weights @ memberships[h]).reshape(-1)
+        class_weights = _merged_vector(mdp, weights, partition.labels[h])
         member_share = weights / class_weights[partition.labels[h]]
         emission_state.append(partition.labels[h][mdp.emission_state[h]])
         emission_probability.append(
@@ -119,5 +146,7 @@ def canonical_form(mdp: BlockMDP, partition: Partition | None = None) -> Canonic
         rewards=mdp.rewards,
         mode=mdp.mode,
     )
+    if mdp.mode.exact:  # known already: spares check_reachable a scan of every entry
+        merged.__dict__["transition_entries"] = tuple(entries for _, entries in merged_layers)
     check_reachable(merged)
     return CanonicalForm(merged, state_map)

@@ -29,6 +29,7 @@ __all__ = [
     "figure2_canonical",
     "figure2_split",
     "pcid_chain",
+    "random_exact_mdp",
     "random_sparse_mdp",
     "split_state",
     "unequal_split",
@@ -145,6 +146,44 @@ def random_sparse_mdp(
     return block_mdp_from_arrays(
         f"random-H{horizon}-W{width}-A{actions}-S{successors}-seed{seed}",
         np.full(width, 1.0 / width), transitions, actions)
+
+
+def random_exact_mdp(
+    horizon: int, width: int, actions: int, successors: int, seed: int, denominator: int = 100
+) -> BlockMDP:
+    """A random layered Block MDP in exact mode, the exact counterpart of
+    :func:`random_sparse_mdp`: the same successors per pair, with probabilities ``k /
+    denominator`` (``k >= 1``, a uniformly random composition of ``denominator`` into
+    ``successors`` parts); start uniform over the first layer. Built through a spec
+    (:func:`kinematic.spec.from_spec`), so it costs what loading that spec costs.
+
+    >>> mdp = random_exact_mdp(3, 2, 2, 2, seed=0, denominator=10)
+    >>> mdp.mode.exact, sum(mdp.transitions[0][0])
+    (True, Fraction(1, 1))
+    """
+    if not 1 <= successors <= min(width, denominator):
+        raise ValueError(f"successors must lie in 1..min(width, denominator)="
+                         f"{min(width, denominator)}, got {successors}")
+    rng = np.random.default_rng(seed)
+    layers = [[f"s{h + 1}_{i}" for i in range(width)] for h in range(horizon)]
+    action_names = [f"a{k + 1}" for k in range(actions)]
+    transitions: dict[str, dict[str, dict[str, str]]] = {}
+    for h in range(horizon - 1):
+        columns = _distinct_successors(rng, width * actions, width, successors)
+        cuts = np.sort(np.argsort(rng.random((width * actions, denominator - 1)), axis=1)
+                       [:, :successors - 1] + 1, axis=1)
+        parts = np.diff(cuts, prepend=0, append=denominator, axis=1)
+        for s, state in enumerate(layers[h]):
+            transitions[state] = {
+                action: {layers[h + 1][j]: f"{k}/{denominator}"
+                         for j, k in zip(columns[s * actions + a], parts[s * actions + a],
+                                         strict=True)}
+                for a, action in enumerate(action_names)}
+    return from_spec({
+        "name": f"random-exact-H{horizon}-W{width}-A{actions}-S{successors}-D{denominator}"
+                f"-seed{seed}",
+        "horizon": horizon, "actions": action_names, "layers": layers,
+        "start": {state: f"1/{width}" for state in layers[0]}, "transitions": transitions})
 
 
 def _distinct_successors(rng: np.random.Generator, pairs: int, width: int,

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.arguments import nonnegative
+from kinematic.certified_induction import certified_maximum_visitation
 from kinematic.errors import InvalidBlockMDP
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -159,9 +160,11 @@ def maximum_visitation(
     """``eta(s)`` for every state, per layer (``def:homing``, Section 2).
 
     Layer 1 is the start distribution; every later layer is a batched backward induction over
-    its states, all at once in exact mode and in equal blocks (see :data:`BLOCK_BYTES`) in float
-    mode, where the blocks of all layers are spread over ``workers`` threads (default: one per
-    CPU; numpy and scipy release the GIL in these products). Float mode: each ``eta`` is within
+    its states. Exact mode: all of a layer's states at once, float decisions certified and
+    exact integer values (:mod:`kinematic.certified_induction`), layers spread over ``workers``
+    processes when large. Float mode: in equal blocks (see :data:`BLOCK_BYTES`), the blocks of
+    all layers spread over ``workers`` threads (default: one per CPU; numpy and scipy release
+    the GIL in these products); each ``eta`` is within
     ``error`` (default ``MIXED_TOLERANCE_FRACTION * atol``) plus rounding of the exact value, by
     the stopping rule of :func:`_start_values`; exact mode refuses ``error``.
 
@@ -170,8 +173,10 @@ def maximum_visitation(
     ['1/2', '1/2', '1']
     """
     bound = eta_error_bound(mdp, error)
+    if mdp.mode.exact:
+        return _exact_maximum_visitation(mdp, workers)
     later = range(mdp.horizon - 1, 0, -1)  # longest inductions first
-    sequential = mdp.mode.exact or mdp.horizon < 3
+    sequential = mdp.horizon < 3
     block = (max(map(mdp.width, later), default=1) if sequential
              else min(_block_columns(mdp, t) for t in range(mdp.horizon - 1)))
     tasks = []
@@ -192,6 +197,18 @@ def maximum_visitation(
     for (h, _, _), values in zip(tasks, blocks, strict=True):
         per_layer[h].append(values)
     return (mdp.start.copy(), *(np.concatenate(per_layer[h]) for h in reversed(later)))
+
+
+def _exact_maximum_visitation(mdp: BlockMDP, workers: int | None) -> tuple[np.ndarray, ...]:
+    """Exact mode: :func:`kinematic.certified_induction.certified_maximum_visitation`, and the
+    ``Fraction`` induction (:func:`_start_values`) for a layer where it gave up."""
+    per_layer = certified_maximum_visitation(mdp, workers)
+    layers = [mdp.start.copy()]
+    for h in range(1, mdp.horizon):
+        values = per_layer[h]
+        layers.append(mdp.mode.array(values) if values is not None else
+                      _start_values(mdp, h, _unit_columns(mdp, h, 0, mdp.width(h)), 0.0))
+    return tuple(layers)
 
 
 def eta(mdp: BlockMDP) -> dict[str, Number]:

@@ -19,14 +19,16 @@ more (the block's diameter, whatever the order the states are listed in),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from kinematic.errors import AmbiguousTolerance
+from kinematic.exact_sparse import Entries, nonzero_entries, sum_by
 from kinematic.model import BlockMDP
 from kinematic.numbers import NumberMode
 
@@ -92,13 +94,27 @@ def _first_appearance(keys: list) -> np.ndarray:
     return np.asarray([numbering.setdefault(key, len(numbering)) for key in keys], dtype=np.intp)
 
 
+def _group_exact_entries(
+    entries: Entries, row_count: int,
+    key_of: Callable[[int, int, Fraction], tuple[int, tuple[int, Fraction]]] | None = None,
+) -> np.ndarray:
+    """Labels of equal rows of an exact matrix given by its non-zero entries, by hashing each
+    row's ``(column, value)`` pairs; ``key_of(row, column, value)`` may map an entry to its
+    (row, pair) first."""
+    keys: list[list[tuple[int, Fraction]]] = [[] for _ in range(row_count)]
+    for row, column, value in zip(entries[0].tolist(), entries[1].tolist(), entries[2],
+                                  strict=True):
+        if key_of is None:
+            keys[row].append((column, value))
+        else:
+            target, pair = key_of(row, column, value)
+            keys[target].append(pair)
+    return _first_appearance([tuple(row) for row in keys])
+
+
 def _group_exact(rows: np.ndarray) -> np.ndarray:
-    """Labels of equal rows of an exact (object) matrix, by hashing their non-zero entries."""
-    keys = []
-    for row in rows:
-        nonzero = np.flatnonzero(row != 0)
-        keys.append(tuple(zip(nonzero.tolist(), row[nonzero].tolist(), strict=True)))
-    return _first_appearance(keys)
+    """Labels of equal rows of an exact (object) matrix."""
+    return _group_exact_entries(nonzero_entries(rows), rows.shape[0])
 
 
 def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.ndarray:
@@ -185,24 +201,38 @@ def group_rows(
     return _group_float(rows, mode.atol, tuple(names))
 
 
-def _incoming_columns(mdp: BlockMDP, layer: int) -> np.ndarray | sp.csr_array:
-    """Rows ``T(s | ., .) / sum T(s | ., .)`` for the states ``s`` of ``layer`` (>= 1)."""
-    matrix = mdp.transitions[layer - 1]
-    if mdp.mode.exact:
-        columns = matrix.T
-        return columns / columns.sum(axis=1)[:, None]
-    columns = sp.csr_array(matrix.T)
+def _incoming_columns(mdp: BlockMDP, layer: int) -> sp.csr_array:
+    """Rows ``T(s | ., .) / sum T(s | ., .)`` for the states ``s`` of ``layer`` (>= 1), float
+    mode."""
+    columns = sp.csr_array(mdp.transitions[layer - 1].T)
     totals = np.asarray(columns.sum(axis=1)).reshape(-1)
     return sp.csr_array(sp.diags_array(1.0 / totals) @ columns)
 
 
-def _outgoing_rows(mdp: BlockMDP, layer: int) -> np.ndarray | sp.csr_array:
-    """Rows ``(T(. | s, a))_a`` concatenated over actions, for the states of ``layer``."""
+def _exact_backward_labels(mdp: BlockMDP, layer: int) -> np.ndarray:
+    """Exact mode: states of ``layer`` (>= 1) grouped by their normalised incoming columns."""
+    entries = mdp.transition_entries[layer - 1]
+    totals = sum_by(entries[1], entries[2], mdp.width(layer))
+    return _group_exact_entries(
+        entries, mdp.width(layer),
+        lambda pair, state, value: (state, (pair, value / totals[state])))
+
+
+def _outgoing_rows(mdp: BlockMDP, layer: int) -> sp.csr_array:
+    """Rows ``(T(. | s, a))_a`` concatenated over actions, for the states of ``layer``, float
+    mode."""
     matrix = mdp.transitions[layer]
     width = mdp.width(layer)
-    if mdp.mode.exact:
-        return matrix.reshape(width, -1)
     return sp.csr_array(matrix.reshape((width, matrix.shape[0] * matrix.shape[1] // width)))
+
+
+def _exact_forward_labels(mdp: BlockMDP, layer: int) -> np.ndarray:
+    """Exact mode: states of ``layer`` grouped by their outgoing rows over all actions."""
+    actions, next_width = mdp.number_of_actions, mdp.width(layer + 1)
+    return _group_exact_entries(
+        mdp.transition_entries[layer], mdp.width(layer),
+        lambda pair, state, value: (pair // actions,
+                                    ((pair % actions) * next_width + state, value)))
 
 
 def backward_ki_partition(mdp: BlockMDP) -> Partition:
@@ -213,7 +243,8 @@ def backward_ki_partition(mdp: BlockMDP) -> Partition:
     """
     labels = [np.zeros(mdp.width(0), dtype=np.intp)]
     for h in range(1, mdp.horizon):
-        labels.append(group_rows(mdp.mode, _incoming_columns(mdp, h), mdp.layers[h]))
+        labels.append(_exact_backward_labels(mdp, h) if mdp.mode.exact else
+                      _group_float(_incoming_columns(mdp, h), mdp.mode.atol, mdp.layers[h]))
     return Partition("backward", mdp.layers, tuple(labels))
 
 
@@ -223,7 +254,9 @@ def forward_ki_partition(mdp: BlockMDP) -> Partition:
     Layer H is one block.
     """
     labels = [
-        group_rows(mdp.mode, _outgoing_rows(mdp, h), mdp.layers[h]) for h in range(mdp.horizon - 1)
+        _exact_forward_labels(mdp, h) if mdp.mode.exact else
+        _group_float(_outgoing_rows(mdp, h), mdp.mode.atol, mdp.layers[h])
+        for h in range(mdp.horizon - 1)
     ]
     labels.append(np.zeros(mdp.width(mdp.horizon - 1), dtype=np.intp))
     return Partition("forward", mdp.layers, tuple(labels))

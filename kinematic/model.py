@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
+from kinematic.exact_sparse import Entries, nonzero_entries
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 from kinematic.transition_tables import parse_transitions, transition_matrix
 
@@ -116,6 +117,14 @@ class BlockMDP:
             order = (order + np.arange(self.number_of_actions)[:, None]).reshape(-1)
             result.append(matrix[order])
         return tuple(result)
+
+    @cached_property
+    def transition_entries(self) -> tuple[Entries, ...]:
+        """Exact mode: the non-zero entries of each layer's ``transitions`` (rows ``s * |A| +
+        a``), found once (:mod:`kinematic.exact_sparse`)."""
+        if not self.mode.exact:
+            raise ValueError(f"{self.name!r} is in float mode: its transitions are sparse already")
+        return tuple(nonzero_entries(matrix) for matrix in self.transitions)
 
     def width(self, layer: int) -> int:
         """Number of states in layer ``layer`` (0-based)."""
@@ -293,8 +302,12 @@ def check_reachable(mdp: BlockMDP) -> None:
             )
         if h + 1 < mdp.horizon:
             rows = np.repeat(reached.astype(np.float64), mdp.number_of_actions)
-            support = mdp.transitions[h]
-            support = (support != 0) if sp.issparse(support) else support > 0
+            if mdp.mode.exact:
+                pairs, states, _ = mdp.transition_entries[h]
+                support = sp.csr_array((np.ones(len(pairs)), (pairs, states)),
+                                       shape=mdp.transitions[h].shape)
+            else:
+                support = mdp.transitions[h] != 0
             reached = np.asarray(rows @ support, dtype=np.float64).ravel() > 0
 
 

@@ -1,0 +1,90 @@
+"""Exact eta by certified float decisions and integer values (``kinematic.certified_induction``):
+equal, with ``==``, to the ``Fraction`` induction of ``kinematic.homing`` (``def:homing``)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+
+import kinematic.certified_induction as certified
+import kinematic.homing as homing
+from kinematic.families import random_exact_mdp
+from kinematic.model import BlockMDP, with_float_numbers
+from kinematic.spec import from_spec
+from kinematic.strategies import block_mdps
+
+
+def fraction_eta(mdp: BlockMDP, h: int) -> list[Fraction]:
+    """eta of layer ``h`` by the ``Fraction`` batched induction (no float anywhere)."""
+    columns = homing._unit_columns(mdp, h, 0, mdp.width(h))
+    return list(homing._start_values(mdp, h, columns, 0.0))
+
+
+def certified_eta(mdp: BlockMDP) -> list[list[Fraction] | None]:
+    layers = certified.integer_layers(mdp)
+    return [certified.layer_eta(layers, mdp.start, h) for h in range(1, mdp.horizon)]
+
+
+@given(block_mdps(max_horizon=5, max_width=4, max_actions=3, max_splits=0))
+def test_certified_eta_equals_the_fraction_induction(mdp):
+    """Generated MDPs: small denominators, so exact ties between actions are common."""
+    assert certified_eta(mdp) == [fraction_eta(mdp, h) for h in range(1, mdp.horizon)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_deep_mixing_mdps_need_exact_decisions_and_get_them(seed):
+    """Forty layers of a mixing MDP: far from the target every action's value agrees with every
+    other's to far below float precision, so most decisions there are made exactly."""
+    mdp = random_exact_mdp(40, 6, 3, 3, seed=seed)
+    assert certified_eta(mdp) == [fraction_eta(mdp, h) for h in range(1, mdp.horizon)]
+
+
+def two_near_equal_actions(difference: Fraction) -> BlockMDP:
+    """From s1, a2 reaches x (then the target t) with 1/3 + difference, a1 with 1/3."""
+    first, second = Fraction(1, 3), Fraction(1, 3) + difference
+    return from_spec({
+        "name": "near-tie", "horizon": 3, "actions": ["a1", "a2"],
+        "layers": [["s1"], ["x", "y"], ["t", "u"]], "start": {"s1": "1"},
+        "transitions": {
+            "s1": {"a1": {"x": str(first), "y": str(1 - first)},
+                   "a2": {"x": str(second), "y": str(1 - second)}},
+            "x": {"a1": {"t": "1"}, "a2": {"t": "1"}},
+            "y": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
+
+
+def test_a_difference_below_float_precision_is_decided_exactly():
+    """The two actions' probabilities round to the same float: trusting the float argmax (the
+    first action) would give 1/3."""
+    difference = Fraction(1, 10**30)
+    assert float(Fraction(1, 3)) == float(Fraction(1, 3) + difference)
+    eta = certified_eta(two_near_equal_actions(difference))
+    assert eta[1][0] == Fraction(1, 3) + difference
+
+
+def test_possible_underflow_falls_back_to_the_fraction_induction():
+    """Probabilities of 10^-200 twice: a product below the float range. ``layer_eta`` gives up
+    and ``maximum_visitation`` still answers exactly."""
+    tiny = Fraction(1, 10**200)
+    mdp = from_spec({
+        "name": "tiny", "horizon": 3, "actions": ["a1"],
+        "layers": [["s1"], ["x", "y"], ["t", "u"]], "start": {"s1": "1"},
+        "transitions": {"s1": {"a1": {"x": str(tiny), "y": str(1 - tiny)}},
+                        "x": {"a1": {"t": str(tiny), "u": str(1 - tiny)}},
+                        "y": {"a1": {"u": "1"}}}})
+    assert certified_eta(mdp)[1] is None
+    assert list(homing.maximum_visitation(mdp)[2]) == [tiny * tiny, 1 - tiny * tiny]
+
+
+def test_forked_workers_give_the_same_answers(monkeypatch):
+    """The parallel path (two forked processes over the target layers) = the sequential one."""
+    mdp = random_exact_mdp(8, 5, 3, 3, seed=4)
+    sequential = certified.certified_maximum_visitation(mdp, workers=1)
+    monkeypatch.setattr(certified, "PARALLEL_OPERATIONS", 0)
+    assert certified.certified_maximum_visitation(mdp, workers=2) == sequential
+    assert sequential == {h: fraction_eta(mdp, h) for h in range(1, mdp.horizon)}
+
+
+def test_float_mode_mdps_are_refused():
+    mdp = with_float_numbers(random_exact_mdp(3, 2, 2, 2, seed=0, denominator=10))
+    with pytest.raises(ValueError, match="float mode"):
+        certified.integer_layers(mdp)
