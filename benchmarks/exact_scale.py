@@ -18,6 +18,12 @@ each against a straightforward baseline run in the same process:
   ``cdist``, Chebyshev) followed by connected components, i.e. quadratic in the width;
 - canonical form: the baseline partitions followed by the same merge.
 
+A random exact MDP (``--exact-width``, default 100: H=100, 10 actions, 5 successors,
+probabilities k/100) runs the exact analysis - eta exactly for every state
+(``kinematic.certified_induction``), the partitions, the canonical form - and the analyze
+command end to end, against baselines extrapolated from samples (one full ``Fraction``
+induction per target would take days; see :func:`run_exact_case`).
+
 "total" is eta plus the canonical form (which includes the partitions). Two cases have 10^6
 states. H=1000, width 1000 (``--million``) runs the whole float analysis - eta for every state
 within ``atol / 2`` (:data:`MILLION_ETA_ERROR`), the partitions, the canonical form - in a fresh
@@ -55,7 +61,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 
 from kinematic.canonical import canonical_form
-from kinematic.families import combination_lock, random_sparse_mdp
+from kinematic.families import combination_lock, random_exact_mdp, random_sparse_mdp
 from kinematic.homing import max_visitation, maximum_visitation
 from kinematic.inseparability import (
     Partition,
@@ -205,11 +211,13 @@ def sampled_baseline_partitions(mdp: BlockMDP, layers: list[int], sample: int,
     start = time.perf_counter()
     for h in layers:
         chosen = np.sort(rng.choice(mdp.width(h), size=sample, replace=False))
-        incoming = sp.csr_array(mdp.transitions[h - 1].T)[chosen].toarray()
+        matrix, actions = mdp.transitions[h - 1], mdp.number_of_actions
+        incoming = (matrix.T[chosen] if mdp.mode.exact else
+                    sp.csr_array(matrix.T)[chosen].toarray())
         _pairwise_labels(incoming / incoming.sum(axis=1)[:, None], mdp)
-        actions = mdp.number_of_actions
         rows = (chosen[:, None] * actions + np.arange(actions)).reshape(-1)
-        outgoing = mdp.transitions[h][rows].toarray().reshape(sample, -1)
+        outgoing = mdp.transitions[h][rows]
+        outgoing = (outgoing if mdp.mode.exact else outgoing.toarray()).reshape(sample, -1)
         _pairwise_labels(outgoing, mdp)
     elapsed = time.perf_counter() - start
     return elapsed * (mdp.width(layers[0]) / sample) ** 2 * mdp.horizon / len(layers)
@@ -293,6 +301,37 @@ def million_case_rows(horizon: int, width: int) -> list[tuple]:
     ]
 
 
+def run_exact_case(horizon: int, width: int) -> list[tuple]:
+    """The exact analysis of a random exact MDP (``random_exact_mdp``: 10 actions, 5
+    successors, probabilities k/100, seed 0): eta for every state exactly, the partitions and
+    the canonical form, against baselines extrapolated ("~") from samples: eta from one full
+    ``Fraction`` induction per target for one target in layers 2 and H (seconds per step times
+    all targets' steps), the partitions from all pairs of 100 states of three layers. The end
+    to end row is ``python -m kinematic analyze SPEC --json`` (reading the spec and writing the
+    JSON included) against the same baselines. No memory column (not traced: nan)."""
+    mdp, build_seconds = timed(
+        lambda: random_exact_mdp(horizon, width, actions=10, successors=5, seed=0))
+    name = f"random H={horizon} W={width} A=10 (exact)"
+    print(f"built {name} in {build_seconds:.1f} s", flush=True)
+    _, eta_seconds = timed(lambda: maximum_visitation(mdp))
+    print(f"exact eta for all {len(mdp.states)} states in {eta_seconds:.1f} s", flush=True)
+    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
+    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
+    eta_baseline = sampled_baseline_eta(mdp, layers=2, per_layer=1)
+    partition_baseline = three_layer_partition_baseline(mdp)
+    canonical_seconds = partition_seconds + merge_seconds
+    nan = float("nan")
+    return [
+        (name, "end to end (analyze CLI)", end_to_end_seconds(mdp), nan,
+         eta_baseline + partition_baseline, "~"),
+        (name, "eta (all states)", eta_seconds, nan, eta_baseline, "~"),
+        (name, "partitions (B, F, KI)", partition_seconds, nan, partition_baseline, "~"),
+        (name, "canonical form", canonical_seconds, nan, partition_baseline, "~"),
+        (name, "total (eta + canonical)", eta_seconds + canonical_seconds, nan,
+         eta_baseline + partition_baseline, "~"),
+    ]
+
+
 def run_million_case(horizon: int, width: int) -> list[tuple]:
     """:func:`million_case_rows` in a fresh process, so that its peak resident memory is the
     analysis's own (the memory column of these rows: the whole case, building included)."""
@@ -322,9 +361,13 @@ def main() -> None:
                         help="width of the partitions-only case (0: skip it)")
     parser.add_argument("--million", default="1000x1000",
                         help="HxW of the full float analysis at scale ('': skip it)")
+    parser.add_argument("--exact-width", type=int, default=100,
+                        help="width of the random exact case (0: skip it)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     rows = []
+    if args.exact_width:
+        rows += run_exact_case(args.horizon, args.exact_width)
     if args.million:
         horizon, width = (int(n) for n in args.million.split("x"))
         rows += run_million_case(horizon, width)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from kinematic.canonical import canonical_form
 from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
@@ -15,9 +17,11 @@ from kinematic.spec import to_spec
 __all__ = ["SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze", "exact_operations",
            "format_report"]
 
-EXACT_SECONDS_PER_OPERATION = 5e-6
-"""One ``Fraction`` multiply-add inside a dense object-array product (measured: 5.0-5.5 us on
-the 2-core development machine, denominators up to 45 x 7^5)."""
+EXACT_SECONDS_PER_OPERATION = 2e-7
+"""Seconds of exact eta per integer multiply-add of :func:`exact_operations`, everything
+included (float decisions, exact ones, the integer evaluation), on one core: measured 0.2 us
+on the 2-core development machine for the random exact MDP of H = 100, width 100, 10 actions,
+5 successors, probabilities k/100 (``benchmarks/exact_scale.py``)."""
 SLOW_EXACT_SECONDS = 60.0
 """Exact analyses estimated to take longer than this warn before they start."""
 
@@ -27,14 +31,14 @@ class SlowExactAnalysis(UserWarning):
 
 
 def exact_operations(mdp: BlockMDP) -> int:
-    """Upper bound on the ``Fraction`` multiply-adds of eta for all states in exact mode: the
-    batched induction of layer ``h`` (``W_h`` targets) multiplies, at each earlier layer ``t``,
-    the dense ``(A W_t) x W_{t+1}`` transition matrix by a ``W_{t+1} x W_h`` value matrix (fewer
-    when value columns become constant, see ``kinematic.homing._start_values``)."""
+    """The integer multiply-adds of eta for all states in exact mode
+    (:mod:`kinematic.certified_induction`): the induction of layer ``h`` (``W_h`` targets)
+    evaluates, at each earlier layer ``t``, the chosen action of each of the ``W_t`` states with
+    its ``d_t`` successors (``d_t`` the most of any pair), ``W_t d_t W_h`` in all."""
     widths = [len(layer) for layer in mdp.layers]
-    actions = mdp.number_of_actions
-    return sum(actions * widths[t] * widths[t + 1] * widths[h]
-               for h in range(1, mdp.horizon) for t in range(h))
+    successors = [int(np.bincount(pairs).max()) for pairs, _, _ in mdp.transition_entries]
+    before = np.cumsum([0, *(w * d for w, d in zip(widths, successors, strict=False))])
+    return int(sum(int(before[h]) * widths[h] for h in range(1, mdp.horizon)))
 
 
 def _warn_if_slow(mdp: BlockMDP) -> None:
@@ -44,9 +48,9 @@ def _warn_if_slow(mdp: BlockMDP) -> None:
     seconds = operations * EXACT_SECONDS_PER_OPERATION
     if seconds > SLOW_EXACT_SECONDS:
         warnings.warn(
-            f"exact analysis of {mdp.name!r} needs up to {operations:.2g} rational "
-            f"multiply-adds, about {seconds / 60:.0f} min at "
-            f"{EXACT_SECONDS_PER_OPERATION * 1e6:.0f} us each; written with float "
+            f"exact analysis of {mdp.name!r} needs {operations:.2g} integer "
+            f"multiply-adds, about {seconds / 60:.0f} min on one core at "
+            f"{EXACT_SECONDS_PER_OPERATION * 1e6:.1f} us each; written with float "
             "probabilities it is analysed in float mode in seconds", SlowExactAnalysis,
             stacklevel=3)
 

@@ -6,14 +6,19 @@ matrices, with fractions whose denominators grow with the depth. By ``lem:homing
 the maximum is attained by a deterministic policy, and only its action's values are needed.
 Here each step of a target layer's induction runs in three parts:
 
-1. **Floats decide.** The same induction runs in float64 on the correctly rounded probabilities.
-   Every quantity is non-negative and only multiplied, added and maximised, so each float value
-   ``v~`` of an exact value ``v`` satisfies ``|v~ - v| <= gamma_n v`` with
-   ``gamma_n = n u / (1 - n u)``, ``u = 2^-53`` and ``n`` the roundings on the longest chain
-   that produced it (one per probability, one per product, one per addition: ``2 + d`` per
-   layer for ``d`` successors per pair), as long as nothing underflows. An action whose float
-   ``Q`` exceeds every other action's by more than that relative margin is the exact argmax,
-   and a float zero is an exact zero.
+1. **Floats decide.** Each row of ``T`` sums to 1 exactly, so ``Q_a = min V + T_a (V - min V)``
+   column by column: the argmax depends on the deviations ``V - min V`` only. These are
+   computed exactly from the integer values of the previous step (part 3), scaled per column
+   by a power of two and correctly rounded to float64; ``T_a`` times them runs in float64 on
+   the correctly rounded probabilities. Every quantity is non-negative and only multiplied and
+   added, so each float ``q~`` of an exact ``q`` satisfies ``|q~ - q| <= gamma_n q`` with
+   ``gamma_n = n u / (1 - n u)``, ``u = 2^-53`` and ``n = 3 + d`` roundings (the deviation,
+   the probability, the product, and one per addition of a row's ``d`` products), as long as
+   nothing underflows. An action whose float value exceeds every other action's by more than
+   that relative margin is the exact argmax, and a float zero is an exact zero. Because the
+   floats are rebuilt from exact values at every step, the margin does not grow with the
+   depth, and deviations keep their own scale: deep in a mixing MDP, where a column's values
+   agree to hundreds of bits, its deviations still decide.
 2. **Integers settle the rest.** Where two actions' float ``Q`` lie within the margin (ties
    included), their ``Q`` are computed exactly and compared; the first maximal action wins, as
    in :func:`kinematic.homing._greedy_actions`.
@@ -21,10 +26,10 @@ Here each step of a target layer's induction runs in three parts:
    probabilities scaled to integers by their common denominator, one multiply-add per
    successor instead of one per successor and action, on Python integers instead of fractions.
 
-A step whose products could underflow (the smallest positive value times the smallest
-probability below :data:`SAFE_MINIMUM`) gives up (``None``), and the caller falls back to the
-``Fraction`` induction. Target layers run in separate processes (``fork``) when the work is
-large (:data:`PARALLEL_OPERATIONS`).
+A step whose floats could underflow (a non-zero deviation, or the smallest positive deviation
+times the smallest probability, below :data:`SAFE_MINIMUM`) gives up (``None``), and the caller
+falls back to the ``Fraction`` induction. Target layers run in separate processes (``fork``)
+when the work is large (:data:`PARALLEL_OPERATIONS`).
 """
 
 from __future__ import annotations
@@ -84,9 +89,9 @@ class IntegerLayer:
 
     @property
     def roundings(self) -> int:
-        """Roundings one step adds to a value's chain: the probability, the product, and one per
-        addition of a row's ``d`` products."""
-        return 2 + self.successors.shape[2]
+        """Roundings behind one float ``Q``: the deviation, the probability, the product, and
+        one per addition of a row's ``d`` products."""
+        return 3 + self.successors.shape[2]
 
 
 def _integer_layer(mdp: BlockMDP, t: int) -> IntegerLayer:
@@ -107,6 +112,13 @@ def _integer_layer(mdp: BlockMDP, t: int) -> IntegerLayer:
     numerators[rows, slot] = [value.numerator * (denominator // value.denominator)
                               for value in values]
     floats = np.array([float(value) for value in values])
+    sums = numerators.sum(axis=1)
+    if (sums != denominator).any():  # Q_a = min V + T_a (V - min V) needs stochastic rows
+        pair = int(np.flatnonzero(sums != denominator)[0])  # action-major: a n_t + s
+        width = pairs // actions
+        raise ValueError(f"layer {t + 1}, state {mdp.layers[t][pair % width]!r}, action "
+                         f"{mdp.actions[pair // width]!r}: probabilities sum to "
+                         f"{Fraction(sums[pair], denominator)}, not 1")
     return IntegerLayer(
         successors=successors.reshape(actions, pairs // actions, -1),
         numerators=numerators.reshape(actions, pairs // actions, -1),
@@ -138,6 +150,20 @@ def _settle_uncertain(layer: IntegerLayer, q: np.ndarray, top: np.ndarray, margi
     best[states, columns] = exact.argmax(axis=0)
 
 
+def _float_deviations(values: np.ndarray) -> np.ndarray | None:
+    """``(V - min V) / 2^e`` per column of the exact integer values ``V``, each correctly
+    rounded to float64 (``int / int`` division), ``2^e`` the largest power of two not above the
+    column's largest deviation; ``None`` if a non-zero deviation underflows (below
+    :data:`SAFE_MINIMUM`)."""
+    deviations = values - values.min(axis=0)[None, :]
+    powers = np.empty(values.shape[1], dtype=object)
+    powers[:] = [1 << max(int(top).bit_length() - 1, 0) for top in deviations.max(axis=0)]
+    result = (deviations / powers[None, :]).astype(np.float64)
+    if ((result < SAFE_MINIMUM) & deviations.astype(bool)).any():
+        return None
+    return result
+
+
 def layer_eta(layers: tuple[IntegerLayer, ...], start: np.ndarray, target_layer: int
               ) -> list[Fraction] | None:
     """``eta`` of every state of ``target_layer`` (from 0, at least 1), exactly, from the
@@ -145,33 +171,33 @@ def layer_eta(layers: tuple[IntegerLayer, ...], start: np.ndarray, target_layer:
     underflow (see the module docstring)."""
     width = layers[target_layer - 1].floats.shape[1]
     columns = np.arange(width)
-    float_values = np.eye(width)
     values = np.zeros((width, width), dtype=object)
     values.fill(0)
     values[columns, columns] = 1
-    scale, roundings = 1, 0
+    scale = 1
     for t in range(target_layer - 1, -1, -1):
         layer = layers[t]
-        positive = float_values[float_values > 0]
+        deviations = _float_deviations(values)
+        if deviations is None:
+            return None
+        positive = deviations[deviations > 0]
         if positive.size and positive.min() * layer.smallest < SAFE_MINIMUM:
             return None
-        roundings += layer.roundings
-        gamma = roundings * UNIT_ROUNDOFF / (1 - roundings * UNIT_ROUNDOFF)
+        gamma = layer.roundings * UNIT_ROUNDOFF / (1 - layer.roundings * UNIT_ROUNDOFF)
         margin = 4 * gamma + 8 * UNIT_ROUNDOFF  # (1 + gamma) / (1 - gamma) with room to spare
         actions, states = layer.successors.shape[:2]
-        q = (layer.floats @ float_values).reshape(actions, states, width)
+        q = (layer.floats @ deviations).reshape(actions, states, width)
         best = q.argmax(axis=0)
         top = np.take_along_axis(q, best[None], axis=0)[0]
         np.put_along_axis(q, best[None], -1.0, axis=0)
         second = q.max(axis=0)
         np.put_along_axis(q, best[None], top[None], axis=0)
         uncertain = (second >= 0) & (top <= second * (1 + margin))
-        uncertain &= top > 0  # all-zero rows: every action is exactly 0, the first is the argmax
+        uncertain &= top > 0  # all-zero rows: every action's Q is the column's minimum
         _settle_uncertain(layer, q, top, margin, uncertain, values, best)
         rows = np.arange(states)[:, None]
         values = (layer.numerators[best, rows]
                   * values[layer.successors[best, rows], columns[None, :, None]]).sum(axis=2)
-        float_values = top
         scale *= layer.denominator
     start_denominator = math.lcm(*{Fraction(p).denominator for p in start})
     start_numerators = np.array(

@@ -61,18 +61,43 @@ def test_a_difference_below_float_precision_is_decided_exactly():
     assert eta[1][0] == Fraction(1, 3) + difference
 
 
-def test_possible_underflow_falls_back_to_the_fraction_induction():
-    """Probabilities of 10^-200 twice: a product below the float range. ``layer_eta`` gives up
-    and ``maximum_visitation`` still answers exactly."""
-    tiny = Fraction(1, 10**200)
+def test_floats_in_the_wrong_order_are_not_trusted():
+    """The exact ``Q`` of a2 exceeds a1's by 1e-42 relative, but the float products and sums
+    (deviations 3/2 and 1 after scaling, exact in binary) order them the other way: only the
+    relative margin of the rounding sends this decision to exact integers."""
+    p1 = Fraction(600481857518289856608140613233, 3 * 10**30)
+    r1 = Fraction(118178044071384592379448859049, 375 * 10**27)
+    p2 = Fraction(37530116094893116162950605723, 1875 * 10**26)
+    r2 = Fraction(472712176285538368018493627444750000000001474209, 15 * 10**47)
+    q1, q2 = (p1 * 3 / 2 + r1) / 2, (p2 * 3 / 2 + r2) / 2
+    assert q2 > q1 and float(p2) * 1.5 + float(r2) < float(p1) * 1.5 + float(r1)
     mdp = from_spec({
-        "name": "tiny", "horizon": 3, "actions": ["a1"],
-        "layers": [["s1"], ["x", "y"], ["t", "u"]], "start": {"s1": "1"},
-        "transitions": {"s1": {"a1": {"x": str(tiny), "y": str(1 - tiny)}},
-                        "x": {"a1": {"t": str(tiny), "u": str(1 - tiny)}},
-                        "y": {"a1": {"u": "1"}}}})
-    assert certified_eta(mdp)[1] is None
-    assert list(homing.maximum_visitation(mdp)[2]) == [tiny * tiny, 1 - tiny * tiny]
+        "name": "inverted", "horizon": 3, "actions": ["a1", "a2"],
+        "layers": [["s"], ["x", "y", "z"], ["t", "u"]], "start": {"s": "1"},
+        "transitions": {
+            "s": {"a1": {"x": str(p1), "y": str(r1), "z": str(1 - p1 - r1)},
+                  "a2": {"x": str(p2), "y": str(r2), "z": str(1 - p2 - r2)}},
+            "x": {"a1": {"t": "3/4", "u": "1/4"}, "a2": {"t": "3/4", "u": "1/4"}},
+            "y": {"a1": {"t": "1/2", "u": "1/2"}, "a2": {"t": "1/2", "u": "1/2"}},
+            "z": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
+    assert certified_eta(mdp)[1][0] == q2
+
+
+def test_possible_underflow_falls_back_to_the_fraction_induction():
+    """A probability of 10^-310, below the float range: ``layer_eta`` gives up and
+    ``maximum_visitation`` still answers exactly. (Scaling the deviations per column keeps
+    10^-200 twice in range: that case is certified.)"""
+    for tiny, certified_answers in ((Fraction(1, 10**310), False), (Fraction(1, 10**200), True)):
+        mdp = from_spec({
+            "name": "tiny", "horizon": 3, "actions": ["a1", "a2"],
+            "layers": [["s1"], ["x", "y", "z"], ["t", "u"]], "start": {"s1": "1"},
+            "transitions": {
+                "s1": {"a1": {"x": "1/3", "y": "1/3", "z": "1/3"}, "a2": {"y": "1"}},
+                "x": {"a1": {"t": "1"}, "a2": {"u": "1"}},
+                "y": {"a1": {"t": str(tiny), "u": str(1 - tiny)}, "a2": {"u": "1"}},
+                "z": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
+        assert (certified_eta(mdp)[1] is not None) == certified_answers
+        assert list(homing.maximum_visitation(mdp)[2]) == [(1 + tiny) / 3, 1]
 
 
 def test_forked_workers_give_the_same_answers(monkeypatch):

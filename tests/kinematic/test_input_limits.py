@@ -192,15 +192,16 @@ def test_a_slow_exact_analysis_warns_first_with_its_estimate(tmp_path: Path, cap
     from kinematic import analysis
     from kinematic.model import with_float_numbers
 
-    lock = combination_lock(3, 2, 0)  # widths 2, 3, 3: 2*2*3*3 + 2*2*3*3 + 2*3*3*3
-    assert analysis.exact_operations(lock) == 126
-    monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 126 * 5e-6 - 1e-9)
-    with pytest.warns(analysis.SlowExactAnalysis, match=r"needs up to 1.3e\+02 rational"):
+    lock = combination_lock(3, 2, 0)  # widths 2, 3, 3, two successors per pair:
+    assert analysis.exact_operations(lock) == 2 * 2 * 3 + (2 * 2 + 3 * 2) * 3  # W_t d_t W_h
+    seconds = 42 * analysis.EXACT_SECONDS_PER_OPERATION
+    monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", seconds - 1e-12)
+    with pytest.warns(analysis.SlowExactAnalysis, match=r"needs 42 integer multiply-adds"):
         analysis.analyze(lock)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         analysis.analyze(with_float_numbers(lock))  # float mode: no warning
-        monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 126 * 5e-6)
+        monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", seconds)
         analysis.analyze(lock)  # at the threshold: no warning
     monkeypatch.setattr(analysis, "SLOW_EXACT_SECONDS", 0.0)
     spec = tmp_path / "lock.json"
