@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from kinematic.canonical import canonical_form
+from kinematic.certified_induction import exact_operations
 from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
@@ -28,17 +27,6 @@ SLOW_EXACT_SECONDS = 60.0
 
 class SlowExactAnalysis(UserWarning):
     """An exact analysis that will take long; the message gives the estimate."""
-
-
-def exact_operations(mdp: BlockMDP) -> int:
-    """The integer multiply-adds of eta for all states in exact mode
-    (:mod:`kinematic.certified_induction`): the induction of layer ``h`` (``W_h`` targets)
-    evaluates, at each earlier layer ``t``, the chosen action of each of the ``W_t`` states with
-    its ``d_t`` successors (``d_t`` the most of any pair), ``W_t d_t W_h`` in all."""
-    widths = [len(layer) for layer in mdp.layers]
-    successors = [int(np.bincount(pairs).max()) for pairs, _, _ in mdp.transition_entries]
-    before = np.cumsum([0, *(w * d for w, d in zip(widths, successors, strict=False))])
-    return int(sum(int(before[h]) * widths[h] for h in range(1, mdp.horizon)))
 
 
 def _warn_if_slow(mdp: BlockMDP) -> None:

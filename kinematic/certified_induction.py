@@ -50,6 +50,7 @@ __all__ = [
     "SAFE_MINIMUM",
     "IntegerLayer",
     "certified_maximum_visitation",
+    "exact_operations",
     "integer_layers",
     "layer_eta",
 ]
@@ -59,8 +60,8 @@ SAFE_MINIMUM = 1e-300
 """Products of at least this size are normal float64 numbers (the smallest is 2.2e-308): no
 underflow, so relative error bounds hold and a float zero is an exact zero."""
 PARALLEL_OPERATIONS = 10**7
-"""Integer multiply-adds (``sum_h h W_t W_h d``, about) above which target layers run in one
-process per CPU."""
+"""Integer multiply-adds (:func:`exact_operations`) above which target layers run in one process
+per CPU."""
 
 
 @dataclass(frozen=True)
@@ -216,12 +217,15 @@ def _shared_layer_eta(target_layer: int) -> tuple[int, list[Fraction] | None]:
     return target_layer, layer_eta(layers, start, target_layer)
 
 
-def _integer_operations(mdp: BlockMDP, layers: tuple[IntegerLayer, ...]) -> int:
-    """Integer multiply-adds of all target layers' evaluations (part 3 of the module
-    docstring)."""
-    per_step = [layer.successors.shape[1] * layer.successors.shape[2] for layer in layers]
+def exact_operations(mdp: BlockMDP) -> int:
+    """The integer multiply-adds of eta for all states (part 3 of the module docstring): the
+    induction of layer ``h`` (``W_h`` targets) evaluates, at each earlier layer ``t``, the
+    chosen action of each of the ``W_t`` states with its ``d_t`` successors (``d_t`` the most of
+    any pair), ``W_t d_t W_h`` in all."""
+    per_step = [mdp.width(t) * int(np.bincount(pairs).max())
+                for t, (pairs, _, _) in enumerate(mdp.transition_entries)]
     before = np.cumsum([0, *per_step])
-    return int(sum(before[h] * mdp.width(h) for h in range(1, mdp.horizon)))
+    return int(sum(int(before[h]) * mdp.width(h) for h in range(1, mdp.horizon)))
 
 
 def certified_maximum_visitation(mdp: BlockMDP, workers: int | None = None
@@ -234,7 +238,7 @@ def certified_maximum_visitation(mdp: BlockMDP, workers: int | None = None
     layers = integer_layers(mdp)
     targets = list(range(mdp.horizon - 1, 0, -1))
     processes = min(workers or os.cpu_count() or 1, len(targets))
-    if (processes < 2 or _integer_operations(mdp, layers) < PARALLEL_OPERATIONS
+    if (processes < 2 or exact_operations(mdp) < PARALLEL_OPERATIONS
             or "fork" not in multiprocessing.get_all_start_methods()):
         return {h: layer_eta(layers, mdp.start, h) for h in targets}
     _SHARED = (layers, mdp.start)
