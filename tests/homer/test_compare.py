@@ -5,13 +5,12 @@ abstractions and policies that read the one-hot coordinates back act determinist
 reported numbers are known exactly (dyadic, so float equality is exact)."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from matplotlib.image import imread
 
 from homer.artefacts import RunArtefacts, load_run
+from homer.cli import main
 from homer.compare import compare_run, format_summary
 from homer.plots import (
     alpha_figure,
@@ -144,17 +143,16 @@ def test_load_run_rejects_a_directory_without_checkpoint(tmp_path):
         load_run(tmp_path)
 
 
-def test_compare_command_on_a_real_run(tmp_path):
+def test_compare_command_on_a_real_run(tmp_path, capsys):
+    """``homer run`` then ``homer compare`` in this process (``python -m homer run`` as a
+    subprocess is tested in test_homer.py; three fresh interpreters importing torch cost ~20 s)."""
     run = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
-                    "3", "--actions", "3", "--out", str(run), "--json", "--transitions", "300",
-                    "--max-epochs", "10", "--min-epochs", "10"], check=True,
-                   capture_output=True)
-    result = subprocess.run([sys.executable, "-m", "homer", "compare", str(run), "--json",
-                             "--samples", "50", "--transitions", "300"],
-                            capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert main(["run", "--env", "combolock", "--horizon", "3", "--actions", "3", "--out",
+                 str(run), "--json", "--transitions", "300", "--max-epochs", "10",
+                 "--min-epochs", "10"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(run), "--json", "--samples", "50", "--transitions", "300"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert set(report) >= {"steps", "steps_with_wrong_merges", "alpha_min", "value",
                            "optimal_value"}
     assert [s["step"] for s in report["steps"]] == [1, 2, 3]
@@ -163,6 +161,5 @@ def test_compare_command_on_a_real_run(tmp_path):
     assert json.loads((run / "compare" / "report.json").read_text())["mdp"] == report["mdp"]
     assert all((run / "compare" / f"{name}.png").exists()
                for name in ("visitation", "dynamics", "alpha", "confusion"))
-    missing = subprocess.run([sys.executable, "-m", "homer", "compare", str(tmp_path)],
-                             capture_output=True, text=True, check=False)
-    assert missing.returncode == 2 and "checkpoint.pt" in missing.stderr
+    assert main(["compare", str(tmp_path)]) == 2
+    assert "checkpoint.pt" in capsys.readouterr().err
