@@ -16,11 +16,11 @@ from kinematic.spec import to_spec
 __all__ = ["SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze", "exact_operations",
            "format_report"]
 
-EXACT_SECONDS_PER_OPERATION = 2e-7
+EXACT_SECONDS_PER_OPERATION = 2.5e-7
 """Seconds of exact eta per integer multiply-add of :func:`exact_operations`, everything
-included (float decisions, exact ones, the integer evaluation), on one core: measured 0.2 us
-on the 2-core development machine for the random exact MDP of H = 100, width 100, 10 actions,
-5 successors, probabilities k/100 (``benchmarks/exact_scale.py``)."""
+included (float decisions, exact ones, the integer evaluation), on one core: the random exact
+MDP of H = 100, width 100, 10 actions, 5 successors, probabilities k/100 took 30.5 s on two
+processes (``benchmarks/exact_scale.py``), about 61 CPU-s for 2.5e8 operations."""
 SLOW_EXACT_SECONDS = 60.0
 """Exact analyses estimated to take longer than this warn before they start."""
 
@@ -38,7 +38,7 @@ def _warn_if_slow(mdp: BlockMDP) -> None:
         warnings.warn(
             f"exact analysis of {mdp.name!r} needs {operations:.2g} integer "
             f"multiply-adds, about {seconds / 60:.0f} min on one core at "
-            f"{EXACT_SECONDS_PER_OPERATION * 1e6:.1f} us each; written with float "
+            f"{EXACT_SECONDS_PER_OPERATION * 1e6:.2f} us each; written with float "
             "probabilities it is analysed in float mode in seconds", SlowExactAnalysis,
             stacklevel=3)
 
