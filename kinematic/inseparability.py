@@ -96,25 +96,23 @@ def _first_appearance(keys: list) -> np.ndarray:
 
 def _group_exact_entries(
     entries: Entries, row_count: int,
-    key_of: Callable[[int, int, Fraction], tuple[int, tuple[int, Fraction]]] | None = None,
+    key_of: Callable[[int, int, Fraction], tuple[int, tuple[int, Fraction]]],
 ) -> np.ndarray:
     """Labels of equal rows of an exact matrix given by its non-zero entries, by hashing each
-    row's ``(column, value)`` pairs; ``key_of(row, column, value)`` may map an entry to its
-    (row, pair) first."""
+    row's ``(column, value)`` pairs; ``key_of(row, column, value)`` gives an entry's row and
+    pair (the entry's own, or those of a rearranged matrix)."""
     keys: list[list[tuple[int, Fraction]]] = [[] for _ in range(row_count)]
     for row, column, value in zip(entries[0].tolist(), entries[1].tolist(), entries[2],
                                   strict=True):
-        if key_of is None:
-            keys[row].append((column, value))
-        else:
-            target, pair = key_of(row, column, value)
-            keys[target].append(pair)
+        target, pair = key_of(row, column, value)
+        keys[target].append(pair)
     return _first_appearance([tuple(row) for row in keys])
 
 
 def _group_exact(rows: np.ndarray) -> np.ndarray:
     """Labels of equal rows of an exact (object) matrix."""
-    return _group_exact_entries(nonzero_entries(rows), rows.shape[0])
+    return _group_exact_entries(nonzero_entries(rows), rows.shape[0],
+                                lambda row, column, value: (row, (column, value)))
 
 
 def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.ndarray:
