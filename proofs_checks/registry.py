@@ -1,8 +1,10 @@
 """The registry of claims and the runner behind ``python -m proofs_checks``.
 
-Instances come from Hypothesis strategies, driven by :func:`hypothesis.given` with a fixed seed
-(``derandomize``) and no example database, so a run is reproducible. The first violation stops
-the search; Hypothesis then shrinks it, so the reported witness is a small instance.
+Instances come from Hypothesis strategies, driven by :func:`hypothesis.given` with a seed fixed by
+the claim's label (:func:`claim_seed`) and no example database, so a run is reproducible, and a
+claim's instances change only with its label and its strategy (not with edits to this module:
+``derandomize`` would seed from the source of the runner). The first violation stops the
+search; Hypothesis then shrinks it, so the reported witness is a small instance.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 __all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "register", "run_claim"]
@@ -132,27 +135,35 @@ SHRINK_BUDGET = 100
 """How many candidate instances are checked while shrinking a violation."""
 
 
+def claim_seed(label: str) -> int:
+    """The seed of a claim's (or, with ``label + "/negative"``, its control's) instances."""
+    return zlib.crc32(label.encode())
+
+
 def _search(
-    strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int
+    strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int,
+    shrink_budget: int, instance_seed: int,
 ) -> tuple[int, Outcome | None, list[float]]:
-    """Check up to ``examples`` instances; return how many were tried before the first
-    violation (or all), the shrunk violation if any, and the ``failure_rate`` reported by the
-    instances that passed (claims about repeated sampled trials report one)."""
+    """Check up to ``examples`` instances drawn with ``instance_seed``; return how many were tried before the first
+    violation (or all), the violation shrunk with at most ``shrink_budget`` checks if any, and
+    the ``failure_rate`` reported by the instances that passed (claims about repeated sampled
+    trials report one)."""
     tried = 0
     shrink_checks = 0
     failure: Outcome | None = None
     rates: list[float] = []
+    phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink_budget else [])
 
     @settings(
         max_examples=max(1, examples),
         database=None,
-        derandomize=True,
         deadline=None,
         verbosity=Verbosity.quiet,
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        phases=phases,
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
     )
+    @seed(instance_seed)
     @given(strategy)
     def run(instance: Any) -> None:
         nonlocal tried, failure, shrink_checks
@@ -160,29 +171,36 @@ def _search(
             tried += 1
         else:
             shrink_checks += 1
-            if shrink_checks > SHRINK_BUDGET:
-                # Keep the smallest witness checked so far: from here on every input "fails"
-                # without being checked, which lets Hypothesis finish shrinking at once.
-                raise _Violation
-        outcome = check(instance)
-        if not outcome.holds:
+        # Past the budget every input "fails" unchecked (the smallest witness checked so far is
+        # kept), which lets Hypothesis finish shrinking at once. One raise statement: Hypothesis
+        # tells failures apart by where they are raised, and this is one failure.
+        if failure is None or shrink_checks <= shrink_budget:
+            outcome = check(instance)
+            if outcome.holds:
+                if failure is None and "failure_rate" in outcome.witness:
+                    rates.append(outcome.witness["failure_rate"])
+                return
             failure = outcome
-            raise _Violation
-        if failure is None and "failure_rate" in outcome.witness:
-            rates.append(outcome.witness["failure_rate"])
+        raise _Violation
 
     with contextlib.suppress(_Violation):
         run()
     return tried, failure, rates
 
 
-def run_claim(claim: Claim, examples: int) -> ClaimReport:
-    """Check ``claim`` on ``examples * claim.cost`` instances and run its negative control."""
+def run_claim(claim: Claim, examples: int, shrink_budget: int = SHRINK_BUDGET) -> ClaimReport:
+    """Check ``claim`` on ``examples * claim.cost`` instances and run its negative control;
+    each violation found is shrunk with at most ``shrink_budget`` further checks (0: the first
+    violation found is the witness)."""
+    if shrink_budget < 0:
+        raise ValueError(f"shrink_budget must be >= 0, got {shrink_budget}")
     start = time.perf_counter()
     budget = max(1, round(examples * claim.cost))
-    tried, failure, rates = _search(claim.instances(), claim.check, budget)
+    tried, failure, rates = _search(claim.instances(), claim.check, budget, shrink_budget,
+                                    claim_seed(claim.label))
     negative_budget = max(1, round(max(examples, MIN_NEGATIVE_EXAMPLES) * claim.cost))
-    _, negative, _ = _search(claim.negative_instances(), claim.check, negative_budget)
+    _, negative, _ = _search(claim.negative_instances(), claim.check, negative_budget,
+                             shrink_budget, claim_seed(claim.label + "/negative"))
     return ClaimReport(
         label=claim.label,
         statement=claim.statement,
