@@ -144,10 +144,10 @@ def _search(
     strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int,
     shrink_budget: int, instance_seed: int,
 ) -> tuple[int, Outcome | None, list[float]]:
-    """Check up to ``examples`` instances drawn with ``instance_seed``; return how many were tried before the first
-    violation (or all), the violation shrunk with at most ``shrink_budget`` checks if any, and
-    the ``failure_rate`` reported by the instances that passed (claims about repeated sampled
-    trials report one)."""
+    """Check up to ``examples`` instances drawn with ``instance_seed``; return how many were
+    tried before the first violation (or all), the violation shrunk with at most
+    ``shrink_budget`` checks if any, and the ``failure_rate`` reported by the instances that
+    passed (claims about repeated sampled trials report one)."""
     tried = 0
     shrink_checks = 0
     failure: Outcome | None = None

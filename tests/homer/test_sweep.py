@@ -43,6 +43,10 @@ class Stop(Exception):
     pass
 
 
+# 18 s alone, 44 s next to the other test worker: two Ray workers start and import torch.
+# make test keeps Ray (test_ray_reports_a_failing_task_with_its_error) and real learners
+# (test_sweep_command_writes_table_and_plot, local executor).
+@pytest.mark.slow
 def test_ray_sweep_of_two_algorithms_and_two_horizons(local_ray, tmp_path):
     records = run_sweep(["pcid", "ppo"], [3, 4], seeds=1, budget=200, out=tmp_path,
                         executor="ray")

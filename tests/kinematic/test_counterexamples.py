@@ -7,6 +7,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kinematic.cli import main as cli_main
@@ -18,6 +19,7 @@ from kinematic.counterexamples.exploration import single_policy_alpha, worst_cas
 from kinematic.counterexamples.pcid import pcid_model_based_claim, pcid_target_claim
 from kinematic.counterexamples.search import (
     OBJECTIVES,
+    find_counterexample,
     is_counterexample,
     stored_instances,
 )
@@ -152,6 +154,24 @@ def test_robust_rejects_a_failure_that_needs_adversarial_ties():
                                  robust=True)
 
 
+def _one_class(mdp, cover, layer, previous_labels) -> np.ndarray:
+    """An objective that merges every observation of a layer."""
+    return np.zeros(len(mdp.observations[layer]), dtype=np.intp)
+
+
+def test_finder_shrinks_the_one_class_failure_to_its_three_state_core():
+    """One class on layer 2 gives PSDP one block whose reward every policy earns, so the tie
+    is broken against a state that only a mixed action reaches: the smallest such MDP has one
+    start state and two next states (alpha 0 for one of them; backward KI separates them)."""
+    found = find_counterexample(_one_class, max_examples=300)
+    assert (found.states, found.layers) == (3, 2)
+    assert found.worst_case_alpha == ["1", "0"] and found.backward_ki_alpha == ["1", "1"]
+    mdp = from_spec(found.spec)
+    assert is_counterexample(mdp, _one_class, Fraction(1, 2))
+    assert not is_counterexample(mdp, _one_class, Fraction(1, 2), robust=True)
+
+
+@pytest.mark.slow  # 27-34 s: the shrinking; the fast test above covers the finder's search
 def test_finder_records_a_shrunk_non_trivial_robust_counterexample(tmp_path, capsys):
     record = tmp_path / "found.json"
     assert cli_main(["find-counterexample", "--objective", "inverse_dynamics", "--non-trivial",
