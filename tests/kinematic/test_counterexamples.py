@@ -171,7 +171,7 @@ def test_finder_shrinks_the_one_class_failure_to_its_three_state_core():
     assert not is_counterexample(mdp, _one_class, Fraction(1, 2), robust=True)
 
 
-@pytest.mark.slow  # 27-34 s: the shrinking; the fast test above covers the finder's search
+@pytest.mark.slow  # 43-51 s, mostly shrinking; the fast test above covers the search
 def test_finder_records_a_shrunk_non_trivial_robust_counterexample(tmp_path, capsys):
     record = tmp_path / "found.json"
     assert cli_main(["find-counterexample", "--objective", "inverse_dynamics", "--non-trivial",
