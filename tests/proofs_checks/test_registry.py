@@ -136,9 +136,11 @@ def test_a_false_claim_is_reported_with_a_shrunk_witness():
     assert len(report.witness["instance"]["layers"]) <= 2
     unshrunk = run_claim(claim, 50, NO_SHRINKING)
     assert unshrunk.violations == 1 and unshrunk.witness != report.witness
-    # Reproducible: the instances are seeded by the label alone.
-    again = run_claim(claim, 50)
+    again = run_claim(claim, 50)  # reproducible
     assert (again.instances, again.witness) == (report.instances, report.witness)
+    # The label seeds the instances (with derandomize, every claim had the runner's seed).
+    renamed = run_claim(dataclasses.replace(claim, label="fake, renamed"), 50, NO_SHRINKING)
+    assert renamed.witness != unshrunk.witness
     with pytest.raises(ValueError, match="shrink_budget must be >= 0, got -1"):
         run_claim(claim, 50, -1)
 
