@@ -237,6 +237,13 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.asarray(owners, dtype=np.intp) -> dtype=None / absent",
         "a list of Python ints becomes int64 (intp on 64-bit numpy 2); every state emits a "
         "positive-probability observation, so the list is never empty")),
+    **dict.fromkeys([f"kinematic.certified_induction.x_certified_maximum_visitation__mutmut_{k}"
+                     for k in (21, 22, 23, 24, 25, 26, 27, 29, 30, 31, 32, 40)], (
+        "the number of processes or the choice between forked and sequential layers "
+        "(or/and swapped, 1 -> 2, < 2 -> <= 2 / < 3, < -> <=, 'fork' misspelt or negated, "
+        "Pool(None))",
+        "speed only: every target layer runs the same layer_eta, in this process or in a forked "
+        "one (test_certified_induction: forked == sequential)")),
 }
 
 LIVE: dict[str, str] = {
