@@ -244,6 +244,13 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "Pool(None))",
         "speed only: every target layer runs the same layer_eta, in this process or in a forked "
         "one (test_certified_induction: forked == sequential)")),
+    "kinematic.certified_induction.x_certified_maximum_visitation__mutmut_41": (
+        "get_context('fork') -> get_context(None)",
+        "Python 3.11's default start method on Linux is fork (3.14 changes it: then the "
+        "children would not inherit _SHARED and the mutant would fail)"),
+    "kinematic.certified_induction.x_certified_maximum_visitation__mutmut_49": (
+        "_SHARED = None -> _SHARED = '' after the pool",
+        "only releases the layers for the garbage collector; every call sets _SHARED first"),
 }
 
 LIVE: dict[str, str] = {
