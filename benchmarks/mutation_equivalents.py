@@ -244,6 +244,19 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "Pool(None))",
         "speed only: every target layer runs the same layer_eta, in this process or in a forked "
         "one (test_certified_induction: forked == sequential)")),
+    **dict.fromkeys([f"kinematic.certified_induction.x__integer_layer__mutmut_{k}"
+                     for k in (12, 14, 16)], (
+        "argsort(rows, kind='stable') -> default / None / 'STABLE'",
+        "successors, numerators and float entries are reordered together, so only the order "
+        "of a pair's entries changes: the integer sums are exact and the float matrix is built "
+        "from (row, column) pairs")),
+    "kinematic.certified_induction.x__integer_layer__mutmut_22": (
+        "bincount(rows, minlength=pairs) -> bincount(rows)",
+        "every pair of a valid layer has an entry, so the longest row index is pairs - 1; a "
+        "pair without entries sums to 0 and is refused by the row-sum check either way"),
+    "kinematic.certified_induction.x_exact_operations__mutmut_17": (
+        "range(1, H) -> range(H) in the sum over target layers",
+        "the added term is before[0] * W_1 = 0"),
     "kinematic.certified_induction.x_certified_maximum_visitation__mutmut_41": (
         "get_context('fork') -> get_context(None)",
         "Python 3.11's default start method on Linux is fork (3.14 changes it: then the "
