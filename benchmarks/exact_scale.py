@@ -274,6 +274,31 @@ def sampled_baseline_eta(mdp: BlockMDP, layers: int, per_layer: int) -> float:
     return seconds_per_step * sum(mdp.width(h) * h for h in range(mdp.horizon))
 
 
+def sampled_analysis_rows(name: str, mdp: BlockMDP, eta: Callable[[], object],
+                          memory: Callable[[], float], eta_layers: int,
+                          eta_per_layer: int) -> list[tuple]:
+    """The rows eta (``eta()`` timed), partitions, canonical form and total of ``mdp``, against
+    baselines extrapolated ("~") from samples: eta from :func:`sampled_baseline_eta` with
+    ``eta_layers`` x ``eta_per_layer`` targets, the partitions from
+    :func:`three_layer_partition_baseline`; the memory column is ``memory()`` right after the
+    analysis (before the baselines)."""
+    _, eta_seconds = timed(eta)
+    print(f"eta for all {len(mdp.states)} states in {eta_seconds:.1f} s", flush=True)
+    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
+    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
+    peak = memory()
+    eta_baseline = sampled_baseline_eta(mdp, eta_layers, eta_per_layer)
+    partition_baseline = three_layer_partition_baseline(mdp)
+    canonical_seconds = partition_seconds + merge_seconds
+    return [
+        (name, "eta (all states)", eta_seconds, peak, eta_baseline, "~"),
+        (name, "partitions (B, F, KI)", partition_seconds, peak, partition_baseline, "~"),
+        (name, "canonical form", canonical_seconds, peak, partition_baseline, "~"),
+        (name, "total (eta + canonical)", eta_seconds + canonical_seconds, peak,
+         eta_baseline + partition_baseline, "~"),
+    ]
+
+
 def million_case_rows(horizon: int, width: int) -> list[tuple]:
     """eta for all states (within :data:`MILLION_ETA_ERROR`), the partitions and the canonical
     form of a ``horizon x width`` random MDP; the memory column is this process's peak resident
@@ -281,24 +306,13 @@ def million_case_rows(horizon: int, width: int) -> list[tuple]:
     name, mdp, build_seconds = random_case(horizon, width)
     _, matrix_seconds = timed(lambda: mdp.action_major_transitions)
     print(f"built {name} in {build_seconds + matrix_seconds:.1f} s", flush=True)
-    _, eta_seconds = timed(lambda: maximum_visitation(mdp, error=MILLION_ETA_ERROR))
-    print(f"eta for all {len(mdp.states)} states in {eta_seconds:.1f} s", flush=True)
-    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
-    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    eta_baseline = sampled_baseline_eta(mdp, layers=10, per_layer=5)
-    partition_baseline = three_layer_partition_baseline(mdp)
-    analysis_seconds = eta_seconds + partition_seconds + merge_seconds
-    baseline = eta_baseline + partition_baseline
-    return [
-        (name, "eta (all states)", eta_seconds, peak, eta_baseline, "~"),
-        (name, "partitions (B, F, KI)", partition_seconds, peak, partition_baseline, "~"),
-        (name, "canonical form", partition_seconds + merge_seconds, peak, partition_baseline,
-         "~"),
-        (name, "total (eta + canonical)", analysis_seconds, peak, baseline, "~"),
-        (name, "total incl. building", analysis_seconds + build_seconds + matrix_seconds, peak,
-         baseline, "~"),
-    ]
+    rows = sampled_analysis_rows(
+        name, mdp, lambda: maximum_visitation(mdp, error=MILLION_ETA_ERROR),
+        lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        eta_layers=10, eta_per_layer=5)
+    _, _, analysis_seconds, peak, baseline, _ = rows[-1]
+    return [*rows, (name, "total incl. building",
+                    analysis_seconds + build_seconds + matrix_seconds, peak, baseline, "~")]
 
 
 def run_exact_case(horizon: int, width: int) -> list[tuple]:
@@ -313,23 +327,11 @@ def run_exact_case(horizon: int, width: int) -> list[tuple]:
         lambda: random_exact_mdp(horizon, width, actions=10, successors=5, seed=0))
     name = f"random H={horizon} W={width} A=10 (exact)"
     print(f"built {name} in {build_seconds:.1f} s", flush=True)
-    _, eta_seconds = timed(lambda: maximum_visitation(mdp))
-    print(f"exact eta for all {len(mdp.states)} states in {eta_seconds:.1f} s", flush=True)
-    partition, partition_seconds = timed(lambda: fast_partitions(mdp))
-    _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
-    eta_baseline = sampled_baseline_eta(mdp, layers=2, per_layer=1)
-    partition_baseline = three_layer_partition_baseline(mdp)
-    canonical_seconds = partition_seconds + merge_seconds
-    nan = float("nan")
-    return [
-        (name, "end to end (analyze CLI)", end_to_end_seconds(mdp), nan,
-         eta_baseline + partition_baseline, "~"),
-        (name, "eta (all states)", eta_seconds, nan, eta_baseline, "~"),
-        (name, "partitions (B, F, KI)", partition_seconds, nan, partition_baseline, "~"),
-        (name, "canonical form", canonical_seconds, nan, partition_baseline, "~"),
-        (name, "total (eta + canonical)", eta_seconds + canonical_seconds, nan,
-         eta_baseline + partition_baseline, "~"),
-    ]
+    rows = sampled_analysis_rows(name, mdp, lambda: maximum_visitation(mdp),
+                                 lambda: float("nan"), eta_layers=2, eta_per_layer=1)
+    *_, peak, baseline, _ = rows[-1]
+    return [(name, "end to end (analyze CLI)", end_to_end_seconds(mdp), peak, baseline, "~"),
+            *rows]
 
 
 def run_million_case(horizon: int, width: int) -> list[tuple]:
