@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-__all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "register", "run_claim"]
+__all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "claim_seed", "register", "run_claim"]
 
 
 @dataclass(frozen=True)
