@@ -255,7 +255,7 @@ def run_large_case(horizon: int, width: int) -> list[tuple]:
 
 MILLION_ETA_ERROR = DEFAULT_ATOL / 2
 """The error bound of every eta in the million-state case: within ``atol / 2`` of the exact
-value (the stopping rule of ``kinematic.homing._start_values``), so two etas that ``atol``
+value (the stopping rule of ``kinematic.float_induction``), so two etas that ``atol``
 judges equal stay within ``2 atol``. The default (``1e-3 atol``) needs 31% more induction steps
 (43 instead of 33 per target of a width-1,000 layer)."""
 

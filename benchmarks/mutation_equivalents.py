@@ -35,11 +35,6 @@ LP_FLOAT_INPUT = ("np.asarray(x, dtype=np.float64) -> dtype=None / absent (start
 LP_SHARES = ("row / total -> row * total; uniform 1.0 -> 2.0",
              "_distribution clips and renormalises the shares of each observation")
 
-SHORTCUT_OFF = ("the exact constant-column test of the eta shortcut weakened (never; or only "
-                "when every column is constant, all settled at once by a 0-d mask)",
-                "the shortcut only ends an induction early; a column it misses is computed in "
-                "full to the same exact value (speed, measured by benchmarks/exact_scale.py, not "
-                "results)")
 BLOCKS = ("how the targets of a layer are cut into blocks (block size, count, bounds as floats "
           "or ints, sequential below H = 3 or not)",
           "each target's column is computed on its own (the induction and the settling test read "
@@ -141,13 +136,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "q is always 2-d, (observations, actions): axis 1 is the last axis")),
     **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
                     ZIP_STRICT),
-    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (47, 50)],
-                    RESHAPE_FLAT),
-    **dict.fromkeys([f"kinematic.homing.x__settled_columns__mutmut_{k}" for k in (2, 6, 7)],
-                    SHORTCUT_OFF),
-    **dict.fromkeys([f"kinematic.homing.x__settled_columns__mutmut_{k}" for k in (3, 5)], (
-        "np.asarray(mask, dtype=bool) -> dtype=None / absent",
-        "== on arrays, object arrays included, already gives a bool array")),
     "kinematic.homing.x__block_columns__mutmut_9": BLOCKS,
     **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
                      for k in (20, 21, 24, 33, 41, 44, 50, 58)], BLOCKS),

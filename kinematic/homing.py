@@ -22,6 +22,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic import float_induction
 from kinematic.arguments import nonnegative
 from kinematic.certified_induction import certified_maximum_visitation
 from kinematic.errors import InvalidBlockMDP
@@ -75,8 +76,9 @@ def _greedy_actions(q: np.ndarray) -> np.ndarray:
 
 
 MIXED_TOLERANCE_FRACTION = 1e-3
-"""Float mode's default error bound of each ``eta``, as a fraction of ``atol``: an induction stops
-once every value column is constant within twice this bound (see :func:`_start_values`)."""
+"""Float mode's default error bound of each ``eta``, as a fraction of ``atol``: a target's induction
+stops once its value column is constant within about twice this bound (the stopping rule of
+:mod:`kinematic.float_induction`)."""
 
 BLOCK_BYTES = 4 * 2**20
 """Float mode runs the targets of a layer in blocks whose product ``Q_t`` (``|A| W_t`` rows of
@@ -105,40 +107,27 @@ def eta_error_bound(mdp: BlockMDP, error: float | None = None) -> float:
     return float(error)
 
 
-def _settled_columns(
-    mdp: BlockMDP, values: np.ndarray, error: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mask of the columns of ``V_t`` that determine their answer, and those answers: columns
-    constant on all states (exact mode; the answer is the constant), or with values within
-    ``2 error`` of each other (float mode; the answer is the midpoint)."""
-    if mdp.mode.exact:
-        done = np.asarray((values == values[0]).all(axis=0), dtype=bool)
-        return done, values[0, done]
-    high, low = values.max(axis=0), values.min(axis=0)
-    done = high - low <= 2 * error
-    return done, (high[done] + low[done]) / 2
-
-
 def _start_values(
     mdp: BlockMDP, target_layer: int, terminal: np.ndarray, error: float
 ) -> np.ndarray:
     """``max_pi E_pi[terminal(s_h)]`` for each column of ``terminal`` (``target_layer >= 1``).
 
-    Stopping rule: each ``T(. | s, a)`` is a probability vector, so every value of a column in an
-    earlier ``V``, and the answer ``mu^T V_1``, is a convex combination of maxima of convex
-    combinations of that column's values in ``V_t``: it lies between their minimum and maximum.
-    A constant column therefore gives its answer exactly and leaves the induction (typical of
-    well-mixing MDPs, where it saves most of the work); in float mode a column whose values lie
-    within ``2 error`` of each other leaves with their midpoint, within ``error`` of the answer.
+    Float mode: :func:`kinematic.float_induction.start_values` (each within ``error`` plus
+    rounding). Exact mode (``error`` 0), the same stopping rule without a tolerance: each
+    ``T(. | s, a)`` is a probability vector, so every value of a column in an earlier ``V``, and
+    the answer ``mu^T V_1``, lies between the column's minimum and maximum in ``V_t``; a
+    constant column gives its answer exactly and leaves the induction.
     """
+    if not mdp.mode.exact:
+        return float_induction.start_values(mdp, target_layer, terminal, error)
     result = mdp.mode.zeros(terminal.shape[1])
     active = np.arange(terminal.shape[1])
     values = terminal
     for t in range(target_layer - 1, 0, -1):
         _, values = _bellman_step(mdp, t, values)
-        done, answers = _settled_columns(mdp, values, error)
+        done = np.asarray((values == values[0]).all(axis=0), dtype=bool)
         if done.any():
-            result[active[done]] = answers
+            result[active[done]] = values[0, done]
             active, values = active[~done], values[:, ~done]
             if not len(active):
                 return result
@@ -166,7 +155,8 @@ def maximum_visitation(
     all layers spread over ``workers`` threads (default: one per CPU; numpy and scipy release
     the GIL in these products); each ``eta`` is within
     ``error`` (default ``MIXED_TOLERANCE_FRACTION * atol``) plus rounding of the exact value, by
-    the stopping rule of :func:`_start_values`; exact mode refuses ``error``.
+    the stopping rule and the float32 steps of :mod:`kinematic.float_induction`; exact mode
+    refuses ``error``.
 
     >>> from kinematic.families import combination_lock
     >>> [str(value) for value in maximum_visitation(combination_lock(3, 2, seed=0))[2]]
@@ -251,7 +241,7 @@ def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
     the ``eta(state)`` of :func:`eta` up to floating-point rounding of the two computations
     (``H`` layers of sums of ``d`` products each, ``d`` successors per state-action pair: of
     order ``H d 2**-52`` relative) plus ``MIXED_TOLERANCE_FRACTION * atol`` absolute, the
-    shortcut of :func:`_start_values` in :func:`eta`
+    stopping rule of :mod:`kinematic.float_induction` in :func:`eta`
     (``tests/kinematic/test_float_mode.py`` checks ``4 H d 2**-52 max(1, eta) + 1e-3 atol`` on
     generated float MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets
     its decisions.

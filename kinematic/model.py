@@ -119,6 +119,26 @@ class BlockMDP:
         return tuple(result)
 
     @cached_property
+    def single_precision_transitions(self) -> tuple[sp.csr_array, ...]:
+        """Float mode: :attr:`action_major_transitions` with float32 entries, sharing their
+        index arrays (the single-precision steps of :mod:`kinematic.float_induction`)."""
+        if self.mode.exact:
+            raise ValueError(f"{self.name!r} is exact: it has no single-precision transitions")
+        return tuple(
+            sp.csr_array((matrix.data.astype(np.float32), matrix.indices, matrix.indptr),
+                         shape=matrix.shape)
+            for matrix in self.action_major_transitions)
+
+    @cached_property
+    def successor_bounds(self) -> tuple[int, ...]:
+        """Float mode: per layer, the largest number of non-zero entries ``T(. | s, a)`` of a
+        state-action pair."""
+        if self.mode.exact:
+            raise ValueError(f"{self.name!r} is exact: its transitions are dense arrays")
+        return tuple(int(np.diff(matrix.indptr).max(initial=0))
+                     for matrix in self.action_major_transitions)
+
+    @cached_property
     def transition_entries(self) -> tuple[Entries, ...]:
         """Exact mode: the non-zero entries of each layer's ``transitions`` (rows ``s * |A| +
         a``), found once (:mod:`kinematic.exact_sparse`)."""
