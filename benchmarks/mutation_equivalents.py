@@ -35,6 +35,11 @@ LP_FLOAT_INPUT = ("np.asarray(x, dtype=np.float64) -> dtype=None / absent (start
 LP_SHARES = ("row / total -> row * total; uniform 1.0 -> 2.0",
              "_distribution clips and renormalises the shares of each observation")
 
+SHORTCUT_OFF = ("the exact constant-column test of the eta shortcut weakened (never; or only "
+                "when every column is constant, all settled at once by a 0-d mask)",
+                "the shortcut only ends an induction early; a column it misses is computed in "
+                "full to the same exact value (speed, measured by benchmarks/exact_scale.py, not "
+                "results)")
 BLOCKS = ("how the targets of a layer are cut into blocks (block size, count, bounds as floats "
           "or ints, sequential below H = 3 or not)",
           "each target's column is computed on its own (the induction and the settling test read "
@@ -136,6 +141,13 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "q is always 2-d, (observations, actions): axis 1 is the last axis")),
     **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
                     ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (59, 62)],
+                    RESHAPE_FLAT),
+    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (36, 40, 41)],
+                    SHORTCUT_OFF),
+    **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (37, 39)], (
+        "np.asarray(mask, dtype=bool) -> dtype=None / absent",
+        "== on arrays, object arrays included, already gives a bool array")),
     "kinematic.homing.x__block_columns__mutmut_9": BLOCKS,
     **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
                      for k in (20, 21, 24, 33, 41, 44, 50, 58)], BLOCKS),
@@ -252,6 +264,38 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     "kinematic.certified_induction.x_certified_maximum_visitation__mutmut_49": (
         "_SHARED = None -> _SHARED = '' after the pool",
         "only releases the layers for the garbage collector; every call sets _SHARED first"),
+    **dict.fromkeys([f"kinematic.float_induction.x_start_values__mutmut_{k}"
+                     for k in (10, 12, 27, 115)]
+                    + ["kinematic.float_induction.x__bellman_step__mutmut_27"], (
+        "astype / asarray to np.float64 -> dtype None / absent",
+        "the arrays are float64 already (unit or float terminal columns, offsets) or become "
+        "float64, numpy's default dtype")),
+    "kinematic.float_induction.x_start_values__mutmut_120": (
+        "_bellman_step(..., single=False) -> single=None", "None is falsy: the same float64 step"),
+    **dict.fromkeys([f"kinematic.float_induction.x_start_values__mutmut_{k}"
+                     for k in (6, 29, 30)], (
+        "the initial shift or spread per column -> over the whole matrix / the other axis",
+        "the first step always runs in float64 and shifts every column to minimum 0 itself; "
+        "any constant shift of the terminal commutes with it, and the initial spread is "
+        "replaced before it is read")),
+    **dict.fromkeys([f"kinematic.float_induction.x_start_values__mutmut_{k}"
+                     for k in (45, 47, 49, 51, 52, 54)], (
+        "the empty initial float32 group's offsets, spent, spreads or deviations given one "
+        "entry, a column or float64",
+        "the group has no targets, is never stepped, and _Columns.joined returns the other "
+        "group when one has no targets")),
+    **dict.fromkeys([f"kinematic.float_induction.xǁ_Columnsǁconverted__mutmut_{k}"
+                     for k in (12, 14, 15)], (
+        "astype(dtype, copy=False) -> copy=None / True / absent",
+        "a copy or a view of an array that no one else writes to")),
+    **dict.fromkeys([f"kinematic.float_induction.x_single_precision_step_bound__mutmut_{k}"
+                     for k in (3, 5, 7, 13)], (
+        "the step bound 2 gamma_{d+3} -> 2 gamma_{d+4} / 3 gamma_{d+3} / gamma's denominator "
+        "1 - n u -> times (1 - n u) or 1 + n u",
+        "still a bound: the rounding of a float32 step is at most gamma_{d+2} (1 + d 2**-52) "
+        "times the spread before it plus u / (1 - u) times the one after it, about (d + 3) u, "
+        "and these bounds are at least 2 (d + 3) u (1 - 10**-6); a larger bound only switches "
+        "columns later")),
 }
 
 LIVE: dict[str, str] = {
@@ -259,4 +303,10 @@ LIVE: dict[str, str] = {
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
         "coordinate with one sign; no test builds such floats"),
+    "kinematic.float_induction.x_single_precision_step_bound__mutmut_8": (
+        "gamma's denominator 1 - n u -> 2 - n u: the step bound halves to about (d + 3) u "
+        "(1 + (d + 3) u / 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by "
+        "O(d**2 u**2), about 10**-14 of a spread; real float32 steps round far less (checked "
+        "in rationals by test_one_single_precision_step_is_within_its_bound), so no test can "
+        "see it"),
 }

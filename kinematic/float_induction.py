@@ -27,10 +27,12 @@ step adds at most its bound to the final error, and the column carries the sum `
   spreads before and after it, plus ``(d + 3) 2**-149`` for underflow
   (:func:`single_precision_step_bound`);
 - a column switches to float32 when the bound of a step is at most ``error / 8`` (so that with
-  spreads that halve each step it spends at most ``error / 4``) and back to float64 before
-  ``spent`` would pass ``error / 2``; its first step is always in float64;
+  spreads that halve each step it spends at most ``error / 4``) and returns to float64 before
+  a step whose bound, at the spread before it, would take ``spent`` past ``error / 2`` (a step
+  raises a spread by its rounding at most, so ``spent`` stays within ``error / 2`` up to a
+  relative ``10**-6``); its first step and the last one (from layer 1) run in float64;
 - it stops once ``spread / 2 + spent <= error``; a column that reaches layer 1 gets
-  ``offset + mu^T V_1`` (float64), within ``spent <= error / 2``.
+  ``offset + mu^T V_1`` (float64), within ``spent``, about ``error / 2`` at most.
 
 Either way every ``eta`` is within ``error`` of the exact value of the float MDP, plus the
 rounding of the float64 steps (of order ``H d 2**-52`` relative), as before the float32 tail.

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 import kinematic.float_induction as float_induction
+import kinematic.homing as homing
+from kinematic.arrays import block_mdp_from_arrays
 from kinematic.families import random_exact_mdp, random_sparse_mdp
 from kinematic.homing import maximum_visitation
-from kinematic.model import with_float_numbers
+from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.spec import from_spec
 
 
@@ -23,11 +25,13 @@ def exact_step(matrix: np.ndarray, deviations: np.ndarray, actions: int) -> np.n
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("spread", [1.0, 3e-4, 1e-9])
+@pytest.mark.parametrize("spread", [1.0, 3e-4, 1e-9, 1e-40])
 def test_one_single_precision_step_is_within_its_bound(seed, spread):
     """Deviations in float64 (minima 0), converted to float32 as a switching column's are, one
     float32 step, compared in rationals with the step on the float64 data: the computed
-    ``offset + D`` is within ``single_precision_step_bound`` of the exact values."""
+    ``offset + D`` is within ``single_precision_step_bound`` of the exact values (spread 1e-40:
+    float32 subnormals, where the bound's absolute underflow term carries it). The step runs in
+    float32 and leaves each column's minimum at 0 and its maximum as its spread."""
     mdp = random_sparse_mdp(horizon=2, width=30, actions=4, successors=6, seed=seed)
     rng = np.random.default_rng(seed)
     deviations = rng.random((30, 8)) * spread
@@ -36,6 +40,9 @@ def test_one_single_precision_step_is_within_its_bound(seed, spread):
     columns = float_induction._Columns(
         np.arange(8), np.zeros(8), np.zeros(8), deviations.astype(np.float32), before)
     float_induction._bellman_step(mdp, 0, columns, single=True)
+    assert columns.deviations.dtype == np.float32
+    assert (columns.deviations.min(axis=0) == 0).all()
+    assert (columns.spread == columns.deviations.max(axis=0)).all()
     exact = exact_step(mdp.action_major_transitions[0].toarray(), deviations, 4)
     computed = columns.offset + columns.deviations.astype(np.float64)
     bound = float_induction.single_precision_step_bound(
@@ -74,6 +81,95 @@ def test_eta_with_float32_steps_is_within_the_error(error, monkeypatch):
         assert np.abs(values - np.array(exact, dtype=float)).max() <= error + rounding
 
 
+def test_a_column_carries_the_sum_of_its_float32_step_bounds(monkeypatch):
+    """The accounting itself: before every step, a column's ``spent`` is the sum of
+    ``single_precision_step_bound`` over its float32 steps so far (each with the larger of the
+    spreads before and after the step)."""
+    mdp = with_float_numbers(random_exact_mdp(30, 8, 3, 3, seed=1))
+    expected: dict[int, float] = {}
+    checked = 0
+    step = float_induction._bellman_step
+
+    def recording(mdp, t, columns, single):
+        nonlocal checked
+        for target, spent in zip(columns.targets, columns.spent, strict=True):
+            assert spent == pytest.approx(expected.get(target, 0.0), rel=1e-12, abs=0)
+            checked += spent > 0
+        before = columns.spread.copy()
+        step(mdp, t, columns, single)
+        if single:
+            bounds = float_induction.single_precision_step_bound(
+                mdp.successor_bounds[t], np.maximum(before, columns.spread))
+            for target, bound in zip(columns.targets, bounds, strict=True):
+                expected[target] = expected.get(target, 0.0) + bound
+
+    monkeypatch.setattr(float_induction, "_bellman_step", recording)
+    float_induction.start_values(mdp, 29, np.eye(8), 1e-9)
+    assert checked > 8  # columns with several float32 steps behind them
+
+
+def two_groups_mdp(horizon: int, group: int = 41) -> BlockMDP:
+    """Two groups of ``group`` states per layer that never mix: a state moves uniformly to
+    ``group - 1`` states of its own group in layers of even index, to one in the others, so the
+    spread of a terminal that is constant on each group never shrinks, and the number of
+    successors alternates between ``group - 1`` and 1."""
+    width = 2 * group
+    matrices = []
+    for t in range(horizon - 1):
+        matrix = np.zeros((width, width))
+        for s in range(width):
+            base, i = (s // group) * group, s % group
+            targets = ([base + (i + k) % group for k in range(1, group)] if t % 2 == 0
+                       else [base + (i + 1) % group])
+            matrix[s, targets] = 1 / len(targets)
+        matrices.append(matrix)
+    return block_mdp_from_arrays("two-groups", np.full(width, 1 / width), matrices, actions=1)
+
+
+def test_no_float32_step_starts_that_could_take_spent_past_half_the_error(monkeypatch):
+    """Spreads that never shrink (``two_groups_mdp``) make columns spend their budget: every
+    float32 step starts with ``spent`` plus the bound of that layer's step (at the spread before
+    it) within ``error / 2``, although the layers' successor counts alternate between 40 and 1
+    (the guard must use the bound of the layer the step runs on); the answers stay within
+    ``error``."""
+    mdp = two_groups_mdp(14)
+    error = 1e-9
+    spread = error / 8 / float(float_induction.single_precision_step_bound(40, np.ones(1))[0])
+    terminal = np.zeros((82, 3))
+    terminal[:41] = spread * np.array([1.0, 0.5, 0.25])
+    starts = []
+    step = float_induction._bellman_step
+
+    def recording(mdp, t, columns, single):
+        if single:
+            bounds = float_induction.single_precision_step_bound(
+                mdp.successor_bounds[t], columns.spread)
+            starts.append(float((columns.spent + bounds).max()))
+        return step(mdp, t, columns, single)
+
+    monkeypatch.setattr(float_induction, "_bellman_step", recording)
+    values = float_induction.start_values(mdp, 13, terminal, error)
+    assert len(starts) > 5
+    assert max(starts) <= error / 2
+    assert max(starts) > error / 4  # the budget was actually in play
+    assert np.abs(values - terminal[:41].mean(axis=0) / 2).max() <= error
+
+
+@pytest.mark.parametrize("error", [0.0, 1e-9, 1e-3])
+def test_any_terminal_values_not_only_unit_columns(error):
+    """``start_values`` takes any terminal values (here rewards in [0.2, 0.9] per target-layer
+    state, shifted per column): within ``error`` plus rounding of the exact induction of the
+    exact MDP."""
+    exact_mdp = random_exact_mdp(25, 6, 3, 3, seed=2)
+    rng = np.random.default_rng(2)
+    terminal = rng.integers(20, 91, size=(6, 5)) / 100 + np.arange(5) / 10
+    exact_terminal = np.vectorize(lambda v: Fraction(v).limit_denominator(1000),
+                                  otypes=[object])(terminal)
+    exact = homing._start_values(exact_mdp, 24, exact_terminal, 0.0)
+    computed = float_induction.start_values(with_float_numbers(exact_mdp), 24, terminal, error)
+    assert np.abs(computed - np.array(exact, dtype=float)).max() <= error + 1e-13
+
+
 DYADIC_SPEC = {
     "name": "dyadic", "horizon": 4, "actions": ["a0"],
     "layers": [["s"], ["u", "v"], ["p", "q"], ["t", "w"]], "start": {"s": 1.0},
@@ -105,7 +201,7 @@ def test_columns_switch_to_float32_when_cheap_and_back_before_the_budget_runs_ou
     switching = float_induction.SINGLE_PRECISION_SHARE * error / unit_bound
     spreads = np.array([0.99 * switching, 1.01 * switching, 0.5 * switching, 0.5 * switching])
     nearly_spent = error / 2 - 0.4 * float_induction.SINGLE_PRECISION_SHARE * error
-    spent = np.array([0.0, 0.0, 0.0, nearly_spent])
+    spent = np.array([0.0, 0.0, 0.4 * error, nearly_spent])
     width = 3
     double = float_induction._Columns(np.arange(4), np.zeros(4), spent,
                                       np.zeros((width, 4)), spreads)
@@ -118,4 +214,30 @@ def test_columns_switch_to_float32_when_cheap_and_back_before_the_budget_runs_ou
     assert sorted(groups[True].targets) == [0, 2, 4, 5, 6]
     assert sorted(groups[False].targets) == [1, 3, 7]
     assert groups[True].deviations.dtype == np.float32
+    assert groups[False].deviations.dtype == np.float64
+
+
+def test_the_rules_allow_their_limits_and_return_columns_in_float64():
+    """``<=`` at both limits (errors chosen as powers of two times a step's bound, so that the
+    comparisons are exact): a float64 column whose step bound is exactly the share of the error
+    switches; a float32 column whose ``spent`` plus bound is exactly half the error stays; one
+    over that returns, in float64 even when the float64 group was empty."""
+    successors = 2
+    bound = float_induction.single_precision_step_bound(successors, np.ones(1))[0]
+
+    def columns(count, spent, dtype):
+        return float_induction._Columns(np.arange(count), np.zeros(count), np.array(spent),
+                                        np.zeros((2, count), dtype=dtype), np.ones(count))
+
+    error = bound / float_induction.SINGLE_PRECISION_SHARE
+    assert float_induction.SINGLE_PRECISION_SHARE * error == bound
+    groups = float_induction._regrouped(
+        {False: columns(1, [0.0], np.float64), True: columns(0, [], np.float32)},
+        successors, error)
+    assert list(groups[True].targets) == [0]
+    groups = float_induction._regrouped(
+        {False: columns(0, [], np.float64), True: columns(2, [0.0, bound], np.float32)},
+        successors, 2 * bound)
+    assert list(groups[True].targets) == [0]
+    assert list(groups[False].targets) == [1]
     assert groups[False].deviations.dtype == np.float64
