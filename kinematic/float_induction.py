@@ -62,7 +62,8 @@ _SMALLEST_SUBNORMAL = 2.0**-149
 
 def single_precision_step_bound(successors: int, spread: np.ndarray) -> np.ndarray:
     """Upper bound on the max-norm error that one float32 step of a layer with at most
-    ``successors`` non-zero entries per row adds to columns of spread at most ``spread``."""
+    ``successors`` non-zero entries per row adds to a column whose spreads before and after the
+    step are at most ``spread`` (module docstring)."""
     roundings = successors + 3
     gamma = roundings * _UNIT_ROUNDOFF / (1 - roundings * _UNIT_ROUNDOFF)
     return 2 * gamma * spread + roundings * _SMALLEST_SUBNORMAL
