@@ -264,6 +264,38 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     "kinematic.certified_induction.x_certified_maximum_visitation__mutmut_49": (
         "_SHARED = None -> _SHARED = '' after the pool",
         "only releases the layers for the garbage collector; every call sets _SHARED first"),
+    **dict.fromkeys([f"kinematic.certified_induction.x__float_deviations__mutmut_{k}"
+                     for k in (13, 18, 20, 21)], (
+        "the power of two that scales a column's deviations: 2^b -> 2^(b+1), 2^(b+2), 2^(b-1), "
+        "or at least 2",
+        "any power of two scales a column's float Q exactly and leaves every comparison, and so "
+        "every decision, unchanged; the deviations stay far from overflow and the underflow "
+        "checks look at the scaled values either way")),
+    "kinematic.certified_induction.x__float_deviations__mutmut_2": (
+        "V - min V -> V + min V",
+        "the float Q of every action shifts by the same 2 min V (rows sum to 1) and all terms "
+        "stay non-negative, so the relative margin still certifies a decision; more near-ties "
+        "go to the exact comparison (speed)"),
+    "kinematic.certified_induction.x__float_deviations__mutmut_25": (
+        "astype(np.float64) -> astype(None)", "numpy's default dtype is float64"),
+    **dict.fromkeys(["kinematic.certified_induction.x__float_deviations__mutmut_28",
+                     "kinematic.certified_induction.x_layer_eta__mutmut_39"], (
+        "an underflow check's < SAFE_MINIMUM -> <=",
+        "a value exactly at the limit sends the layer to the Fraction fallback, which computes "
+        "the same exact eta")),
+    **dict.fromkeys([f"kinematic.certified_induction.x__settle_uncertain__mutmut_{k}"
+                     for k in (11, 12, 16)], (
+        "the candidates of the exact comparison: q (1 + margin) -> q (2 + margin), >= -> >, "
+        "non-candidates -1 -> -2",
+        "more candidates only add exact comparisons; an action exactly at the margin's limit is "
+        "not the exact argmax (the margin has room to spare); exact Q are >= 0, so any "
+        "negative mark for non-candidates gives the same argmax")),
+    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
+                     for k in (41, 42, 43, 44)], (
+        "gamma's formula: n u (1 - n u), n / u / (1 - n u), n u / (1 + n u), n u / (2 - n u)",
+        "the margin 4 gamma + 8 u needs only (1 + gamma) / (1 - gamma) - 1, about 2 gamma: the "
+        "smaller variants keep at least 2 gamma + 8 u; the huge one makes every decision exact "
+        "(speed)")),
     **dict.fromkeys([f"kinematic.float_induction.x_start_values__mutmut_{k}"
                      for k in (10, 12, 27, 115)]
                     + ["kinematic.float_induction.x__bellman_step__mutmut_27"], (
@@ -303,6 +335,23 @@ LIVE: dict[str, str] = {
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
         "coordinate with one sign; no test builds such floats"),
+    **dict.fromkeys([f"kinematic.certified_induction.x__float_deviations__mutmut_{k}"
+                     for k in (7, 9)],
+                    "the powers of two in a float array instead of Python ints: exact up to "
+                    "2^1023, then an OverflowError; the deviations are integers scaled by the "
+                    "product of the layers' denominators, which passes 2^1023 only after about "
+                    "150 layers of probabilities k/100 - no test is that deep (session 11)"),
+    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
+                     for k in (36, 38)],
+                    "the product-underflow check weakened (deviations > 1 only, or divided by "
+                    "the smallest probability): a float product below 1e-300 would then go "
+                    "uncaught; killing it needs scaled deviations and probabilities whose "
+                    "product underflows while each is normal - not built yet (session 11)"),
+    "kinematic.certified_induction.x_layer_eta__mutmut_45": (
+        "gamma = n u / (1 - n / u), about -1e-30: the margin falls to 8 u, below the 2 gamma "
+        "(about 2 (d + 2) u) the certification needs; a pair whose float Q differ by between 8 u "
+        "and 2 gamma relative with the exact order reversed would be decided wrongly; the "
+        "wrong-order test's floats differ by about one ulp, within 8 u, so it is still settled exactly (session 11)"),
     "kinematic.float_induction.x_single_precision_step_bound__mutmut_8": (
         "gamma's denominator 1 - n u -> 2 - n u: the step bound halves to about (d + 3) u "
         "(1 + (d + 3) u / 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by "
