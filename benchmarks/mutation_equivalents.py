@@ -351,7 +351,8 @@ LIVE: dict[str, str] = {
         "gamma = n u / (1 - n / u), about -1e-30: the margin falls to 8 u, below the 2 gamma "
         "(about 2 (d + 2) u) the certification needs; a pair whose float Q differ by between 8 u "
         "and 2 gamma relative with the exact order reversed would be decided wrongly; the "
-        "wrong-order test's floats differ by about one ulp, within 8 u, so it is still settled exactly (session 11)"),
+        "wrong-order test's floats differ by about one ulp, within 8 u, so it is still settled "
+        "exactly (session 11)"),
     "kinematic.float_induction.x_single_precision_step_bound__mutmut_8": (
         "gamma's denominator 1 - n u -> 2 - n u: the step bound halves to about (d + 3) u "
         "(1 + (d + 3) u / 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by "
