@@ -335,12 +335,6 @@ LIVE: dict[str, str] = {
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
         "coordinate with one sign; no test builds such floats"),
-    **dict.fromkeys([f"kinematic.certified_induction.x__float_deviations__mutmut_{k}"
-                     for k in (7, 9)],
-                    "the powers of two in a float array instead of Python ints: exact up to "
-                    "2^1023, then an OverflowError; the deviations are integers scaled by the "
-                    "product of the layers' denominators, which passes 2^1023 only after about "
-                    "150 layers of probabilities k/100 - no test is that deep (session 11)"),
     **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
                      for k in (36, 38)],
                     "the product-underflow check weakened (deviations > 1 only, or divided by "

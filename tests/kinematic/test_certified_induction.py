@@ -113,3 +113,13 @@ def test_float_mode_mdps_are_refused():
     mdp = with_float_numbers(random_exact_mdp(3, 2, 2, 2, seed=0, denominator=10))
     with pytest.raises(ValueError, match="float mode"):
         certified.integer_layers(mdp)
+
+
+def test_two_hundred_layers_of_integers_beyond_the_float_range():
+    """200 layers of probabilities k/100, 8 states, 3 actions, 3 successors: the deviations'
+    integers pass 2^1024 after about 150 layers, beyond any float; every step keeps them as
+    Python integers (scaled by Python-integer powers of two), and eta of the last layer equals
+    the ``Fraction`` induction (fails when the powers are a float array: OverflowError)."""
+    mdp = random_exact_mdp(200, 8, 3, 3, seed=0)
+    layers = certified.integer_layers(mdp)
+    assert certified.layer_eta(layers, mdp.start, 199) == fraction_eta(mdp, 199)
