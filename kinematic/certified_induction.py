@@ -53,9 +53,18 @@ __all__ = [
     "exact_operations",
     "integer_layers",
     "layer_eta",
+    "rounding_gamma",
 ]
 
 UNIT_ROUNDOFF = 2.0**-53
+
+
+def rounding_gamma(roundings: int, unit_roundoff: float = UNIT_ROUNDOFF) -> float:
+    """``gamma_n = n u / (1 - n u)``: the relative error bound of ``n`` roundings of
+    non-negative quantities, unit roundoff ``u`` (float64's by default)."""
+    return roundings * unit_roundoff / (1 - roundings * unit_roundoff)
+
+
 SAFE_MINIMUM = 1e-300
 """Products of at least this size are normal float64 numbers (the smallest is 2.2e-308): no
 underflow, so relative error bounds hold and a float zero is an exact zero."""
@@ -184,7 +193,7 @@ def layer_eta(layers: tuple[IntegerLayer, ...], start: np.ndarray, target_layer:
         positive = deviations[deviations > 0]
         if positive.size and positive.min() * layer.smallest < SAFE_MINIMUM:
             return None
-        gamma = layer.roundings * UNIT_ROUNDOFF / (1 - layer.roundings * UNIT_ROUNDOFF)
+        gamma = rounding_gamma(layer.roundings)
         margin = 4 * gamma + 8 * UNIT_ROUNDOFF  # (1 + gamma) / (1 - gamma) with room to spare
         actions, states = layer.successors.shape[:2]
         q = (layer.floats @ deviations).reshape(actions, states, width)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kinematic.certified_induction import rounding_gamma
 from kinematic.model import BlockMDP
 
 __all__ = [
@@ -65,7 +66,7 @@ def single_precision_step_bound(successors: int, spread: np.ndarray) -> np.ndarr
     ``successors`` non-zero entries per row adds to a column whose spreads before and after the
     step are at most ``spread`` (module docstring)."""
     roundings = successors + 3
-    gamma = roundings * _UNIT_ROUNDOFF / (1 - roundings * _UNIT_ROUNDOFF)
+    gamma = rounding_gamma(roundings, _UNIT_ROUNDOFF)
     return 2 * gamma * spread + roundings * _SMALLEST_SUBNORMAL
 
 
@@ -159,14 +160,14 @@ def _regrouped(groups: dict[bool, _Columns], successors: int, error: float
                ) -> dict[bool, _Columns]:
     """Move columns between float64 and float32 for the next step (switching rule of the
     module docstring)."""
-    moved = {}
+    staying, moving = {}, {}
     for single, columns in groups.items():
         bound = single_precision_step_bound(successors, columns.spread)
         allowed = columns.spent + bound <= error / 2
         if not single:
             allowed &= bound <= SINGLE_PRECISION_SHARE * error
         leave = ~allowed if single else allowed
-        moved[single] = columns.take(leave).converted(np.float64 if single else np.float32)
-        if leave.any():
-            groups[single] = columns.take(~leave)
-    return {False: groups[False].joined(moved[True]), True: groups[True].joined(moved[False])}
+        moving[single] = columns.take(leave).converted(np.float64 if single else np.float32)
+        staying[single] = columns.take(~leave) if leave.any() else columns
+    return {False: staying[False].joined(moving[True]),
+            True: staying[True].joined(moving[False])}
