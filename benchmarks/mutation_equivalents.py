@@ -290,12 +290,15 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "more candidates only add exact comparisons; an action exactly at the margin's limit is "
         "not the exact argmax (the margin has room to spare); exact Q are >= 0, so any "
         "negative mark for non-candidates gives the same argmax")),
-    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
-                     for k in (41, 42, 43, 44)], (
-        "gamma's formula: n u (1 - n u), n / u / (1 - n u), n u / (1 + n u), n u / (2 - n u)",
-        "the margin 4 gamma + 8 u needs only (1 + gamma) / (1 - gamma) - 1, about 2 gamma: the "
-        "smaller variants keep at least 2 gamma + 8 u; the huge one makes every decision exact "
-        "(speed)")),
+    **dict.fromkeys([f"kinematic.certified_induction.x_rounding_gamma__mutmut_{k}"
+                     for k in (1, 3)], (
+        "gamma_n = n u / (1 - n u) -> n u (1 - n u) / n u / (1 + n u)",
+        "smaller by a relative 2 n u at most; both users have room: exact mode's margin "
+        "4 gamma + 8 u needs only (1 + gamma) / (1 - gamma) - 1, about 2 gamma, and the float32 "
+        "step bound 2 gamma_{d+3} needs only about (d + 3) u")),
+    "kinematic.float_induction.x__regrouped__mutmut_28": (
+        "staying = take(~leave) if leave.any() else columns -> always take(~leave)",
+        "a copy of the same columns instead of the columns themselves"),
     **dict.fromkeys([f"kinematic.float_induction.x_start_values__mutmut_{k}"
                      for k in (10, 12, 27, 115)]
                     + ["kinematic.float_induction.x__bellman_step__mutmut_27"], (
@@ -321,13 +324,11 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "astype(dtype, copy=False) -> copy=None / True / absent",
         "a copy or a view of an array that no one else writes to")),
     **dict.fromkeys([f"kinematic.float_induction.x_single_precision_step_bound__mutmut_{k}"
-                     for k in (3, 5, 7, 13)], (
-        "the step bound 2 gamma_{d+3} -> 2 gamma_{d+4} / 3 gamma_{d+3} / gamma's denominator "
-        "1 - n u -> times (1 - n u) or 1 + n u",
+                     for k in (3, 12)], (
+        "the step bound 2 gamma_{d+3} -> 2 gamma_{d+4} / 3 gamma_{d+3}",
         "still a bound: the rounding of a float32 step is at most gamma_{d+2} (1 + d 2**-52) "
         "times the spread before it plus u / (1 - u) times the one after it, about (d + 3) u, "
-        "and these bounds are at least 2 (d + 3) u (1 - 10**-6); a larger bound only switches "
-        "columns later")),
+        "and these bounds are larger; a larger bound only switches columns later")),
 }
 
 LIVE: dict[str, str] = {
@@ -341,16 +342,10 @@ LIVE: dict[str, str] = {
                     "the smallest probability): a float product below 1e-300 would then go "
                     "uncaught; killing it needs scaled deviations and probabilities whose "
                     "product underflows while each is normal - not built yet (session 11)"),
-    "kinematic.certified_induction.x_layer_eta__mutmut_45": (
-        "gamma = n u / (1 - n / u), about -1e-30: the margin falls to 8 u, below the 2 gamma "
-        "(about 2 (d + 2) u) the certification needs; a pair whose float Q differ by between 8 u "
-        "and 2 gamma relative with the exact order reversed would be decided wrongly; the "
-        "wrong-order test's floats differ by about one ulp, within 8 u, so it is still settled "
-        "exactly (session 11)"),
-    "kinematic.float_induction.x_single_precision_step_bound__mutmut_8": (
-        "gamma's denominator 1 - n u -> 2 - n u: the step bound halves to about (d + 3) u "
-        "(1 + (d + 3) u / 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by "
-        "O(d**2 u**2), about 10**-14 of a spread; real float32 steps round far less (checked "
-        "in rationals by test_one_single_precision_step_is_within_its_bound), so no test can "
-        "see it"),
+    "kinematic.certified_induction.x_rounding_gamma__mutmut_4": (
+        "gamma_n's denominator 1 - n u -> 2 - n u: gamma about halves. Exact mode's margin keeps "
+        "2 gamma + 8 u (enough); the float32 step bound falls to about (d + 3) u (1 + (d + 3) u "
+        "/ 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by O(d**2 u**2), "
+        "about 10**-14 of a spread; real float32 steps round far less (checked in rationals by "
+        "test_one_single_precision_step_is_within_its_bound), so no test can see it"),
 }
