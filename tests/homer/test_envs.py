@@ -18,6 +18,8 @@ from kinematic.policies import uniform_policy
 from kinematic.visitation import state_visitation
 
 
+# The observations carry Gaussian noise, so the Box is unbounded by design; the checker warns.
+@pytest.mark.filterwarnings("ignore:.*A Box observation space m(in|ax)imum value is:UserWarning")
 def test_lock_environment_passes_the_gymnasium_checker():
     env = lock_environment(horizon=5, actions=4, seed=1)
     check_env(env, skip_render_check=True)
