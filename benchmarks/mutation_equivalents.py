@@ -296,6 +296,50 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "smaller by a relative 2 n u at most; both users have room: exact mode's margin "
         "4 gamma + 8 u needs only (1 + gamma) / (1 - gamma) - 1, about 2 gamma, and the float32 "
         "step bound 2 gamma_{d+3} needs only about (d + 3) u")),
+    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
+                     for k in (44, 45, 46, 47)], (
+        "the certification margin 4 gamma + 8 u -> 4 / gamma + 8 u, 5 gamma + 8 u, "
+        "4 gamma + 8 / u, 4 gamma + 9 u",
+        "a larger margin only sends more decisions to the exact integer comparison "
+        "(_settle_uncertain), which finds the exact argmax: same eta, slower")),
+    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
+                     for k in (77, 81, 93, 99, 100, 101)], (
+        "the uncertain set made larger: the best action masked with +1.0 instead of -1.0 "
+        "(runner-up max(1, runner-up)), the runner-up over all states and columns "
+        "(axis=None), `&` -> `|` between its two conditions, second (2 + margin), "
+        "`uncertain = top > 0` or `|= top > 0`",
+        "each only adds decisions to _settle_uncertain, whose candidates are recomputed from "
+        "the float Q (the top always among them) and compared in exact integers: the same "
+        "first exact argmax, so the same eta (rows with top 0 added by `|=` are all-zero: "
+        "every action ties and the first is chosen either way)")),
+    "kinematic.certified_induction.x_layer_eta__mutmut_78": (
+        "the best action masked with -1.0 -> -2.0 before taking the runner-up",
+        "every real Q is >= 0, so any negative mark gives the same runner-up, and a single "
+        "action's runner-up stays negative (never uncertain)"),
+    "kinematic.certified_induction.x_layer_eta__mutmut_94": (
+        "second >= 0 -> second > 0 in the uncertain test",
+        "with second == 0 the other condition top <= 0 holds only for top == 0, which "
+        "`uncertain &= top > 0` removes either way"),
+    "kinematic.certified_induction.x_layer_eta__mutmut_96": (
+        "top <= second (1 + margin) -> top < second (1 + margin)",
+        "a top exactly at the margin's limit is then trusted; the margin 4 gamma + 8 u has room "
+        "to spare over the 2 gamma / (1 - gamma) + 2 u it needs, so it is still the exact "
+        "argmax"),
+    "kinematic.certified_induction.x_layer_eta__mutmut_102": (
+        "uncertain &= top > 0 -> top >= 0",
+        "adds the all-zero rows (top 0): every action's exact Q is 0 there, so the exact "
+        "comparison picks the first action, as the float argmax did"),
+    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
+                     for k in (130, 132)], (
+        "the start numerators' dtype=object -> None / absent",
+        "numpy keeps Python ints as int64 where they fit and as objects where they do not; "
+        "the product with the object-dtype values casts to object (Python ints), so the sums "
+        "are exact either way")),
+    **dict.fromkeys([f"kinematic.exact_sparse.x_sum_by__mutmut_{k}" for k in (5, 8, 9)],
+                    ZIP_STRICT),
+    "kinematic.exact_sparse.x_sum_by__mutmut_12": (
+        "the first value of a key taken as it is -> always added to the shared Fraction(0)",
+        "0 + value == value: a new Fraction equal to it, the same totals"),
     "kinematic.float_induction.x__regrouped__mutmut_28": (
         "staying = take(~leave) if leave.any() else columns -> always take(~leave)",
         "a copy of the same columns instead of the columns themselves"),
@@ -342,6 +386,14 @@ LIVE: dict[str, str] = {
                     "the smallest probability): a float product below 1e-300 would then go "
                     "uncaught; killing it needs scaled deviations and probabilities whose "
                     "product underflows while each is normal - not built yet (session 11)"),
+    "kinematic.certified_induction.x_layer_eta__mutmut_43": (
+        "the certification margin 4 gamma + 8 u -> 4 gamma - 8 u. A decision is certain when "
+        "top > second (1 + margin) in floats; that proves the exact order when the margin is "
+        "at least 2 gamma / (1 - gamma) plus about 2 u for the comparison's own two roundings. "
+        "With n = 3 + d roundings, 4 gamma - 8 u still covers it for d >= 2 successors; for "
+        "d = 1 (no sum: 3 roundings happen, gamma_4 is charged) it meets the need only to "
+        "first order. A failure needs a pair of Q whose floats err by the worst-case bound in "
+        "opposite directions; no test can build such floats"),
     "kinematic.certified_induction.x_rounding_gamma__mutmut_4": (
         "gamma_n's denominator 1 - n u -> 2 - n u: gamma about halves. Exact mode's margin keeps "
         "2 gamma + 8 u (enough); the float32 step bound falls to about (d + 3) u (1 + (d + 3) u "

@@ -1,6 +1,7 @@
 """Exact eta by certified float decisions and integer values (``kinematic.certified_induction``):
 equal, with ``==``, to the ``Fraction`` induction of ``kinematic.homing`` (``def:homing``)."""
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -52,13 +53,14 @@ def two_near_equal_actions(difference: Fraction) -> BlockMDP:
             "y": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
 
 
-def test_a_difference_below_float_precision_is_decided_exactly():
-    """The two actions' probabilities round to the same float: trusting the float argmax (the
-    first action) would give 1/3."""
-    difference = Fraction(1, 10**30)
+@pytest.mark.parametrize("difference", [Fraction(1, 10**30), Fraction(-1, 10**30)])
+def test_a_difference_below_float_precision_is_decided_exactly(difference):
+    """The two actions' probabilities round to the same float, so the float argmax is the first
+    action: trusting it would give 1/3 when a2 is ahead, and leaving it out of the exact
+    comparison would give a2's 1/3 - 10^-30 when a1 is ahead."""
     assert float(Fraction(1, 3)) == float(Fraction(1, 3) + difference)
     eta = certified_eta(two_near_equal_actions(difference))
-    assert eta[1][0] == Fraction(1, 3) + difference
+    assert eta[1][0] == Fraction(1, 3) + max(difference, 0)
 
 
 def test_floats_in_the_wrong_order_are_not_trusted():
@@ -123,3 +125,21 @@ def test_two_hundred_layers_of_integers_beyond_the_float_range():
     mdp = random_exact_mdp(200, 8, 3, 3, seed=0)
     layers = certified.integer_layers(mdp)
     assert certified.layer_eta(layers, mdp.start, 199) == fraction_eta(mdp, 199)
+
+
+def test_a_row_that_does_not_sum_to_one_is_named():
+    """``BlockMDP`` itself does not validate (``from_spec`` does): built directly with a row
+    that sums to 9/10, the certified induction (whose deviations need stochastic rows) refuses
+    it, naming the layer, state and action, and not the first row or another one."""
+    mdp = from_spec({
+        "name": "rows", "horizon": 2, "actions": ["a1", "a2"],
+        "layers": [["s1", "s2", "s3"], ["t"]],
+        "start": {"s1": "1/3", "s2": "1/3", "s3": "1/3"},
+        "transitions": {state: {"a1": {"t": "1"}, "a2": {"t": "1"}}
+                        for state in ("s1", "s2", "s3")}})
+    transitions = mdp.transitions[0].copy()
+    transitions[2 * 2 + 0, 0] = Fraction(9, 10)  # state-major row of (s3, a1)
+    broken = dataclasses.replace(mdp, transitions=(transitions,))
+    with pytest.raises(ValueError) as raised:
+        certified.integer_layers(broken)
+    assert str(raised.value) == "layer 1, state 's3', action 'a1': probabilities sum to 9/10, not 1"
