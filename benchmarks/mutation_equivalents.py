@@ -380,12 +380,6 @@ LIVE: dict[str, str] = {
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
         "coordinate with one sign; no test builds such floats"),
-    **dict.fromkeys([f"kinematic.certified_induction.x_layer_eta__mutmut_{k}"
-                     for k in (36, 38)],
-                    "the product-underflow check weakened (deviations > 1 only, or divided by "
-                    "the smallest probability): a float product below 1e-300 would then go "
-                    "uncaught; killing it needs scaled deviations and probabilities whose "
-                    "product underflows while each is normal - not built yet (session 11)"),
     "kinematic.certified_induction.x_layer_eta__mutmut_43": (
         "the certification margin 4 gamma + 8 u -> 4 gamma - 8 u. A decision is certain when "
         "top > second (1 + margin) in floats; that proves the exact order when the margin is "

@@ -102,6 +102,26 @@ def test_possible_underflow_falls_back_to_the_fraction_induction():
         assert list(homing.maximum_visitation(mdp)[2]) == [(1 + tiny) / 3, 1]
 
 
+def test_a_product_that_underflows_from_two_normal_floats_falls_back():
+    """A deviation of 2 x 10^-200 (layer 3's values for the target t) times a probability of
+    10^-200 (layer 2): each is a normal float, their product 2 x 10^-400 is not, so the step
+    could underflow and ``layer_eta`` gives up (the check must take the smallest positive
+    deviation and multiply); ``maximum_visitation`` answers exactly all the same."""
+    tiny = Fraction(1, 10**200)
+    mdp = from_spec({
+        "name": "tiny-product", "horizon": 4, "actions": ["a1", "a2"],
+        "layers": [["s"], ["w"], ["x", "y", "z"], ["t", "u"]], "start": {"s": "1"},
+        "transitions": {
+            "s": {"a1": {"w": "1"}, "a2": {"w": "1"}},
+            "w": {"a1": {"x": str(tiny), "z": str(1 - tiny)}, "a2": {"y": "1"}},
+            "x": {"a1": {"t": "1"}, "a2": {"t": "1"}},
+            "y": {"a1": {"t": str(2 * tiny), "u": str(1 - 2 * tiny)}, "a2": {"u": "1"}},
+            "z": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
+    assert certified_eta(mdp)[1] is not None  # layer 3: unit deviations times 10^-200
+    assert certified_eta(mdp)[2] is None
+    assert list(homing.maximum_visitation(mdp)[3]) == fraction_eta(mdp, 3) == [2 * tiny, 1]
+
+
 def test_forked_workers_give_the_same_answers(monkeypatch):
     """The parallel path (two forked processes over the target layers) = the sequential one."""
     mdp = random_exact_mdp(8, 5, 3, 3, seed=4)
