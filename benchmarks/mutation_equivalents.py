@@ -335,6 +335,14 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "numpy keeps Python ints as int64 where they fit and as objects where they do not; "
         "the product with the object-dtype values casts to object (Python ints), so the sums "
         "are exact either way")),
+    **dict.fromkeys([f"kinematic.certified_induction.x__integer_layer__mutmut_{k}"
+                     for k in (91, 100)], RESHAPE_NEGATIVE),
+    **dict.fromkeys([f"kinematic.certified_induction.x__integer_layer__mutmut_{k}"
+                     for k in (102, 104)], (
+        "csr_array(..., shape=(pairs, next_width)) -> shape=None / absent (inferred)",
+        "the inferred shape is (largest row + 1, largest column + 1): every pair has an entry "
+        "(its row sums to 1) and every next state is reachable (validated), so some entry has "
+        "its column: the same shape")),
     **dict.fromkeys([f"kinematic.exact_sparse.x_sum_by__mutmut_{k}" for k in (5, 8, 9)],
                     ZIP_STRICT),
     "kinematic.exact_sparse.x_sum_by__mutmut_12": (
