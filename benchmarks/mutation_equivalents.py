@@ -343,6 +343,30 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the inferred shape is (largest row + 1, largest column + 1): every pair has an entry "
         "(its row sums to 1) and every next state is reachable (validated), so some entry has "
         "its column: the same shape")),
+    **dict.fromkeys([f"kinematic.canonical.x__member_weights__mutmut_{k}" for k in (13, 20)]
+                    + [f"kinematic.canonical.x__merged_vector__mutmut_{k}" for k in (10, 14)],
+                    RESHAPE_FLAT),
+    "kinematic.canonical.x__merged_transitions__mutmut_22": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"kinematic.canonical.x__membership__mutmut_{k}" for k in (2, 4)], (
+        "csr_array(..., shape=(len(labels), labels.max() + 1)) -> shape=None / absent",
+        "the rows are arange(len(labels)) and the largest column is labels.max(): the inferred "
+        "shape is the same")),
+    "kinematic.canonical.x__merged_transitions__mutmut_31": (
+        "the class of a non-representative marked -1 -> -2",
+        "only `class_of >= 0` reads the mark: the same entries are kept"),
+    **dict.fromkeys([f"kinematic.canonical.x_canonical_form__mutmut_{k}" for k in (94, 95)], (
+        "the merged MDP's transition_entries cache pre-filled under another name",
+        "the cached property then computes the same entries from the merged transitions "
+        "(slower)")),
+    "kinematic.numbers.x_parse_number__mutmut_2": (
+        "the fast path for JSON floats (type(value) is float) never taken",
+        "a float then reaches the Real branch, which returns the same float and refuses NaN "
+        "and infinities the same way (speed only)"),
+    "kinematic.numbers.xǁNumberModeǁidentity__mutmut_8": (
+        "identity's diagonal 1 -> 2",
+        "its only user (homing_policies) takes argmaxes of inductions from these columns: "
+        "doubling the rewards doubles every Q exactly (in binary too), so every argmax and "
+        "tie is the same"),
     **dict.fromkeys([f"kinematic.exact_sparse.x_sum_by__mutmut_{k}" for k in (5, 8, 9)],
                     ZIP_STRICT),
     "kinematic.exact_sparse.x_sum_by__mutmut_12": (

@@ -4,7 +4,9 @@ import json
 from collections import defaultdict
 from fractions import Fraction
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +15,7 @@ from kinematic.errors import InvalidBlockMDP
 from kinematic.families import figure2_canonical, figure2_split
 from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition, ki_partition
-from kinematic.model import relabel_states
+from kinematic.model import relabel_states, with_float_numbers
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies, split_states
 from kinematic.visitation import trajectory_distribution
@@ -106,3 +108,19 @@ def test_merged_names_that_collide_with_a_state_are_refused():
     with pytest.raises(InvalidBlockMDP,
                        match=r"^canonical_form: merged state names collide; rename states$"):
         canonical_form(from_spec(spec))
+
+
+@given(block_mdps(max_splits=2))
+def test_the_float_canonical_form_is_the_exact_one_in_floats(mdp):
+    """Float mode merges with sparse matrices and column sums (``_member_weights``) instead of
+    the exact code's non-zero entries: the same states, and the same transitions and emission
+    probabilities up to rounding."""
+    exact, floats = canonical_form(mdp), canonical_form(with_float_numbers(mdp))
+    assert floats.state_map == exact.state_map and floats.mdp.layers == exact.mdp.layers
+    for h in range(mdp.horizon):
+        assert np.array_equal(floats.mdp.emission_state[h], exact.mdp.emission_state[h])
+        assert np.allclose(floats.mdp.emission_probability[h],
+                           exact.mdp.emission_probability[h].astype(float), rtol=0, atol=1e-12)
+    for h in range(mdp.horizon - 1):
+        assert np.allclose(sp.csr_array(floats.mdp.transitions[h]).toarray(),
+                           exact.mdp.transitions[h].astype(float), rtol=0, atol=1e-12)

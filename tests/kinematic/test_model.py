@@ -120,6 +120,10 @@ def set_in(path, value):
          "rewards['s3']['a1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
         (set_in(["transitions", "s1", "a1"], {"s2a": "4/5", "s2b": "199999999999/1000000000000"}),
          "transitions['s1']['a1'] sums to 999999999999/1000000000000, not 1"),
+        (set_in(["start"], {"s1": "999999999999/1000000000000"}),
+         "start sums to 999999999999/1000000000000, not 1"),
+        (set_in(["emissions", "s1"], {"x1": "999999999999/1000000000000"}),
+         "emissions['s1'] sums to 999999999999/1000000000000, not 1"),
         (set_in(["transitions", "s2a", "a1", "s3"], True),
          "transitions['s2a']['a1']['s3']: True is a boolean, not a number"),
         (set_in(["actions"], ["a1", "a1"]), "action 'a1' appears twice"),
@@ -180,10 +184,21 @@ def test_an_empty_float_distribution_sums_to_a_float_zero():
     assert str(error.value) == "transitions['s1']['a1'] sums to 0.0, not 1"
 
 
-def test_a_float_sum_exactly_atol_short_of_one_is_accepted():
+@pytest.mark.parametrize("path", [["transitions", "s1", "a1"], ["emissions", "s1"], ["start"]])
+def test_a_float_sum_exactly_atol_short_of_one_is_accepted(path):
+    """Transitions, emissions and the start: the tolerance is inclusive, twice it is not."""
     atol = 2.0**-30  # 0.5 + (0.5 - atol) is exactly 1 - atol in binary
-    spec = mutated(set_in(["transitions", "s1", "a1"], {"s2a": 0.5, "s2b": 0.5 - atol}))
-    assert not from_spec(spec, atol=atol).mode.exact
+    keys = {"transitions": ("s2a", "s2b"), "emissions": ("x1", "x2"), "start": ("s1", "s1")}
+    first, second = keys[path[0]]
+    for short, accepted in ((atol, True), (2 * atol, False)):
+        distribution = ({first: 1 - short} if first == second
+                        else {first: 0.5, second: 0.5 - short})
+        spec = mutated(set_in(path, distribution))
+        if accepted:
+            assert not from_spec(spec, atol=atol).mode.exact
+        else:
+            with pytest.raises(InvalidBlockMDP, match=f"sums to {1 - short!r}, not 1"):
+                from_spec(spec, atol=atol)
 
 
 def test_float_tolerance_for_sums():
