@@ -188,11 +188,10 @@ def test_an_empty_float_distribution_sums_to_a_float_zero():
 def test_a_float_sum_exactly_atol_short_of_one_is_accepted(path):
     """Transitions, emissions and the start: the tolerance is inclusive, twice it is not."""
     atol = 2.0**-30  # 0.5 + (0.5 - atol) is exactly 1 - atol in binary
-    keys = {"transitions": ("s2a", "s2b"), "emissions": ("x1", "x2"), "start": ("s1", "s1")}
-    first, second = keys[path[0]]
     for short, accepted in ((atol, True), (2 * atol, False)):
-        distribution = ({first: 1 - short} if first == second
-                        else {first: 0.5, second: 0.5 - short})
+        distribution = {"transitions": {"s2a": 0.5, "s2b": 0.5 - short},
+                        "emissions": {"x1": 0.5, "x2": 0.5 - short},
+                        "start": {"s1": 1 - short}}[path[0]]
         spec = mutated(set_in(path, distribution))
         if accepted:
             assert not from_spec(spec, atol=atol).mode.exact
