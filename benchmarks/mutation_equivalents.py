@@ -367,6 +367,25 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "its only user (homing_policies) takes argmaxes of inductions from these columns: "
         "doubling the rewards doubles every Q exactly (in binary too), so every argmax and "
         "tie is the same"),
+    **dict.fromkeys([f"kinematic.inseparability.x__group_exact_entries__mutmut_{k}"
+                     for k in (6, 10, 14)], ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}"
+                     for k in (87, 89, 90)], UNDIRECTED),
+    "kinematic.inseparability.x__incoming_columns__mutmut_6": RESHAPE_FLAT,
+    **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}"
+                     for k in (47, 50)], (
+        "widest = ... if count else 0 -> always computed / else 1",
+        "count is 0 only for a layer without states, which validation refuses")),
+    "kinematic.inseparability.x__group_float__mutmut_59": (
+        "the candidate window 2 widest * max weight -> 3 widest * max weight",
+        "a wider window only adds candidate pairs, each then measured by _pairs_within"),
+    **dict.fromkeys([f"kinematic.inseparability.x__exact_forward_labels__mutmut_{k}"
+                     for k in (3, 14, 15)], (
+        "the key of an entry a W + s -> a W' + s with another layer's width, a W - s, a / W + s",
+        "a state's entries arrive action by action (state-major pairs, columns ascending) and "
+        "each action's sum exactly to 1 (validated), so the positions where the running sum "
+        "reaches an integer cut any key sequence into its actions; within an action each of "
+        "these keys still tells next states apart, so equal sequences are equal rows")),
     **dict.fromkeys([f"kinematic.exact_sparse.x_sum_by__mutmut_{k}" for k in (5, 8, 9)],
                     ZIP_STRICT),
     "kinematic.exact_sparse.x_sum_by__mutmut_12": (
@@ -408,10 +427,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
 }
 
 LIVE: dict[str, str] = {
-    "kinematic.inseparability.x__group_float__mutmut_52": (
+    "kinematic.inseparability.x__group_float__mutmut_65": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
-        "equals atol * sum(weights) to the last bit, i.e. rows exactly atol apart in every "
-        "coordinate with one sign; no test builds such floats"),
+        "equals the window atol * min(sum of weights, 2 widest * max weight) to the last bit; "
+        "no test builds such floats"),
     "kinematic.certified_induction.x_layer_eta__mutmut_43": (
         "the certification margin 4 gamma + 8 u -> 4 gamma - 8 u. A decision is certain when "
         "top > second (1 + margin) in floats; that proves the exact order when the margin is "

@@ -223,6 +223,21 @@ def test_rows_exactly_atol_apart_are_grouped():
     assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1", "s2_2"]]
 
 
+def test_rows_whose_sums_differ_by_atol_are_candidates():
+    """Rows sum to 1 only within atol, so two rows within atol can differ with one sign: s2_1's
+    only entry is 1 + atol, s2_0's is 1. Their projections differ by atol times the weight of
+    s3_0 (1.64 with the fixed seed); the candidate window must take that (2 atol widest * max
+    weight bounds it), not only the difference of rows with equal sums."""
+    atol = 2.0**-30  # 1 + atol is exact in binary
+    spec = {"name": "sums", "horizon": 3, "actions": ["a"],
+            "layers": [["s1"], ["s2_0", "s2_1", "s2_2"], ["s3_0", "s3_1"]], "start": {"s1": 1.0},
+            "transitions": {"s1": {"a": {"s2_0": 0.25, "s2_1": 0.25, "s2_2": 0.5}},
+                            "s2_0": {"a": {"s3_0": 1.0}}, "s2_1": {"a": {"s3_0": 1.0 + atol}},
+                            "s2_2": {"a": {"s3_1": 1.0}}}}
+    mdp = from_spec(spec, atol=atol)
+    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1"], ["s2_2"]]
+
+
 def test_near_duplicates_are_found_whatever_their_projections():
     """Two forward rows within atol (1e-9) whose difference is spread over ten actions: the
     candidate pairs come from a projection window of atol times the sum of the weights, so they
