@@ -386,6 +386,9 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "each action's sum exactly to 1 (validated), so the positions where the running sum "
         "reaches an integer cut any key sequence into its actions; within an action each of "
         "these keys still tells next states apart, so equal sequences are equal rows")),
+    "kinematic.model.x_with_float_numbers__mutmut_38": (
+        "a sparse matrix's astype(np.float64) -> astype(None)",
+        "numpy's default dtype is float64: the same float matrix"),
     **dict.fromkeys([f"kinematic.exact_sparse.x_sum_by__mutmut_{k}" for k in (5, 8, 9)],
                     ZIP_STRICT),
     "kinematic.exact_sparse.x_sum_by__mutmut_12": (

@@ -144,6 +144,8 @@ def set_in(path, value):
          "rewards['s3']['a1'] sums to 3/4, not 1"),
         (set_in(["rewards", "s3", "a1"], {"1": "3/2", "0": "-1/2"}),
          "rewards['s3']['a1']['0'] is negative (-1/2)"),
+        (set_in(["rewards", "s3", "a1"], {"1": "one", "0": "1/2"}),
+         "rewards['s3']['a1']['1']: 'one' is not a number (use 'p/q', an int or a decimal)"),
         (set_in(["rewards", "s3", "a1"], {"0.1": "1/2", "1/10": "1/2"}),
          "rewards['s3']['a1']: values '0.1' and '1/10' are equal"),
         (set_in(["rewards", "s3", "a1"], {}),
@@ -169,6 +171,19 @@ def test_layers_must_be_a_list_of_lists():
 def test_a_float_start_alone_puts_the_mdp_in_float_mode():
     mdp = from_spec(mutated(set_in(["start"], {"s1": 1.0})))
     assert not mdp.mode.exact and mdp.transition_tensor(0)[0, 0, 0] == 0.8
+
+
+def test_float_probabilities_of_a_reward_distribution_alone_put_the_mdp_in_float_mode():
+    mdp = from_spec(mutated(set_in(["rewards", "s3", "a1"], {"1": 0.5, "0": 0.5})))
+    assert not mdp.mode.exact and mdp.rewards[2][0, 0] == 0.5
+
+
+def test_an_empty_float_start_sums_to_a_float_zero():
+    spec = mutated(set_in(["start"], {}))
+    spec["transitions"]["s1"]["a1"] = {"s2a": 0.8, "s2b": 0.2}
+    with pytest.raises(InvalidBlockMDP) as error:
+        from_spec(spec)
+    assert str(error.value) == "start sums to 0.0, not 1"
 
 
 def test_observations_after_a_zero_probability_one_are_kept():
@@ -238,6 +253,7 @@ def test_a_stochastic_reward_has_its_mean_as_expected_reward_and_round_trips():
     assert to_spec(from_spec(json.loads(json.dumps(to_spec(mdp))))) == to_spec(mdp)
     floats = with_float_numbers(mdp)
     assert floats.reward_distributions == {(2, 0, 0): ((0.1, 0.0, -1.0), (0.5, 0.25, 0.25))}
+    assert relabel_states(mdp, {"s3": "t"}).reward_distributions == mdp.reward_distributions
     # Outcomes of probability 0 are dropped; a single remaining value is a plain reward.
     sure = from_spec(mutated(set_in(["rewards", "s3", "a1"], {"2": "1", "5": "0"})))
     assert sure.reward_distributions == {} and sure.rewards[2][0, 0] == 2
