@@ -386,6 +386,17 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "each action's sum exactly to 1 (validated), so the positions where the running sum "
         "reaches an integer cut any key sequence into its actions; within an action each of "
         "these keys still tells next states apart, so equal sequences are equal rows")),
+    **dict.fromkeys([f"kinematic.model.x_block_mdp__mutmut_{k}" for k in (135, 138, 139)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.model.x_block_mdp__mutmut_{k}" for k in (110, 112)], (
+        "np.asarray(owners, dtype=np.intp) -> dtype=None / absent",
+        "owners are Python ints, which numpy stores as int64, intp on this platform; a layer "
+        "always has observations (every state's emissions sum to 1), so the list is never "
+        "empty")),
+    "kinematic.model.x_block_mdp__mutmut_131": (
+        "sum(v * p ..., mode.scalar(0)) -> sum(v * p ...) from the int 0",
+        "a reward distribution keeps at least one outcome (its probabilities sum to 1), and "
+        "0 + a Fraction or a float is that Fraction or float"),
     "kinematic.model.x_with_float_numbers__mutmut_38": (
         "a sparse matrix's astype(np.float64) -> astype(None)",
         "numpy's default dtype is float64: the same float matrix"),
