@@ -176,7 +176,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.visitation.x_occupancy__mutmut_{k}" for k in (21, 25, 27)],
                     RESHAPE_FLAT),
     **dict.fromkeys([f"kinematic.model.x_check_reachable__mutmut_{k}"
-                     for k in (20, 23, 24, 27, 32, 34)], (
+                     for k in (20, 23, 24, 27, 32, 33, 34, 35)], (
         "the support test of the reachability sweep: != 0 or > 0 on either storage, dtypes left "
         "to numpy",
         "transition matrices are non-negative, so != 0 and > 0 agree on dense object arrays and "

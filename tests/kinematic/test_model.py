@@ -254,6 +254,8 @@ def test_a_stochastic_reward_has_its_mean_as_expected_reward_and_round_trips():
     floats = with_float_numbers(mdp)
     assert floats.reward_distributions == {(2, 0, 0): ((0.1, 0.0, -1.0), (0.5, 0.25, 0.25))}
     assert relabel_states(mdp, {"s3": "t"}).reward_distributions == mdp.reward_distributions
+    coin = from_spec(mutated(set_in(["rewards", "s3", "a1"], {"1": "1/2", "0": "1/2"})))
+    assert coin.reward_distributions == {(2, 0, 0): ((1, 0), (Fraction(1, 2), Fraction(1, 2)))}
     # Outcomes of probability 0 are dropped; a single remaining value is a plain reward.
     sure = from_spec(mutated(set_in(["rewards", "s3", "a1"], {"2": "1", "5": "0"})))
     assert sure.reward_distributions == {} and sure.rewards[2][0, 0] == 2
