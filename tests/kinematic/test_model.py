@@ -178,25 +178,19 @@ def test_float_probabilities_of_a_reward_distribution_alone_put_the_mdp_in_float
     assert not mdp.mode.exact and mdp.rewards[2][0, 0] == 0.5
 
 
-def test_an_empty_float_start_sums_to_a_float_zero():
-    spec = mutated(set_in(["start"], {}))
-    spec["transitions"]["s1"]["a1"] = {"s2a": 0.8, "s2b": 0.2}
-    with pytest.raises(InvalidBlockMDP) as error:
-        from_spec(spec)
-    assert str(error.value) == "start sums to 0.0, not 1"
-
-
 def test_observations_after_a_zero_probability_one_are_kept():
     mdp = from_spec(mutated(set_in(["emissions", "s1"], {"x0": "0", "x1": "1/2", "x2": "1/2"})))
     assert mdp.observations[0] == ("x1", "x2")
 
 
-def test_an_empty_float_distribution_sums_to_a_float_zero():
-    spec = mutated(set_in(["transitions", "s1", "a1"], {}))
+@pytest.mark.parametrize(("path", "where"), [
+    (["transitions", "s1", "a1"], "transitions['s1']['a1']"), (["start"], "start")])
+def test_an_empty_float_distribution_sums_to_a_float_zero(path, where):
+    spec = mutated(set_in(path, {}))
     spec["transitions"]["s1"]["a2"] = {"s2a": 0.8, "s2b": 0.2}
     with pytest.raises(InvalidBlockMDP) as error:
         from_spec(spec)
-    assert str(error.value) == "transitions['s1']['a1'] sums to 0.0, not 1"
+    assert str(error.value) == f"{where} sums to 0.0, not 1"
 
 
 @pytest.mark.parametrize("path", [["transitions", "s1", "a1"], ["emissions", "s1"], ["start"]])
