@@ -231,9 +231,9 @@ def block_mdp(
 
     parsed_start = _parse_start(start, location)
     parsed_transitions = parse_transitions(transitions, location, actions_t, horizon)
+    action_index = {action: a for a, action in enumerate(actions_t)}
     parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
-    emitter = {x: s for s, dist in parsed_emissions.items() for x in dist}
-    parsed_rewards = _parse_rewards(rewards or {}, location, actions_t, parsed_emissions, emitter)
+    parsed_rewards = _parse_rewards(rewards or {}, location, action_index, parsed_emissions)
 
     mode = NumberMode.for_values(itertools.chain(
         parsed_start.values(),
@@ -277,7 +277,7 @@ def block_mdp(
         reward_matrix = mode.zeros((len(names), number_of_actions))
         for x, observation in enumerate(names):
             for action, value in parsed_rewards.get(observation, {}).items():
-                a = actions_t.index(action)
+                a = action_index[action]
                 if isinstance(value, _Distribution):
                     values, probabilities = value.converted(mode)
                     reward_matrix[x, a] = sum((v * p for v, p in zip(values, probabilities,
@@ -502,20 +502,31 @@ def _parse_reward(value: object, where: str) -> Number | _Distribution:
 def _parse_rewards(
     rewards: object,
     location: dict[str, tuple[int, int]],
-    actions: tuple[str, ...],
+    actions: Mapping[str, int],
     emissions: dict[str, dict[str, Number]],
-    emitter: dict[str, str],
 ) -> dict[str, dict[str, Number | _Distribution]]:
-    """Rewards keyed by observation; a state key is lifted to each of its observations."""
+    """Rewards keyed by observation; a state key is lifted to each observation the state emits.
+
+    An emission entry of probability 0 is not emitted: it receives none of its state's rewards
+    (another state may emit it), and a reward keyed on an observation emitted by no state with
+    positive probability is refused.
+    """
+    support = {state: [x for x, p in dist.items() if p != 0] for state, dist in emissions.items()}
+    emitter = {x: state for state, observations in support.items() for x in observations}
     result: dict[str, dict[str, Number | _Distribution]] = {}
     source: dict[str, str] = {}
     for key, per_action in require_mapping(rewards, "rewards").items():
         where = f"rewards[{key!r}]"
         if key in location:
-            targets = list(emissions[key])
+            targets = support[key]
         elif key in emitter:
             targets = [key]
         else:
+            listed = next((state for state, dist in emissions.items() if key in dist), None)
+            if listed is not None:
+                raise InvalidBlockMDP(
+                    f"rewards: observation {key!r} has probability 0 in "
+                    f"emissions[{listed!r}] and no state emits it: its reward is never paid")
             raise InvalidBlockMDP(f"rewards: unknown state or observation {key!r}")
         values = {}
         for action, value in require_mapping(per_action, where).items():
