@@ -97,6 +97,11 @@ class BlockMDP:
         return {s: (h, i) for h, layer in enumerate(self.layers) for i, s in enumerate(layer)}
 
     @cached_property
+    def action_index(self) -> dict[str, int]:
+        """Action name -> its index in ``actions`` (a lookup in constant time)."""
+        return {action: a for a, action in enumerate(self.actions)}
+
+    @cached_property
     def observation_location(self) -> dict[str, tuple[int, int]]:
         """Observation name -> (layer index from 0, index within the layer's observations)."""
         return {

@@ -82,11 +82,11 @@ def state_policy(
     """
     policy = uniform_policy(mdp)
     if default_action is not None:
-        if default_action not in mdp.actions:
+        if default_action not in mdp.action_index:
             raise InvalidPolicy(f"policy: unknown default action {default_action!r}")
         for probabilities in policy.action_probabilities:
             probabilities.fill(mdp.mode.scalar(0))
-            probabilities[:, mdp.actions.index(default_action)] = mdp.mode.scalar(1)
+            probabilities[:, mdp.action_index[default_action]] = mdp.mode.scalar(1)
     for state, choice in choices.items():
         if state not in mdp.state_location:
             raise InvalidPolicy(f"policy: unknown state {state!r}")
@@ -94,9 +94,9 @@ def state_policy(
         row = mdp.mode.zeros(mdp.number_of_actions)
         dist = {choice: 1} if isinstance(choice, str) else choice
         for action, p in dist.items():
-            if action not in mdp.actions:
+            if action not in mdp.action_index:
                 raise InvalidPolicy(f"policy[{state!r}]: unknown action {action!r}")
-            row[mdp.actions.index(action)] = mdp.mode.scalar(p)
+            row[mdp.action_index[action]] = mdp.mode.scalar(p)
         policy.action_probabilities[h][mdp.emission_state[h] == i] = row
     check_policy(mdp, policy)
     return policy
@@ -107,10 +107,10 @@ def transfer_policy(policy: Policy, source: BlockMDP, target: BlockMDP) -> Polic
     (rows are positional, so they are reordered by name)."""
     tables = []
     for h, names in enumerate(target.observations):
-        where = source.observations[h]
+        where = {name: x for x, name in enumerate(source.observations[h])}
         if set(names) != set(where):
             raise InvalidPolicy(f"policy transfer: layer {h + 1} observations differ")
-        order = [where.index(name) for name in names]
+        order = [where[name] for name in names]
         tables.append(policy.action_probabilities[h][order])
     return Policy(tuple(tables))
 
