@@ -41,15 +41,16 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.objectives import one_class_abstraction, train_objective
 from homer.psdp import greedy_policy_search, psdp
-from homer.sampler import Batch, BatchSampler, LinearPolicy
+from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.threads import use_torch_threads
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
+from kinematic.resources import check_memory
 from kinematic.spec import dumps_spec
 
-__all__ = ["ARTEFACTS", "CHECKPOINT", "CONFIG", "MDP_SPEC", "HomerResult", "covers_from_state",
-           "mdp_fingerprint", "run_homer"]
+__all__ = ["ARTEFACTS", "CHECKPOINT", "CONFIG", "MDP_SPEC", "HomerResult", "check_run_fits",
+           "covers_from_state", "mdp_fingerprint", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
 MDP_SPEC = "mdp.json"
@@ -104,6 +105,22 @@ def covers_from_state(state: dict) -> list[list[LinearPolicy]]:
     arrays = state["arrays"]
     return [[LinearPolicy([arrays[i] for i in weights], [arrays[i] for i in biases])
              for weights, biases in cover] for cover in state["policies"]]
+
+
+def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -> None:
+    """Raise :class:`~kinematic.errors.TooLarge` before any work when the run's largest batch
+    of episodes exceeds this machine's memory, naming the setting that asks for it: a time
+    step's rounds (``max_transitions`` episodes, held twice once merged, and once more as
+    training inputs), a PSDP batch (``psdp_samples``, ``eval_samples``) or the evaluation
+    (``evaluation_episodes``), each of ``H`` steps at most."""
+    largest, name = max((3 * config.max_transitions, "max_transitions"),
+                        (config.psdp_samples, "psdp_samples"),
+                        (config.eval_samples, "eval_samples"),
+                        (config.evaluation_episodes, "evaluation_episodes"))
+    dimension = encoder.dimension(mdp)
+    check_memory(batch_bytes(largest, mdp.horizon, dimension),
+                 f"HOMER with {name} = {getattr(config, name):,} (--{name.replace('_', '-')}) "
+                 f"on {mdp.name!r} (H = {mdp.horizon}, observations of dimension {dimension})")
 
 
 def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):
@@ -360,8 +377,9 @@ def run_homer(
     """
     if resume and force:
         raise ValueError("resume and force exclude each other")
-    run = _open_run(mdp, Path(run_dir), config or HomerConfig(), seed,
-                    encoder or HadamardNoise(), sample_rewards, resume, force)
+    config, encoder = config or HomerConfig(), encoder or HadamardNoise()
+    check_run_fits(mdp, config, encoder)
+    run = _open_run(mdp, Path(run_dir), config, seed, encoder, sample_rewards, resume, force)
     bar = tqdm(range(run.state["completed_step"] + 1, mdp.horizon), disable=not progress,
                desc="HOMER time steps", unit="step")
     for step in bar:

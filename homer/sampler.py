@@ -17,7 +17,7 @@ from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP
 from kinematic.sampling import categorical
 
-__all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler"]
+__all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler", "batch_bytes"]
 
 
 class RewardSampler:
@@ -68,6 +68,13 @@ class RewardSampler:
             rewards = rewards.copy()
             rewards[rows] = self.values[layer][entry, chosen]
         return rewards
+
+
+def batch_bytes(samples: int, steps: int, dimension: int) -> int:
+    """Bytes of a :class:`Batch` of ``samples`` episodes of ``steps`` steps: float32 encodings
+    of ``dimension`` entries, four 8-byte entries per step (action, reward, state, observation
+    id) and the roll-in index."""
+    return samples * (steps * (4 * dimension + 32) + 8)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from homer.artefacts import load_run
 from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
+from homer.sampler import Batch, BatchSampler, batch_bytes
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
 
@@ -105,6 +106,11 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
     (["--horizon", "100000000"], "error: the observation encoder at H = 100000000"),
     (["--actions", "100000000"], "error: combination_lock(horizon=10, actions=100000000)"),
     (["--horizon", "100", "--min-epochs", "200"], "error: min_epochs (200) must be at most"),
+    (["--max-transitions", "1000000000"],
+     "error: HOMER with max_transitions = 1,000,000,000 (--max-transitions) on "
+     "'combolock-H10-K10-seed0' (H = 10, observations of dimension 16) would need about"),
+    (["--evaluation-episodes", "10000000000"],
+     "error: HOMER with evaluation_episodes = 10,000,000,000 (--evaluation-episodes)"),
 ])
 def test_impossible_runs_exit_2_at_once_with_one_line(arguments, start, capsys, tmp_path):
     out = tmp_path / "run"
@@ -118,6 +124,14 @@ def test_the_encoder_estimate_is_what_its_rotation_needs():
     with pytest.raises(TooLarge, match=r"dimension d = 134217728\) would need about 320\.0 PiB"):
         HadamardNoise().check_fits(3, 10**8)
     HadamardNoise().check_fits(3, 1000)  # d = 1024: 20 MiB
+
+
+def test_the_batch_estimate_is_what_a_batch_holds():
+    mdp = combination_lock(4, 3, 0)
+    encoder = HadamardNoise()
+    batch = BatchSampler(mdp, encoder, np.random.default_rng(0)).run(50, [], 0)
+    held = sum(getattr(batch, part.name).nbytes for part in fields(Batch))
+    assert batch_bytes(50, mdp.horizon, encoder.dimension(mdp)) == held
 
 
 def _run(out: Path, *extra: str) -> int:
