@@ -36,13 +36,14 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.cluster import contingency_matrix
 
 from homer.artefacts import RunArtefacts
-from homer.sampler import BatchSampler, LinearPolicy
+from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from kinematic.canonical import CanonicalForm, canonical_form
 from kinematic.homing import maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
+from kinematic.resources import check_memory
 from kinematic.visitation import policy_value, state_visitation
 
 __all__ = [
@@ -341,6 +342,20 @@ def _floats(mdp: BlockMDP) -> BlockMDP:
     return with_float_numbers(mdp) if mdp.mode.exact else mdp
 
 
+def _check_fits(artefacts: RunArtefacts, samples: int, transitions: int) -> None:
+    """Raise :class:`~kinematic.errors.TooLarge` before any work when the encodings kept for
+    every layer (``samples`` per latent observation: float32 vectors and their ids) and a
+    batch of ``transitions`` episodes exceed this machine's memory."""
+    mdp = artefacts.mdp
+    dimension = artefacts.encoder.dimension(mdp)
+    observations = sum(len(layer) for layer in mdp.observations)
+    check_memory(samples * observations * (4 * dimension + 8)
+                 + batch_bytes(transitions, mdp.horizon, dimension),
+                 f"comparing with samples = {samples:,} (--samples) and transitions = "
+                 f"{transitions:,} (--transitions) on {mdp.name!r} ({observations} latent "
+                 f"observations, H = {mdp.horizon}, dimension {dimension})")
+
+
 def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 2000,
                 seed: int = 0, progress: Callable[[Sequence], Sequence] = lambda x: x
                 ) -> ComparisonReport:
@@ -349,6 +364,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         raise ValueError(f"samples and transitions must be positive, got {samples}, "
                          f"{transitions}")
     mdp, rng = artefacts.mdp, np.random.default_rng(seed)
+    _check_fits(artefacts, samples, transitions)
     floats = _floats(mdp)
     eta = [np.asarray(layer, dtype=float) for layer in maximum_visitation(floats)]
     partitions = {"backward": backward_ki_partition(mdp), "forward": forward_ki_partition(mdp),

@@ -233,6 +233,17 @@ def test_a_policy_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_pa
         load_run(copy)
 
 
+@pytest.mark.parametrize("flag", ["--samples", "--transitions"])
+def test_a_comparison_larger_than_the_machine_exits_2_at_once_naming_its_flag(run_dir, flag,
+                                                                              capsys):
+    assert cli.main(["compare", str(run_dir), flag, str(10**12)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("error: comparing with samples = ") and \
+        f"{10**12:,} ({flag})" in captured.err and "would need about" in captured.err
+    assert not (run_dir / "compare").exists()
+
+
 @pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["sweep"], ["counterexamples"]])
 def test_every_help_page_prints(command, capsys):
     # A '%' in a field's docstring once made argparse crash on `homer run --help`.
