@@ -83,6 +83,7 @@ def parse_transitions(
     transitions = require_mapping(transitions, "transitions")
     _check_keys(transitions, location, horizon)
     number_of_actions = len(actions)
+    known_actions = frozenset(actions)
     layers = [LayerEntries() for _ in range(horizon - 1)]
     for state, (h, i) in location.items():
         if h == horizon - 1:
@@ -91,7 +92,7 @@ def parse_transitions(
             raise InvalidBlockMDP(f"transitions: state {state!r} (layer {h + 1}) has no entry")
         per_action = require_mapping(transitions[state], f"transitions[{state!r}]")
         for action in per_action:
-            if action not in actions:
+            if action not in known_actions:
                 raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
         rows, columns, values = layers[h].rows, layers[h].columns, layers[h].values
         for a, action in enumerate(actions):
