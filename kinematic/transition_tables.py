@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
-from kinematic.numbers import Number, NumberMode, parse_number
+from kinematic.numbers import Number, NumberMode, exact_text, parse_number
 
 __all__ = ["LayerEntries", "parse_transitions", "transition_matrix"]
 
@@ -149,7 +149,8 @@ def _check_rows(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, value
         raise InvalidBlockMDP(f"{where}[{target!r}] is negative ({mode.scalar(values[negative])})")
     total = sum((mode.scalar(v) for r, v in zip(entries.rows, values, strict=True) if r == row),
                 mode.scalar(0))
-    raise InvalidBlockMDP(f"{where} sums to {total}, not 1")
+    shown = exact_text(total) if mode.exact else total  # a sum may pass the int-to-str limit
+    raise InvalidBlockMDP(f"{where} sums to {shown}, not 1")
 
 
 def transition_matrix(

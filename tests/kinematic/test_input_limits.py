@@ -391,3 +391,14 @@ def test_work_counts_estimate_the_time_asked_for_in_readable_units():
         count("11")
     with pytest.raises(argparse.ArgumentTypeError, match=r"^must be an int >= 1, got '0'$"):
         count("0")
+
+
+def test_a_transition_sum_beyond_the_int_to_str_limit_is_named_in_full():
+    """Ten 495-digit denominators make a row sum of about 4,950 digits: its message names the
+    entry and the whole sum (formatting it used to raise Python's digit-limit error instead)."""
+    targets = {f"s2_{k}": f"1/{10 ** 494 + k}" for k in range(1, 11)}
+    spec = {"name": "sum", "horizon": 2, "actions": ["a"], "layers": [["s1"], list(targets)],
+            "start": {"s1": "1"}, "transitions": {"s1": {"a": targets}}}
+    with pytest.raises(InvalidBlockMDP, match=r"^transitions\['s1'\]\['a'\] sums to \d{4000,}/"
+                                              r"\d{4000,}, not 1$"):
+        from_spec(spec)
