@@ -8,7 +8,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
-__all__ = ["NumberRange", "at_least", "fraction", "nonnegative", "positive", "tolerance"]
+__all__ = ["NumberRange", "WorkCount", "at_least", "format_duration", "fraction", "nonnegative",
+           "positive", "tolerance"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +88,35 @@ def tolerance() -> NumberRange:
     probabilities, so a larger one would accept a row summing to 0.99 as a distribution (three
     decimals, e.g. ``0.333`` three times, need ``0.001``)."""
     return NumberRange(float, low=0, high=0.001)
+
+
+def format_duration(seconds: float) -> str:
+    """``90`` -> ``'1.5 min'``; seconds, minutes, hours, days, then years (of 365 days), with
+    two significant digits below 100 (``'0.02 s'``) and whole numbers above (``'41,223 years'``)."""
+    for unit, size, limit in (("s", 1, 60), ("min", 60, 3600), ("h", 3600, 2 * 86400),
+                              ("days", 86400, 365 * 86400), ("years", 365 * 86400, math.inf)):
+        if seconds < limit:
+            amount = seconds / size
+            return f"{amount:.2g} {unit}" if amount < 100 else f"{amount:,.0f} {unit}"
+    raise ValueError(f"{seconds!r} is not a number of seconds")
+
+
+@dataclass(frozen=True)
+class WorkCount:
+    """argparse ``type=`` of a count of work units (examples, instances): an int from 1 to
+    ``high``. Beyond ``high`` the error estimates the time asked for from ``seconds_per_unit``,
+    a time measured on the development machine (2 cores), so a typo of a few zeros fails at once
+    with what it would cost instead of running for years."""
+
+    high: int
+    seconds_per_unit: float
+    unit: str
+
+    def __call__(self, text: str) -> int:
+        value = at_least(1)(text)
+        if value > self.high:
+            raise argparse.ArgumentTypeError(
+                f"at most {self.high} (about {format_duration(self.seconds_per_unit)} per "
+                f"{self.unit} measured on a 2-core machine; {value} would take about "
+                f"{format_duration(value * self.seconds_per_unit)}), got {text!r}")
+        return value

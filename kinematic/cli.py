@@ -11,16 +11,36 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 
 from kinematic.analysis import analyze, format_report
-from kinematic.arguments import at_least, nonnegative, tolerance
+from kinematic.arguments import WorkCount, at_least, nonnegative, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
-from kinematic.numbers import DEFAULT_ATOL
+from kinematic.hypothesis_files import hypothesis_files_in_user_cache
+from kinematic.json_input import display_path
+from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
-__all__ = ["main"]
+__all__ = ["MAX_EXAMPLES", "main"]
+
+MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
+"""``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
+``--objective inverse_dynamics``), so the bound is about 6 hours."""
+
+
+def _threshold(text: str) -> Fraction:
+    """argparse ``type=`` of ``--threshold``: an exact number in (0, 1] (``"1/2"``, ``"0.25"``),
+    read under the guards of spec numbers (:func:`kinematic.numbers.parse_exact`)."""
+    try:
+        value = parse_exact(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1] (alpha lies in [0, 1]), "
+                                         f"got {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,8 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     find_cmd.add_argument("--objective", choices=["inverse_dynamics", "pcid_target"],
                           required=True)
-    find_cmd.add_argument("--threshold", default="1/2", help="alpha below this is a failure")
-    find_cmd.add_argument("--max-examples", type=at_least(1), default=3000)
+    find_cmd.add_argument("--threshold", type=_threshold, default=Fraction(1, 2),
+                          help="alpha below this is a failure: 'p/q' or a decimal in (0, 1]")
+    find_cmd.add_argument("--max-examples", type=MAX_EXAMPLES, default=3000,
+                          help=f"MDPs to generate, at most {MAX_EXAMPLES.high}")
     find_cmd.add_argument("--non-trivial", action="store_true",
                           help="count only failures where the objective learned something "
                                "(two classes on the failing layer, and a non-uniform posterior "
@@ -104,8 +126,9 @@ def _counterexamples(as_json: bool) -> int:
 def _find(args: argparse.Namespace) -> int:
     from kinematic.counterexamples.search import find_counterexample
 
-    found = find_counterexample(args.objective, args.threshold, args.max_examples,
-                                non_trivial=args.non_trivial, robust=args.robust)
+    with hypothesis_files_in_user_cache():
+        found = find_counterexample(args.objective, args.threshold, args.max_examples,
+                                    non_trivial=args.non_trivial, robust=args.robust)
     if found is None:
         print(f"no counterexample found in {args.max_examples} examples", file=sys.stderr)
         return 1
@@ -133,13 +156,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _find(args)
         if args.command == "analyze":
             mdp = load_spec(args.spec, atol=args.atol)
+            spec = display_path(args.spec)
             with warnings.catch_warnings():  # a warning is one line on stderr, then the work
                 warnings.showwarning = lambda message, *_: print(
-                    f"warning: {args.spec}: {message}", file=sys.stderr, flush=True)
+                    f"warning: {spec}: {message}", file=sys.stderr, flush=True)
                 try:
                     result = analyze(mdp, policies=args.policies, eta_error=args.eta_error)
                 except AmbiguousTolerance as error:
-                    raise AmbiguousTolerance(f"{args.spec}: {error}") from None
+                    raise AmbiguousTolerance(f"{spec}: {error}") from None
             print(json.dumps(result) if args.json else format_report(result))
             return 0
         if args.family == "combolock":

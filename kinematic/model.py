@@ -13,6 +13,7 @@ raise :class:`InvalidBlockMDP` naming the entry at fault.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -384,6 +385,17 @@ def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
     )
 
 
+def _check_text(name: str, where: str) -> None:
+    """A state or action name must be valid Unicode text: a lone surrogate (``"\\ud800"`` in
+    JSON) reads as a string that cannot be printed or written as UTF-8."""
+    if not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidBlockMDP(f"{where}: name {name!r} is not valid Unicode text (a lone "
+                                  "surrogate)") from None
+
+
 def _check_layers(layers: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
     if isinstance(layers, str | bytes) or not isinstance(layers, Sequence) or not layers:
         raise InvalidBlockMDP("layers must be a non-empty list of lists of state names")
@@ -394,9 +406,10 @@ def _check_layers(layers: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...
             raise InvalidBlockMDP(f"layer {h} must be a list of state names, got {layer!r}")
         if not layer:
             raise InvalidBlockMDP(f"layer {h} is empty")
-        for state in layer:
+        for i, state in enumerate(layer, start=1):
             if not isinstance(state, str) or not state:
                 raise InvalidBlockMDP(f"layer {h}: state name {state!r} is not a non-empty string")
+            _check_text(state, f"layer {h}, state {i}")
             if state in seen:
                 raise InvalidBlockMDP(
                     f"state {state!r} appears twice (layers {seen[state]} and {h})"
@@ -409,12 +422,14 @@ def _check_layers(layers: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...
 def _check_actions(actions: Sequence[str]) -> tuple[str, ...]:
     if isinstance(actions, str) or not isinstance(actions, Sequence) or not actions:
         raise InvalidBlockMDP("actions must be a non-empty list of action names")
-    for action in actions:
+    for i, action in enumerate(actions, start=1):
         if not isinstance(action, str) or not action:
             raise InvalidBlockMDP(f"action name {action!r} is not a non-empty string")
-    duplicates = sorted({a for a in actions if list(actions).count(a) > 1})
-    if duplicates:
-        raise InvalidBlockMDP(f"action {duplicates[0]!r} appears twice")
+        _check_text(action, f"action {i}")
+    counts = Counter(actions)
+    if len(counts) < len(actions):
+        first = min(action for action, count in counts.items() if count > 1)
+        raise InvalidBlockMDP(f"action {first!r} appears twice")
     return tuple(actions)
 
 

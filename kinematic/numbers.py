@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -31,7 +33,8 @@ from kinematic.arguments import tolerance
 from kinematic.errors import InvalidBlockMDP
 
 __all__ = [
-    "DEFAULT_ATOL", "MAX_EXPONENT", "MAX_NUMBER_LENGTH", "Number", "NumberMode", "parse_number",
+    "DEFAULT_ATOL", "MAX_EXPONENT", "MAX_NUMBER_LENGTH", "Number", "NumberMode", "exact_text",
+    "parse_exact", "parse_number",
 ]
 
 Number = Fraction | float
@@ -41,6 +44,10 @@ MAX_NUMBER_LENGTH = 1000
 MAX_EXPONENT = 1000
 """Largest exponent magnitude of a decimal string: ``Fraction("1e-30000000")`` alone takes
 about a minute, so ``"1e-100000000"`` is refused instead of hanging."""
+_SEPARATOR = "_"
+"""Digit separator that ``Fraction`` accepts (``"1_000"``, ``"1e-99_999_999"``) and a spec
+refuses: JSON numbers never have one, the exponent guard reads digits only, and ``"1_000"`` in a
+probability is surely a typing mistake."""
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
 
 
@@ -50,6 +57,9 @@ def _parse_string(text: str) -> Fraction:
     if len(text) > MAX_NUMBER_LENGTH:
         raise ValueError(f"a number string of {len(text)} characters (at most "
                          f"{MAX_NUMBER_LENGTH} accepted)")
+    if _SEPARATOR in text:
+        raise ValueError(f"{text!r} has an underscore (write numbers without digit separators: "
+                         "'p/q', an int or a decimal)")
     exponent = _EXPONENT.search(text)
     if exponent and abs(int(exponent.group(1))) > MAX_EXPONENT:
         raise ValueError(f"{text!r} has exponent {exponent.group(1)} (at most {MAX_EXPONENT} in "
@@ -60,13 +70,21 @@ def _parse_string(text: str) -> Fraction:
         raise ValueError(f"{text!r} is not a number (use 'p/q', an int or a decimal)") from None
 
 
+def parse_exact(text: str) -> Fraction:
+    """A numeric string (``"p/q"``, an int, a decimal) as a ``Fraction``, under the guards of
+    :func:`parse_number`; ``ValueError`` giving the reason without a place (a command-line flag's
+    parser names the flag)."""
+    return _parse_string(text)
+
+
 def parse_number(value: object, where: str) -> Number:
     """Read one probability or reward from a spec or from Python.
 
     Ints, ``Fraction`` objects and numeric strings (``"p/q"``, ``"0.25"``) become exact
     ``Fraction`` values; floats stay floats. Booleans, NaN, infinities, strings longer than
-    :data:`MAX_NUMBER_LENGTH` or with an exponent beyond :data:`MAX_EXPONENT`, and anything else
-    raise :class:`InvalidBlockMDP` naming ``where``.
+    :data:`MAX_NUMBER_LENGTH`, with an exponent beyond :data:`MAX_EXPONENT` or with an underscore
+    (a digit separator ``Fraction`` would read), and anything else raise
+    :class:`InvalidBlockMDP` naming ``where``.
     """
     # The JSON types first, without abstract-class checks (speed: issue 15).
     if type(value) is float and math.isfinite(value):
@@ -154,5 +172,28 @@ class NumberMode:
         return np.asarray(values > 0, dtype=bool)
 
     def to_json(self, value: Number) -> str | float:
-        """``"p/q"`` strings in exact mode, plain floats otherwise."""
-        return str(Fraction(value)) if self.exact else float(value)
+        """``"p/q"`` strings in exact mode (of any size), plain floats otherwise."""
+        return exact_text(Fraction(value)) if self.exact else float(value)
+
+
+@contextmanager
+def _unlimited_int_digits() -> Iterator[None]:
+    """Lift Python's limit on int-to-str conversion (4,300 digits by default) for the block, and
+    restore it after."""
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def exact_text(value: Fraction) -> str:
+    """``value`` as ``"p/q"`` (or ``"p"``), however many digits: an exact result is written in
+    full. Python's int-to-str limit is lifted for this conversion only, when it is reached;
+    reading stays guarded (:data:`MAX_NUMBER_LENGTH`, :func:`kinematic.json_input.read_json`)."""
+    try:
+        return str(value)
+    except ValueError:  # over sys.get_int_max_str_digits() digits
+        with _unlimited_int_digits():
+            return str(value)

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP
-from kinematic.json_input import read_json_file
+from kinematic.json_input import display_path, read_json_file
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number
 
@@ -74,7 +74,7 @@ def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
     try:
         return from_spec(spec, atol=atol)
     except InvalidBlockMDP as error:
-        raise InvalidBlockMDP(f"{path}: {error}") from None
+        raise InvalidBlockMDP(f"{display_path(path)}: {error}") from None
 
 
 def _reward(mdp: BlockMDP, layer: int, observation: int, action: int,

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
-from kinematic.numbers import Number, NumberMode, parse_number
+from kinematic.numbers import Number, NumberMode, exact_text, parse_number
 
 __all__ = ["LayerEntries", "parse_transitions", "transition_matrix"]
 
@@ -83,6 +83,7 @@ def parse_transitions(
     transitions = require_mapping(transitions, "transitions")
     _check_keys(transitions, location, horizon)
     number_of_actions = len(actions)
+    known_actions = frozenset(actions)
     layers = [LayerEntries() for _ in range(horizon - 1)]
     for state, (h, i) in location.items():
         if h == horizon - 1:
@@ -91,7 +92,7 @@ def parse_transitions(
             raise InvalidBlockMDP(f"transitions: state {state!r} (layer {h + 1}) has no entry")
         per_action = require_mapping(transitions[state], f"transitions[{state!r}]")
         for action in per_action:
-            if action not in actions:
+            if action not in known_actions:
                 raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
         rows, columns, values = layers[h].rows, layers[h].columns, layers[h].values
         for a, action in enumerate(actions):
@@ -148,7 +149,8 @@ def _check_rows(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, value
         raise InvalidBlockMDP(f"{where}[{target!r}] is negative ({mode.scalar(values[negative])})")
     total = sum((mode.scalar(v) for r, v in zip(entries.rows, values, strict=True) if r == row),
                 mode.scalar(0))
-    raise InvalidBlockMDP(f"{where} sums to {total}, not 1")
+    shown = exact_text(total) if mode.exact else total  # a sum may pass the int-to-str limit
+    raise InvalidBlockMDP(f"{where} sums to {shown}, not 1")
 
 
 def transition_matrix(

@@ -9,13 +9,19 @@ import json
 import sys
 from collections.abc import Sequence
 
-from kinematic.arguments import NumberRange, at_least, fraction, nonnegative
+from kinematic.arguments import WorkCount
+from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
 from proofs_checks.registry import ClaimReport, all_claims, run_claim
-from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
+from proofs_checks.sample_sizes import PARAMETERS, exp_oracle_sample_sizes, homer_sample_sizes
 
-__all__ = ["coverage_line", "main", "markdown_table"]
+__all__ = ["EXAMPLES", "coverage_line", "main", "markdown_table"]
+
+EXAMPLES = WorkCount(high=100_000, seconds_per_unit=3.0, unit="example of every claim")
+"""``--examples``: about 3 s of CPU per example when every claim runs (``--examples 40`` took
+116 s on the 2-core development machine, 104 s of it ``thm:exp-oracle``'s trials), so the bound
+is about 3.5 days; ``--only`` runs a share of that."""
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -102,17 +108,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog="python -m proofs_checks sample-sizes",
             description="Sample sizes of alg:learn_homing_policy and alg:oracle-exp.",
         )
-        parser.add_argument("--abstract-states", "-N", type=at_least(1), required=True,
-                            help="N, at least N_KD")
-        parser.add_argument("--horizon", type=at_least(1), required=True)
-        parser.add_argument("--actions", type=at_least(1), required=True)
-        parser.add_argument("--eta", type=NumberRange(float, low=0, high=1, open_low=True),
-                            required=True, help="eta <= eta_min")
-        parser.add_argument("--epsilon", type=fraction(), default=0.1)
-        parser.add_argument("--delta", type=fraction(), default=0.1)
-        parser.add_argument("--log-policies", type=nonnegative(), required=True,
+        parser.add_argument("--abstract-states", "-N", type=PARAMETERS["abstract_states"],
+                            required=True, help="N, at least N_KD")
+        parser.add_argument("--horizon", type=PARAMETERS["horizon"], required=True)
+        parser.add_argument("--actions", type=PARAMETERS["actions"], required=True)
+        parser.add_argument("--eta", type=PARAMETERS["eta"], required=True,
+                            help="eta <= eta_min")
+        parser.add_argument("--epsilon", type=PARAMETERS["epsilon"], default=0.1)
+        parser.add_argument("--delta", type=PARAMETERS["delta"], default=0.1)
+        parser.add_argument("--log-policies", type=PARAMETERS["log_policies"], required=True,
                             help="ln |Pi|")
-        parser.add_argument("--log-abstractions", type=nonnegative(),
+        parser.add_argument("--log-abstractions", type=PARAMETERS["log_abstractions"],
                             required=True, help="ln |Phi_N|")
         parser.add_argument("--json", action="store_true")
         try:
@@ -125,8 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Check every registered claim of the paper, with its negative control. "
                     "Subcommand: sample-sizes.",
     )
-    parser.add_argument("--examples", type=at_least(1), default=100,
-                        help="instances per claim (sampling-heavy claims run a share of it)")
+    parser.add_argument("--examples", type=EXAMPLES, default=100,
+                        help="instances per claim (sampling-heavy claims run a share of it), at "
+                             f"most {EXAMPLES.high}")
     parser.add_argument("--json", action="store_true", help="print one JSON list")
     parser.add_argument("--markdown", action="store_true",
                         help="print the README's table of claims and the coverage line")
@@ -135,4 +142,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (args.json or args.markdown):
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
               f"{'seconds':>8}  statement")
-    return _run(args)
+    with hypothesis_files_in_user_cache():
+        return _run(args)

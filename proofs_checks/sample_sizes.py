@@ -15,6 +15,10 @@ ExpOracle's proof of ``thm:exp-oracle`` gives explicit constants, with ``delta``
 
 Logarithms of class sizes are inputs (``ln |Pi|``, ``ln |Phi_N|``), since the classes are
 usually too large to count.
+
+Every parameter has a range (:data:`PARAMETERS`) wide enough for any Block MDP this project can
+build and narrow enough that every size is a finite float: at the ends, ``n_reg`` is about
+``1e244`` (``N = |A| = 10^6``, ``eta = 1e-30``, ``ln |Phi_N| = 1e100``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,28 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-__all__ = ["SampleSizes", "exp_oracle_sample_sizes", "homer_sample_sizes"]
+from kinematic.arguments import NumberRange
+
+__all__ = ["PARAMETERS", "SampleSizes", "exp_oracle_sample_sizes", "homer_sample_sizes"]
+
+MAX_COUNT = 10**6
+"""Largest N, H and |A|."""
+MIN_ACCURACY = 1e-30
+"""Smallest eta and epsilon (``eta^-3`` stays below ``1e90``)."""
+MAX_LOG_CLASS = 1e100
+"""Largest ``ln |Pi|`` and ``ln |Phi_N|``."""
+
+PARAMETERS = {
+    "abstract_states": NumberRange(int, low=1, high=MAX_COUNT),
+    "horizon": NumberRange(int, low=1, high=MAX_COUNT),
+    "actions": NumberRange(int, low=1, high=MAX_COUNT),
+    "eta": NumberRange(float, low=MIN_ACCURACY, high=1),  # eta = eta_min = 1 is allowed
+    "epsilon": NumberRange(float, low=MIN_ACCURACY, high=1, open_high=True),
+    "delta": NumberRange(float, low=0, high=1, open_low=True, open_high=True),
+    "log_policies": NumberRange(float, low=0, high=MAX_LOG_CLASS, open_low=True),
+    "log_abstractions": NumberRange(float, low=0, high=MAX_LOG_CLASS, open_low=True),
+}
+"""The range of each parameter (the command line's flags use them too)."""
 
 
 @dataclass(frozen=True)
@@ -40,14 +65,9 @@ class SampleSizes:
 
 
 def _check(**values: float) -> None:
+    """``ValueError`` naming the first parameter outside its range (:data:`PARAMETERS`)."""
     for name, value in values.items():
-        if not value > 0:
-            raise ValueError(f"{name} must be positive, got {value}")
-    for name in ("epsilon", "delta"):
-        if name in values and not values[name] < 1:
-            raise ValueError(f"{name} must lie in (0, 1), got {values[name]}")
-    if "eta" in values and not values["eta"] <= 1:  # eta = eta_min = 1 is allowed
-        raise ValueError(f"eta must lie in (0, 1], got {values['eta']}")
+        PARAMETERS[name].check(value, name)
 
 
 def homer_sample_sizes(
@@ -63,9 +83,9 @@ def homer_sample_sizes(
            epsilon=epsilon, delta=delta, log_policies=log_policies,
            log_abstractions=log_abstractions)
     n, h, a = abstract_states, horizon, actions
-    n_reg = n**6 * a**3 / eta**3 * (n**2 * a + log_abstractions + math.log(h / delta))
-    n_psdp = n**4 * h**2 * a / eta**2 * (log_policies + math.log(1 / delta))
-    n_eval = n**2 * h**2 * a / epsilon**2 * (log_policies + math.log(1 / delta))
+    n_reg = n**6 * a**3 / eta**3 * (n**2 * a + log_abstractions + math.log(h) - math.log(delta))
+    n_psdp = n**4 * h**2 * a / eta**2 * (log_policies - math.log(delta))
+    n_eval = n**2 * h**2 * a / epsilon**2 * (log_policies - math.log(delta))
     return SampleSizes("HOMER (alg:learn_homing_policy)", math.ceil(n_reg), math.ceil(n_psdp),
                        math.ceil(n_eval), "O-tilde constants and log factors set to 1")
 
@@ -79,7 +99,7 @@ def exp_oracle_sample_sizes(
     _check(abstract_states=abstract_states, horizon=horizon, actions=actions, eta=eta,
            epsilon=epsilon, delta=delta, log_policies=log_policies)
     n, h, a = abstract_states, horizon, actions
-    log_term = math.log(2) + log_policies + math.log(2 * n * h**2 / delta)
+    log_term = math.log(2) + log_policies + math.log(2 * n * h**2) - math.log(delta)
     n_psdp = 256 * n**4 * h**2 * a * log_term / eta**2
     n_eval = 64 * n**2 * h**2 * a * log_term / epsilon**2
     return SampleSizes("ExpOracle (alg:oracle-exp)", None, math.ceil(n_psdp), math.ceil(n_eval),

@@ -3,7 +3,7 @@
 mutant, and a first failing example is all it needs).
 
 Select with the environment variable ``HYPOTHESIS_PROFILE`` (``make test`` uses ``ci`` unless
-it is set).
+it is set); an unknown name stops the run with a one-line usage error listing the profiles.
 
 Under mutmut (``make mutants``), the tests selected for a mutant run fastest first, by the
 durations mutmut recorded on the unmutated code: a mutant is killed by its first failing test
@@ -13,6 +13,7 @@ itself (``NOT_RUN_PER_MUTANT``) are left out of mutant runs.
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,21 @@ settings.register_profile(
     phases=[Phase.explicit, Phase.generate],  # a failing example kills the mutant: no shrinking
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+PROFILES = ("ci", "dev", "mutants")
+
+
+def profile_name(environment: Mapping[str, str]) -> str:
+    """The profile ``HYPOTHESIS_PROFILE`` names (``dev`` when unset); ``pytest.UsageError`` naming
+    the variable and the known profiles for any other name."""
+    name = environment.get("HYPOTHESIS_PROFILE", "dev")
+    if name not in PROFILES:
+        raise pytest.UsageError(f"HYPOTHESIS_PROFILE={name!r} is not a Hypothesis profile of "
+                                f"this project (known: {', '.join(PROFILES)})")
+    return name
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile(profile_name(os.environ))
 
 
 def _mutmut_durations() -> dict[str, float]:

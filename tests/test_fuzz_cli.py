@@ -17,12 +17,16 @@ from kinematic import cli as kinematic_cli
 from kinematic.families import combination_lock, figure2_split
 from kinematic.spec import to_spec
 
-SPECS = [to_spec(combination_lock(3, 2, 0)), to_spec(figure2_split())]
+SPECS = [to_spec(combination_lock(3, 2, 0)), to_spec(figure2_split()),
+         to_spec(combination_lock(8, 6, 1))]
+
+UNDERSCORED = ["1_000", "1/1_0", "0.5_0", "1e-99_999_999", "1E1_0", "_1", "1_"]
+"""Numbers with digit separators, which ``Fraction`` reads and a spec refuses (one hung)."""
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 10**6) | st.sampled_from(
         [0.5, -0.25, 1e-320, 1e308, math.nan, math.inf, "1/2", "0", "1", "-1/3", "1e-999999",
-         "x", "", "s1a", "a1"]),
+         "x", "", "s1a", "a1", "\ud800", "1" * 5000, *UNDERSCORED]),
     lambda children: st.lists(children, max_size=3)
     | st.dictionaries(st.sampled_from(["s1a", "s2b", "a1", "x", "name"]), children, max_size=3),
     max_leaves=6,
@@ -52,7 +56,8 @@ def mutated_json(draw: st.DrawFn, document: object) -> str:
         start = draw(st.integers(0, len(text)))
         end = draw(st.integers(start, min(len(text), start + 20)))
         insert = draw(st.sampled_from(["", "{", "}", "[", "]", ",", '"', ":", "0", "1/2",
-                                       text[start:end]]) | st.text(max_size=4))
+                                       text[start:end], '"' + '\\"' * 20_000, "[" * 10_000,
+                                       "\\" * 3, *UNDERSCORED]) | st.text(max_size=4))
         return text[:start] + insert + text[end:]
     path = draw(st.sampled_from(_paths(document)))
     if not path:

@@ -2,9 +2,13 @@
 that are not files, tolerances, and requests too large for the machine. Each gets a one-line
 error naming the culprit (issue "safe with any input")."""
 
+import argparse
 import json
 import os
+import re
+import sys
 import warnings
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,7 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic import cli
-from kinematic.arguments import NumberRange, at_least, fraction, positive, tolerance
+from kinematic.arguments import (
+    NumberRange,
+    WorkCount,
+    at_least,
+    format_duration,
+    fraction,
+    positive,
+    tolerance,
+)
 from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
 from kinematic.json_input import MAX_JSON_DEPTH, _nesting_depth, read_json
@@ -211,3 +223,182 @@ def test_a_slow_exact_analysis_warns_first_with_its_estimate(tmp_path: Path, cap
     assert captured.err.startswith(f"warning: {spec}: exact analysis of 'combolock-H3-K2-seed0'")
     assert captured.err.count("\n") == 1
     assert json.loads(captured.out)["eta_min"] == "1/2"
+
+
+@pytest.mark.parametrize("text", ["1_000", "1/1_0", "0.2_5", "1e-99_999_999", "1E1_0"])
+def test_a_number_with_an_underscore_is_refused_naming_the_entry(text):
+    """``Fraction`` reads digit separators, and the exponent guard reads digits only: without
+    this check ``"1_000"`` would parse as 1000 and ``"1e-99_999_999"`` would hang."""
+    with pytest.raises(InvalidBlockMDP, match=rf"^start\['s1a'\]: '{text}' has an underscore"):
+        from_spec({**SPEC, "start": {"s1a": text}})
+
+
+def test_the_depth_pre_scan_reads_a_long_run_of_escaped_quotes_in_one_pass():
+    """A spec truncated inside 65,536 escaped quotes (a regex over whole strings retried from
+    each quote took a minute) is reported as malformed JSON; a complete one reads back."""
+    run = '\\"' * 65_536
+    with pytest.raises(ValueError, match=r"^f: malformed JSON at line 1, column 16: "
+                                         r"Unterminated string"):
+        read_json('{"name": [[1], "' + run, "f")
+    assert _nesting_depth('{"name": [[1], "' + run) == 3
+    assert read_json('{"name": "' + run + '"}', "f") == {"name": '"' * 65_536}
+
+
+@pytest.mark.parametrize("backslashes", range(6))
+def test_a_quote_is_escaped_after_an_odd_run_of_backslashes_only(backslashes):
+    """A string holding a run of backslashes, then for an odd run a quote and brackets: in the
+    text, the quote after the run closes the string for an even run and is escaped for an odd
+    one (counting one backslash, or pairing from the right, gets one of them wrong)."""
+    content = "\\" * (backslashes // 2) + ('"[[' if backslashes % 2 else "")
+    text = json.dumps([content, [[1]]])
+    assert text.count("\\") == backslashes  # the run in the text
+    assert _nesting_depth(text) == 3
+
+
+def _actions_spec(count: int) -> dict:
+    actions = [f"a{i}" for i in range(count)]
+    return {"name": "wide", "horizon": 2, "actions": actions, "layers": [["s1"], ["s2"]],
+            "start": {"s1": "1"}, "transitions": {"s1": {a: {"s2": "1"} for a in actions}}}
+
+
+def test_a_hundred_thousand_actions_validate_and_a_repeated_one_is_named():
+    """Action checks by counter and set (``list.count`` per action, or membership in the tuple
+    of actions per transition entry, took minutes here)."""
+    spec = _actions_spec(100_000)
+    assert from_spec(spec).number_of_actions == 100_000
+    spec["actions"] = [*spec["actions"], "a99999", "a5"]
+    with pytest.raises(InvalidBlockMDP, match=r"^action 'a5' appears twice$"):
+        from_spec(spec)
+    del spec["transitions"]["s1"]["a0"]
+    spec["transitions"]["s1"]["b0"] = {"s2": "1"}
+    spec["actions"] = spec["actions"][:-2]
+    with pytest.raises(InvalidBlockMDP, match=r"^transitions\['s1'\]: unknown action 'b0'$"):
+        from_spec(spec)
+
+
+def test_a_name_that_is_a_lone_surrogate_is_refused_naming_its_place():
+    spec = {"name": "s", "horizon": 2, "actions": ["a"], "layers": [["s1"], ["s2", "\ud800"]],
+            "start": {"s1": "1"}, "transitions": {"s1": {"a": {"s2": "1/2", "\ud800": "1/2"}}}}
+    with pytest.raises(InvalidBlockMDP, match=r"^layer 2, state 2: name '\\ud800' is not valid "
+                                              r"Unicode text \(a lone surrogate\)$"):
+        from_spec(spec)
+    spec = {**spec, "layers": [["s1"], ["s2"]], "actions": ["a", "\udfff"],
+            "transitions": {"s1": {"a": {"s2": "1"}, "\udfff": {"s2": "1"}}}}
+    with pytest.raises(InvalidBlockMDP, match=r"^action 2: name '\\udfff' is not valid Unicode "
+                                              r"text \(a lone surrogate\)$"):
+        from_spec(spec)
+    accented = from_spec({**spec, "actions": ["a", "\u00e9t\u00e9"],
+                          "transitions": {"s1": {"a": {"s2": "1"}, "\u00e9t\u00e9": {"s2": "1"}}}})
+    assert accented.actions == ("a", "\u00e9t\u00e9")  # any other text is a name
+
+
+def test_the_text_report_of_a_spec_with_a_surrogate_name_is_an_error_line(tmp_path: Path,
+                                                                          capsys):
+    spec = tmp_path / "surrogate.json"
+    spec.write_text(json.dumps(SPEC).replace('"s2a"', '"\\ud800"'))
+    assert cli.main(["analyze", str(spec)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"error: {spec}: layer 2, state 1: name '\\ud800'")
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_a_spec_path_with_a_newline_is_named_on_one_line(tmp_path: Path, capsys, exists):
+    spec = tmp_path / "two\nlines.json"
+    if exists:
+        spec.write_text(json.dumps({**SPEC, "start": {"s1a": "2"}}))
+    assert cli.main(["analyze", str(spec)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"error: {str(spec)!r}: ")
+    assert ("start sums to 2, not 1" if exists else "no such file") in captured.err
+
+
+def _long_chain_spec(horizon: int, digits: int) -> dict:
+    """A chain whose state ``a_h`` moves on to ``a_{h+1}`` with probability ``1/p`` (``p`` of
+    ``digits`` digits): eta of ``a_h`` is ``p^-(h-1)``, with ``(h-1) * digits`` digits."""
+    p = 10 ** (digits - 1) + 1
+    layers = [["s1"]] + [[f"a{h}", f"b{h}"] for h in range(2, horizon + 1)]
+    transitions = {}
+    for h, layer in enumerate(layers[:-1], start=1):
+        stay, leave = layers[h]
+        for state in layer:
+            transitions[state] = {"go": {leave: "1"}} if state.startswith("b") else {
+                "go": {stay: f"1/{p}", leave: f"{p - 1}/{p}"}}
+    return {"name": "long-chain", "horizon": horizon, "actions": ["go"], "layers": layers,
+            "start": {"s1": "1"}, "transitions": transitions}
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_exact_results_beyond_the_int_to_str_limit_are_written_in_full(tmp_path: Path, capsys,
+                                                                         as_json):
+    """H = 10 and 495-digit denominators: eta of ``a10`` has 4,456 digits, over Python's 4,300
+    limit on int-to-str conversion, and is written whole; the limit is back after."""
+    spec = tmp_path / "long.json"
+    spec.write_text(json.dumps(_long_chain_spec(10, 495)))
+    limit = sys.get_int_max_str_digits()
+    assert cli.main(["analyze", str(spec), *(["--json"] if as_json else [])]) == 0
+    assert sys.get_int_max_str_digits() == limit
+    out = capsys.readouterr().out
+    expected = f"1/{Decimal((10 ** 494 + 1) ** 9)}"  # Decimal: digits without the limit
+    assert len(expected) == 2 + 494 * 9 + 1
+    if as_json:
+        result = json.loads(out)
+        assert result["eta"]["a10"] == result["eta_min"] == expected
+        assert result["canonical"]["transitions"]["a9"]["go"]["a10"] == f"1/{10 ** 494 + 1}"
+    else:
+        assert f"  a10: {expected}\n" in out
+    assert NumberMode(exact=True).to_json(Fraction(3, 10**5000)) == "3/1" + "0" * 5000
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("1/0", "'1/0' is not a number"), ("abc", "'abc' is not a number"),
+    ("1e-99999999", "'1e-99999999' has exponent -99999999"), ("1_0", "has an underscore"),
+    ("0", r"must be a number in \(0, 1\]"), ("3/2", r"must be a number in \(0, 1\]"),
+])
+def test_a_threshold_that_is_no_alpha_exits_2_naming_the_flag(value, reason, capsys):
+    """``--threshold`` is read as a spec number (``"1e-99999999"`` used to hang in ``Fraction``,
+    ``"1/0"`` to raise ``ZeroDivisionError``) before any search starts."""
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["find-counterexample", "--objective", "pcid_target", "--threshold", value])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert re.match(r"^python -m kinematic find-counterexample: error: argument --threshold: .*"
+                    + reason, captured.err.splitlines()[-1])
+
+
+def test_a_search_beyond_its_bound_exits_2_with_the_time_it_would_take(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["find-counterexample", "--objective", "pcid_target", "--max-examples",
+                  "1000000000"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        "error: argument --max-examples: at most 1000000 (about 0.02 s per generated MDP "
+        "measured on a 2-core machine; 1000000000 would take about 231 days), got '1000000000'")
+    assert cli.MAX_EXAMPLES("1000000") == 1_000_000
+
+
+def test_work_counts_estimate_the_time_asked_for_in_readable_units():
+    assert [format_duration(s) for s in (0.02, 59, 90, 7200, 3 * 86400, 400 * 86400,
+                                         1.3e12)] == [
+        "0.02 s", "59 s", "1.5 min", "2 h", "3 days", "1.1 years", "41,223 years"]
+    count = WorkCount(high=10, seconds_per_unit=60, unit="trial")
+    assert count("10") == 10
+    with pytest.raises(argparse.ArgumentTypeError,
+                       match=r"^at most 10 \(about 1 min per trial measured on a 2-core machine; "
+                             r"11 would take about 11 min\), got '11'$"):
+        count("11")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^must be an int >= 1, got '0'$"):
+        count("0")
+
+
+def test_a_transition_sum_beyond_the_int_to_str_limit_is_named_in_full():
+    """Ten 495-digit denominators make a row sum of about 4,950 digits: its message names the
+    entry and the whole sum (formatting it used to raise Python's digit-limit error instead)."""
+    targets = {f"s2_{k}": f"1/{10 ** 494 + k}" for k in range(1, 11)}
+    spec = {"name": "sum", "horizon": 2, "actions": ["a"], "layers": [["s1"], list(targets)],
+            "start": {"s1": "1"}, "transitions": {"s1": {"a": targets}}}
+    with pytest.raises(InvalidBlockMDP, match=r"^transitions\['s1'\]\['a'\] sums to \d{4000,}/"
+                                              r"\d{4000,}, not 1$"):
+        from_spec(spec)

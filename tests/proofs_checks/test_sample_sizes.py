@@ -6,7 +6,7 @@ import math
 import pytest
 
 from proofs_checks.cli import main
-from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
+from proofs_checks.sample_sizes import PARAMETERS, exp_oracle_sample_sizes, homer_sample_sizes
 
 
 def test_homer_sizes_follow_the_formulas():
@@ -28,9 +28,42 @@ def test_exp_oracle_sizes_use_the_proof_constants():
 
 
 def test_bad_parameters_are_named():
-    with pytest.raises(ValueError, match=r"eta must lie in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"^eta must be a finite number in \[1e-30, 1\], got 1.5$"):
         homer_sample_sizes(2, 3, 2, eta=1.5, epsilon=0.1, delta=0.1, log_policies=1,
                            log_abstractions=1)
+    with pytest.raises(ValueError,
+                       match=r"^log_policies must be a finite number in \(0, 1e\+100\]"):
+        exp_oracle_sample_sizes(2, 3, 2, eta=0.5, epsilon=0.1, delta=0.1, log_policies=0.0)
+
+
+def test_every_size_is_finite_at_the_ends_of_the_parameter_ranges():
+    """The largest sizes the ranges allow are finite: a range widened too far (eta down to
+    1e-200), or ``ln(h / delta)`` with a subnormal delta, would overflow and fail in ``ceil``."""
+    largest = {name: PARAMETERS[name].high for name in
+               ("abstract_states", "horizon", "actions", "log_policies")}
+    largest |= {"eta": PARAMETERS["eta"].low, "epsilon": PARAMETERS["epsilon"].low,
+                "delta": 5e-324}
+    homer = homer_sample_sizes(**largest, log_abstractions=PARAMETERS["log_abstractions"].high)
+    oracle = exp_oracle_sample_sizes(**largest)
+    assert 1e243 < homer.n_reg < 1e246 and 1e203 < oracle.n_psdp < 1e206
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--eta", "1e-200"), ("--epsilon", "1e-200"), ("--log-policies", "1e308"),
+    ("--log-abstractions", "1e308"), ("--abstract-states/-N", str(10**200)),
+    ("--horizon", str(10**200)), ("--actions", "1000001"), ("--delta", "0"),
+])
+def test_sample_size_flags_out_of_range_exit_2_naming_the_flag(flag, value, capsys):
+    arguments = {"-N": "3", "--horizon": "10", "--actions": "2", "--eta": "0.1",
+                 "--log-policies": "5", "--log-abstractions": "5"}
+    arguments[flag.split("/")[-1]] = value
+    with pytest.raises(SystemExit) as stop:
+        main(["sample-sizes", *(item for pair in arguments.items() for item in pair)])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.splitlines()[-1].startswith(
+        f"python -m proofs_checks sample-sizes: error: argument {flag}: must be ")
 
 
 def test_cli(capsys):
@@ -43,4 +76,5 @@ def test_cli(capsys):
         main(["sample-sizes", "-N", "3", "--horizon", "100", "--actions", "10", "--eta", "2",
               "--log-policies", "5", "--log-abstractions", "5"])
     assert stop.value.code == 2
-    assert "argument --eta: must be a finite number in (0, 1], got '2'" in capsys.readouterr().err
+    assert ("argument --eta: must be a finite number in [1e-30, 1], got '2'"
+            in capsys.readouterr().err)
