@@ -190,10 +190,10 @@ def _check_distribution(
 ) -> None:
     for key, value in values.items():
         if value < 0:
-            raise InvalidBlockMDP(f"{where}[{key!r}] is negative ({value})")
+            raise InvalidBlockMDP(f"{where}[{key!r}] is negative ({mode.to_json(value)})")
     total = sum(values.values(), mode.scalar(0))
-    if not mode.equal(total, mode.scalar(1)):
-        raise InvalidBlockMDP(f"{where} sums to {total}, not 1")
+    if not mode.equal(total, mode.scalar(1)):  # to_json: a sum may pass the int-to-str limit
+        raise InvalidBlockMDP(f"{where} sums to {mode.to_json(total)}, not 1")
 
 
 def block_mdp(
@@ -386,8 +386,8 @@ def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
 
 
 def _check_text(name: str, where: str) -> None:
-    """A state or action name must be valid Unicode text: a lone surrogate (``"\\ud800"`` in
-    JSON) reads as a string that cannot be printed or written as UTF-8."""
+    """A state, action or observation name must be valid Unicode text: a lone surrogate
+    (``"\\ud800"`` in JSON) reads as a string that cannot be printed or written as UTF-8."""
     if not name.isascii():
         try:
             name.encode("utf-8")
@@ -465,6 +465,8 @@ def _parse_emissions(
                 given = require_mapping(given, where)
                 if not given:
                     raise InvalidBlockMDP(f"{where} is empty")
+                for observation in given:
+                    _check_text(str(observation), where)
                 result[state] = {
                     str(x): parse_number(v, f"{where}[{x!r}]") for x, v in given.items()
                 }

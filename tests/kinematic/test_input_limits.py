@@ -287,6 +287,10 @@ def test_a_name_that_is_a_lone_surrogate_is_refused_naming_its_place():
     with pytest.raises(InvalidBlockMDP, match=r"^action 2: name '\\udfff' is not valid Unicode "
                                               r"text \(a lone surrogate\)$"):
         from_spec(spec)
+    with pytest.raises(InvalidBlockMDP, match=r"^emissions\['s2'\]: name '\\udc80' is not valid "
+                                              r"Unicode text \(a lone surrogate\)$"):
+        from_spec({**spec, "actions": ["a"], "transitions": {"s1": {"a": {"s2": "1"}}},
+                   "emissions": {"s2": {"x": "1/2", "\udc80": "1/2"}}})
     accented = from_spec({**spec, "actions": ["a", "\u00e9t\u00e9"],
                           "transitions": {"s1": {"a": {"s2": "1"}, "\u00e9t\u00e9": {"s2": "1"}}}})
     assert accented.actions == ("a", "\u00e9t\u00e9")  # any other text is a name
@@ -393,12 +397,24 @@ def test_work_counts_estimate_the_time_asked_for_in_readable_units():
         count("0")
 
 
-def test_a_transition_sum_beyond_the_int_to_str_limit_is_named_in_full():
-    """Ten 495-digit denominators make a row sum of about 4,950 digits: its message names the
+@pytest.mark.parametrize("place", ["transitions", "start", "emissions"])
+def test_a_sum_beyond_the_int_to_str_limit_is_named_in_full(place):
+    """Ten 495-digit denominators make a sum of about 4,950 digits: its message names the
     entry and the whole sum (formatting it used to raise Python's digit-limit error instead)."""
-    targets = {f"s2_{k}": f"1/{10 ** 494 + k}" for k in range(1, 11)}
-    spec = {"name": "sum", "horizon": 2, "actions": ["a"], "layers": [["s1"], list(targets)],
-            "start": {"s1": "1"}, "transitions": {"s1": {"a": targets}}}
-    with pytest.raises(InvalidBlockMDP, match=r"^transitions\['s1'\]\['a'\] sums to \d{4000,}/"
-                                              r"\d{4000,}, not 1$"):
+    terms = {f"s2_{k}": f"1/{10 ** 494 + k}" for k in range(1, 11)}
+    spec = {"name": "sum", "horizon": 2, "actions": ["a"], "layers": [["s1"], list(terms)],
+            "start": {"s1": "1"},
+            "transitions": {"s1": {"a": {state: "1/10" for state in terms}}}}
+    where = {"transitions": r"transitions\['s1'\]\['a'\]", "start": "start",
+             "emissions": r"emissions\['s1'\]"}[place]
+    if place == "transitions":
+        spec["transitions"]["s1"]["a"] = terms
+    elif place == "start":
+        spec["layers"][0] = list(terms)
+        spec["layers"][1] = ["s1"]
+        spec["start"] = terms
+        spec["transitions"] = {state: {"a": {"s1": "1"}} for state in terms}
+    else:
+        spec["emissions"] = {"s1": {f"x{k}": p for k, p in enumerate(terms.values())}}
+    with pytest.raises(InvalidBlockMDP, match=rf"^{where} sums to \d{{4000,}}/\d{{4000,}}, not 1$"):
         from_spec(spec)
