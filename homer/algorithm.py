@@ -22,6 +22,7 @@ rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Genera
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -168,12 +169,16 @@ def _holds_run(run_dir: Path, identity: dict) -> bool:
 
 def _delete_run(run_dir: Path, present: list[str]) -> None:
     """Delete the run's ``present`` artefacts and the files ``homer compare`` wrote in its
-    ``compare`` directory; nothing else (other files there are not ours). Every path was
-    checked by :func:`check_run_directory`; ``unlink`` never follows a link."""
+    ``compare`` directory, then that directory if nothing else is left in it; nothing else
+    (other files there are not ours). Every path was checked by :func:`check_run_directory`;
+    ``unlink`` never follows a link."""
     for name in present:
         (run_dir / name).unlink()
+    compare = run_dir / COMPARE_DIRECTORY
     for name in COMPARE_OUTPUTS:
-        (run_dir / COMPARE_DIRECTORY / name).unlink(missing_ok=True)
+        (compare / name).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # absent, or holding files that are not ours
+        compare.rmdir()
 
 
 def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: bool) -> None:

@@ -28,7 +28,7 @@ from homer.algorithm import (
     run_homer,
 )
 from homer.artefacts import load_run
-from homer.checkpoint import write_atomically
+from homer.checkpoint import check_own_path, write_atomically
 from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.counterexamples import counterexample_table, run_counterexamples
@@ -48,6 +48,11 @@ from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
 __all__ = ["main"]
+
+SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
+"""The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
+COUNTEREXAMPLE_OUTPUTS = ("table.txt", "table.json")
+"""The files ``homer counterexamples`` writes beside its runs (checked before they run)."""
 
 
 def _output_path(text: str) -> Path:
@@ -205,6 +210,8 @@ def _sweep(args: argparse.Namespace) -> int:
               flush=True)
 
     try:
+        for name in SWEEP_OUTPUTS:
+            check_own_path(args.out / name)
         records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
                             on_record=report)
@@ -225,6 +232,8 @@ def _sweep(args: argparse.Namespace) -> int:
 def _counterexamples(args: argparse.Namespace) -> int:
     names = None if args.cases is None else args.cases.split(",")
     try:
+        for name in COUNTEREXAMPLE_OUTPUTS:
+            check_own_path(args.out / name)
         base = HomerConfig(transitions=args.transitions, max_transitions=args.transitions)
         rows = run_counterexamples(
             args.out, base, seed=args.seed, names=names,
