@@ -22,10 +22,10 @@ rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Genera
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -35,7 +35,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from homer.checkpoint import load_checkpoint, save_checkpoint, write_atomically
+from homer.checkpoint import (
+    UnsafePathError,
+    check_own_path,
+    load_checkpoint,
+    save_checkpoint,
+    write_atomically,
+)
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
@@ -49,7 +55,9 @@ from kinematic.planning import optimal_values
 from kinematic.resources import check_memory
 from kinematic.spec import dumps_spec
 
-__all__ = ["ARTEFACTS", "CHECKPOINT", "CONFIG", "MDP_SPEC", "HomerResult", "check_run_fits",
+__all__ = ["ARTEFACTS", "CHECKPOINT", "COMPARE_DIRECTORY", "COMPARE_OUTPUTS", "COMPARE_PLOTS",
+           "CONFIG", "MDP_SPEC", "HomerResult", "check_compare_outputs", "check_run_directory",
+           "check_run_fits",
            "covers_from_state", "mdp_fingerprint", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
@@ -59,6 +67,13 @@ CONFIG = "config.json"
 """The run's identity: config, seed, MDP name and hash, encoder (compared on resume)."""
 ARTEFACTS = (CONFIG, MDP_SPEC, CHECKPOINT, "policy.npz", "result.json")
 """The files a run writes to its directory."""
+COMPARE_DIRECTORY = "compare"
+"""The directory of a run where ``homer compare`` writes by default."""
+COMPARE_PLOTS = ("visitation", "dynamics", "alpha", "confusion")
+"""The figures of ``homer compare``, each saved as PNG and SVG."""
+COMPARE_OUTPUTS = ("report.json", "summary.txt",
+                   *(f"{plot}.{kind}" for plot in COMPARE_PLOTS for kind in ("png", "svg")))
+"""The files ``homer compare`` writes (all ``--force`` deletes in ``COMPARE_DIRECTORY``)."""
 
 
 @dataclass
@@ -135,16 +150,74 @@ def _save(run_dir: Path, state: dict) -> None:
     save_checkpoint(run_dir / CHECKPOINT, state)
 
 
+def check_compare_outputs(directory: Path) -> None:
+    """Refuse (:class:`~homer.checkpoint.UnsafePathError` naming the path) a ``homer compare``
+    output ``directory`` that exists but is not a directory, or where a file of
+    ``COMPARE_OUTPUTS`` is a symbolic link or not a regular file. Absent paths pass."""
+    if directory.exists() and not directory.is_dir():
+        raise UnsafePathError(f"{directory} is a file, not a directory")
+    for name in COMPARE_OUTPUTS:
+        check_own_path(directory / name)
+
+
+def check_run_directory(run_dir: Path) -> None:
+    """Refuse (:class:`~homer.checkpoint.UnsafePathError` naming the path) a run directory
+    where a file of ``ARTEFACTS``, the ``compare`` directory or one of its ``COMPARE_OUTPUTS``
+    is a symbolic link or not of its kind (regular file, directory): run directories are handed
+    over, and a planted link would make a run or ``homer compare`` write (or ``--force``
+    delete) outside. ``run_dir`` itself may be a link (the user chose it)."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UnsafePathError(f"{run_dir} is a file, not a run directory")
+    for name in ARTEFACTS:
+        check_own_path(run_dir / name)
+    check_own_path(run_dir / COMPARE_DIRECTORY, directory=True)
+    check_compare_outputs(run_dir / COMPARE_DIRECTORY)
+
+
+def _holds_run(run_dir: Path, identity: dict) -> bool:
+    """Whether ``run_dir`` holds a HOMER run: its ``config.json`` is a JSON object with every
+    key of a run's identity (a ``checkpoint.pt`` alone is a common name for other files)."""
+    try:
+        stored = read_json_file(run_dir / CONFIG)
+    except ValueError:
+        return False
+    return (isinstance(stored, dict) and stored.keys() >= identity.keys()
+            and isinstance(stored["config"], dict))
+
+
+def _delete_run(run_dir: Path, present: list[str]) -> None:
+    """Delete the run's ``present`` artefacts and the files ``homer compare`` wrote in its
+    ``compare`` directory, then that directory if nothing else is left in it; nothing else
+    (other files there are not ours). Every path was checked by :func:`check_run_directory`;
+    ``unlink`` never follows a link."""
+    for name in present:
+        (run_dir / name).unlink()
+    compare = run_dir / COMPARE_DIRECTORY
+    for name in COMPARE_OUTPUTS:
+        (compare / name).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # absent, or holding files that are not ours
+        compare.rmdir()
+
+
 def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: bool) -> None:
     """Make ``run_dir`` this run's: refuse a directory holding another run's artefacts unless
-    ``force`` (which deletes them) or ``resume`` (which needs the same identity)."""
+    ``force`` (which deletes them) or ``resume`` (which needs the same identity).
+
+    ``run_dir`` has passed :func:`check_run_directory` (no links where files are expected).
+    ``force`` deletes only the files a run and ``homer compare`` write, and only when the
+    directory holds a run (:func:`_holds_run`): files named like artefacts without a run are
+    refused, naming them; with none, the run starts afresh.
+    """
     present = [name for name in ARTEFACTS if (run_dir / name).exists()]
     if not present:
         return
     if force:
-        for name in present:
-            (run_dir / name).unlink()
-        shutil.rmtree(run_dir / "compare", ignore_errors=True)  # a report of the old run
+        if not _holds_run(run_dir, identity):
+            raise FileExistsError(
+                f"{run_dir} holds {', '.join(present)} but no HOMER run ({run_dir / CONFIG} "
+                "is not a run's identity): --force replaces only a run; move them or use "
+                "another directory")
+        _delete_run(run_dir, present)
     elif resume:
         config = run_dir / CONFIG
         if config.exists():
@@ -237,9 +310,11 @@ class _OpenRun:
 def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
               encoder: HadamardNoise, sample_rewards: bool, resume: bool,
               force: bool) -> _OpenRun:
-    """Seed, claim ``run_dir`` (resuming its checkpoint if asked) and write the run's identity."""
+    """Check and create ``run_dir``, seed, claim it (resuming its checkpoint if asked) and write
+    the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
     use_torch_threads(config.torch_threads)
+    check_run_directory(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
@@ -373,16 +448,21 @@ def run_homer(
     With ``resume``, a run stopped after some time step continues from its checkpoint and
     yields the same result as an uninterrupted run with the same seed. A ``run_dir`` that
     holds another run is refused (``FileExistsError``) unless ``resume`` (same run only) or
-    ``force`` (its artefacts and its ``compare`` report are deleted first).
+    ``force`` (its artefacts and its ``compare`` report are deleted first, nothing else; a
+    directory holding files named like artefacts but no run is refused). A ``run_dir`` with a
+    symbolic link (or a directory) where an artefact or a ``compare`` output belongs is
+    refused, naming it (:class:`~homer.checkpoint.UnsafePathError`); files are written
+    through fresh temporary files, so nothing is ever written outside ``run_dir``.
     """
     if resume and force:
         raise ValueError("resume and force exclude each other")
     config, encoder = config or HomerConfig(), encoder or HadamardNoise()
     check_run_fits(mdp, config, encoder)
     run = _open_run(mdp, Path(run_dir), config, seed, encoder, sample_rewards, resume, force)
-    bar = tqdm(range(run.state["completed_step"] + 1, mdp.horizon), disable=not progress,
-               desc="HOMER time steps", unit="step")
-    for step in bar:
-        _learn_step(run, step)
-        bar.set_postfix(episodes=run.sampler.episodes)
+    steps = range(run.state["completed_step"] + 1, mdp.horizon)
+    # Closed on Ctrl-C too, so the bar's line ends before the command's last line.
+    with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:
+        for step in bar:
+            _learn_step(run, step)
+            bar.set_postfix(episodes=run.sampler.episodes)
     return _finish(run)

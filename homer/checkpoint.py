@@ -6,13 +6,18 @@ stored as torch tensors and everything else as plain containers (dict, list, tup
 float, bool, None), and it is read back with ``torch.load(weights_only=True)``, whose unpickler
 refuses any other object (a pickle that would call ``os.system`` is rejected before anything
 runs). Every file is written to a temporary file beside its target and renamed over it, so a
-stopped run never leaves a torn file.
+stopped run never leaves a torn file; the temporary file gets a fresh name (never a planted
+``<name>.tmp``) and a target that is a symbolic link is refused, so a handed-over directory
+cannot redirect a write elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +25,8 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["CheckpointError", "load_checkpoint", "save_checkpoint", "write_atomically"]
+__all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
+           "save_checkpoint", "write_atomically"]
 
 TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
 """Entries that are torch tensors in the run's state as well (random generator states)."""
@@ -31,14 +37,73 @@ class CheckpointError(ValueError):
     tensors and plain containers."""
 
 
+class UnsafePathError(ValueError):
+    """A path where HOMER keeps its own file or directory that is a symbolic link, or not a
+    regular file (a directory) as expected: directories are handed over, so a planted link
+    could make a write or a deletion land anywhere."""
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+"""The mode ``open`` gives a new file (``mkstemp`` makes them private: 0o600)."""
+
+
+def check_own_path(path: Path, directory: bool = False) -> None:
+    """Refuse (:class:`UnsafePathError` naming ``path``) a ``path`` that is a symbolic link, or
+    that exists as anything but a regular file (a directory if ``directory``); an absent path
+    passes. Links are never followed: ``lstat``."""
+    kind = "directory" if directory else "regular file"
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISLNK(mode):
+        raise UnsafePathError(f"{path}: a symbolic link where HOMER keeps its own {kind}; "
+                              "refused (it could point anywhere): remove it")
+    if not (stat.S_ISDIR(mode) if directory else stat.S_ISREG(mode)):
+        raise UnsafePathError(f"{path}: not a {kind}")
+
+
 def write_atomically(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(data.encode() if isinstance(data, str) else data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write ``data`` to ``path`` through a temporary file in the same directory, renamed over
+    ``path`` once complete and synced (a stopped write never leaves a torn file).
+
+    The temporary file is created by :func:`tempfile.mkstemp` (a fresh name, ``O_EXCL``: a
+    planted ``<name>.tmp`` link is never opened) and removed if anything fails. A ``path``
+    that is a symbolic link or a non-regular file is refused (:class:`UnsafePathError`
+    naming it); an ``OSError`` names ``path``, not the temporary file.
+    """
+    path = Path(path)
+    check_own_path(path)
+    try:
+        _replace(path, data.encode() if isinstance(data, str) else data)
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise type(error)(error.errno, error.strerror, str(path)) from error
+
+
+def _replace(path: Path, content: bytes) -> None:
+    """Write ``content`` to a fresh temporary file beside ``path``, sync it and rename it over
+    ``path``; the temporary file is removed if anything fails (Ctrl-C included)."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            os.fchmod(handle.fileno(), _FILE_MODE)
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
 
 
 def _convert_leaves(value: Any, leaf: type, convert: Callable[[Any], Any]) -> Any:

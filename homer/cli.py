@@ -15,12 +15,21 @@ import sys
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
-from homer.algorithm import run_homer
+from homer.algorithm import (
+    CHECKPOINT,
+    COMPARE_DIRECTORY,
+    COMPARE_PLOTS,
+    check_compare_outputs,
+    check_run_directory,
+    run_homer,
+)
 from homer.artefacts import load_run
-from homer.compare import compare_run, format_summary
+from homer.checkpoint import check_own_path, write_atomically
+from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.counterexamples import counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
@@ -35,9 +44,23 @@ from homer.sweep import horizon_figure, run_sweep, sweep_table
 from kinematic.arguments import at_least, nonnegative
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
+from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
 __all__ = ["main"]
+
+SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
+"""The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
+COUNTEREXAMPLE_OUTPUTS = ("table.txt", "table.json")
+"""The files ``homer counterexamples`` writes beside its runs (checked before they run)."""
+
+
+def _output_path(text: str) -> Path:
+    """argparse type of ``--out``: a non-empty path (``''`` would write into the working
+    directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must be a non-empty path, got {text!r}")
+    return Path(text)
 
 
 def _horizons(text: str) -> list[int]:
@@ -64,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--expected-rewards", action="store_true",
                      help="give the agent each reward's expected value instead of drawing "
                           "stochastic rewards from their distribution")
-    run.add_argument("--out", type=Path, required=True, help="run directory")
+    run.add_argument("--out", type=_output_path, required=True, help="run directory")
     reuse = run.add_mutually_exclusive_group()
     reuse.add_argument("--resume", action="store_true", help="continue a stopped run in --out")
     reuse.add_argument("--force", action="store_true",
@@ -79,7 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--transitions", type=at_least(1), default=2000,
                          help="transitions per step for the recovered dynamics")
     compare.add_argument("--seed", type=at_least(0), default=0, help="seed of the sampling")
-    compare.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/compare")
+    compare.add_argument("--out", type=_output_path, default=None,
+                         help="default: RUN_DIR/compare")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
     sweep = commands.add_parser("sweep", help="algorithms x horizons x seeds on the lock")
     sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid")
@@ -88,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", type=at_least(1), default=5, help="seeds 0 .. SEEDS-1")
     sweep.add_argument("--budget", type=at_least(1), default=100_000,
                        help="episodes per PPO / A2C run (the paper: 10^7)")
-    sweep.add_argument("--out", type=Path, required=True, help="sweep directory")
+    sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
     sweep.add_argument("--address", default=None,
                        help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
@@ -98,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         "counterexamples",
         help="Section 5 learned: each failing objective and HOMER on the same MDPs, both "
              "compared with the exact truth (exit 1 if a row is not as predicted)")
-    counter.add_argument("--out", type=Path, required=True,
+    counter.add_argument("--out", type=_output_path, required=True,
                          help="directory for the runs (one subdirectory each; replaced)")
     counter.add_argument("--cases", default=None,
                          help="comma-separated names (default: all, with the stored finder "
@@ -121,8 +145,40 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cannot_write(error: OSError | ValueError, where: Path) -> int:
+    """Print the one-line error of a failed write (naming the file, else ``where``); exit
+    status 2."""
+    if isinstance(error, OSError):
+        message = f"{error.filename or where}: cannot write there ({error.strerror or error})"
+    else:  # a symbolic link or a directory where a file is written
+        message = str(error)
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _write_comparison(out: Path, report: ComparisonReport, mdp: BlockMDP,
+                      summary: str) -> dict[str, Any]:
+    """Write the plots, ``report.json`` and ``summary.txt`` into ``out``; the report's JSON
+    document (with the plots' paths)."""
+    out.mkdir(parents=True, exist_ok=True)
+    figures = {"visitation": visitation_figure(report, mdp),
+               "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),
+               "confusion": confusion_figure(report)}
+    paths = [str(p) for name in COMPARE_PLOTS for p in save_figure(figures[name], out / name)]
+    document = {**report.to_json(), "plots": paths}
+    write_atomically(out / "report.json", json.dumps(document, indent=1))
+    write_atomically(out / "summary.txt", summary + "\n")
+    return document
+
+
 def _compare(args: argparse.Namespace) -> int:
+    """``homer compare``: the run directory and the output directory are checked before the
+    comparison (no symbolic links where files are expected, ``--out`` not a file); if writing
+    fails, the comparison is still printed before the error."""
+    out = args.out or args.run_dir / COMPARE_DIRECTORY
     try:
+        check_run_directory(args.run_dir)
+        check_compare_outputs(out)
         artefacts = load_run(args.run_dir, load_spec(args.spec) if args.spec else None)
         report = compare_run(artefacts, args.samples, args.transitions, args.seed,
                              progress=lambda steps: tqdm(steps, desc="comparing",
@@ -130,27 +186,18 @@ def _compare(args: argparse.Namespace) -> int:
     except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    out = args.out or args.run_dir / "compare"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f"error: {out}: cannot write the report there ({error.strerror})", file=sys.stderr)
-        return 2
-    mdp = artefacts.mdp
-    figures = {"visitation": visitation_figure(report, mdp),
-               "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),
-               "confusion": confusion_figure(report)}
-    paths = [str(p) for name, figure in figures.items() for p in save_figure(figure, out / name)]
-    document = {**report.to_json(), "plots": paths}
-    (out / "report.json").write_text(json.dumps(document, indent=1))
     summary = format_summary(report)
-    (out / "summary.txt").write_text(summary + "\n")
+    try:
+        document = _write_comparison(out, report, artefacts.mdp, summary)
+    except (OSError, ValueError) as error:
+        print(json.dumps(report.to_json()) if args.json else summary)  # computed: not lost
+        return _cannot_write(error, out)
     if args.json:
         print(json.dumps(document))
     else:
         print(summary)
         print("report: " + str(out / "report.json"))
-        print("plots: " + ", ".join(p for p in paths if p.endswith(".png")))
+        print("plots: " + ", ".join(p for p in document["plots"] if p.endswith(".png")))
     return 0
 
 
@@ -163,6 +210,8 @@ def _sweep(args: argparse.Namespace) -> int:
               flush=True)
 
     try:
+        for name in SWEEP_OUTPUTS:
+            check_own_path(args.out / name)
         records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
                             on_record=report)
@@ -170,9 +219,12 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = sweep_table(records)
-    (args.out / "table.txt").write_text(table + "\n")
-    paths = save_figure(horizon_figure(records), args.out / "horizon")
     print(table)
+    try:
+        write_atomically(args.out / "table.txt", table + "\n")
+        paths = save_figure(horizon_figure(records), args.out / "horizon")
+    except (OSError, ValueError) as error:
+        return _cannot_write(error, args.out)
     print("plot: " + str(paths[0]))
     return 1 if any(r["status"] == "failed" for r in records) else 0
 
@@ -180,6 +232,8 @@ def _sweep(args: argparse.Namespace) -> int:
 def _counterexamples(args: argparse.Namespace) -> int:
     names = None if args.cases is None else args.cases.split(",")
     try:
+        for name in COUNTEREXAMPLE_OUTPUTS:
+            check_own_path(args.out / name)
         base = HomerConfig(transitions=args.transitions, max_transitions=args.transitions)
         rows = run_counterexamples(
             args.out, base, seed=args.seed, names=names,
@@ -188,12 +242,12 @@ def _counterexamples(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = counterexample_table(rows)
-    (args.out / "table.txt").write_text(table + "\n")
-    (args.out / "table.json").write_text(json.dumps(rows, indent=1) + "\n")
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        print(table)
+    print(json.dumps(rows) if args.json else table)
+    try:
+        write_atomically(args.out / "table.txt", table + "\n")
+        write_atomically(args.out / "table.json", json.dumps(rows, indent=1) + "\n")
+    except (OSError, ValueError) as error:
+        return _cannot_write(error, args.out)
     as_predicted = all(r["fails_as_predicted"] and r["homer_succeeds"] for r in rows)
     return 0 if as_predicted else 1
 
@@ -221,6 +275,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        instead = " instead of --force" if args.force else ""
+        print(f"error: interrupted; the time steps completed so far are saved in {args.out} "
+              f"({CHECKPOINT}): rerun the same command with --resume{instead} to continue",
+              file=sys.stderr)
+        return 130
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))

@@ -12,6 +12,7 @@ as PNG and SVG by :func:`save_figure`):
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import networkx as nx
@@ -19,6 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
 from kinematic.model import BlockMDP
 
@@ -27,10 +29,14 @@ __all__ = ["alpha_figure", "confusion_figure", "dynamics_figure", "save_figure",
 
 
 def save_figure(figure: Figure, stem: Path) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+    """Write ``stem.png`` and ``stem.svg``; return both paths. Each is rendered in memory and
+    written by :func:`homer.checkpoint.write_atomically` (never torn, never through a symbolic
+    link: matplotlib would open the path itself and follow one)."""
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:
-        figure.savefig(path, dpi=120, bbox_inches="tight")
+        image = io.BytesIO()
+        figure.savefig(image, format=path.suffix[1:], dpi=120, bbox_inches="tight")
+        write_atomically(path, image.getvalue())
     return paths
 
 

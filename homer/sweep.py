@@ -27,7 +27,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from homer.checkpoint import write_atomically
+from homer.checkpoint import check_own_path, write_atomically
 from homer.threads import DEFAULT_TORCH_THREADS
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
@@ -182,6 +182,7 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} is a file, not a sweep directory")
     out.mkdir(parents=True, exist_ok=True)
+    check_own_path(out / RECORDS)  # appended to: a planted link would get the records
     tasks = [SweepTask(a, h, s, budget, str(out)) for a in algorithms for h in horizons
              for s in range(seeds)]
     finished = _finished(out)

@@ -1,7 +1,8 @@
 """Run directories are data: a checkpoint that would execute code is refused before anything
 runs, by ``homer compare`` and by ``--resume``; broken files are named; a resume needs the very
-MDP of the run, not only its name."""
+MDP of the run, not only its name; a write goes to its target only, never through a link."""
 
+import errno
 import os
 
 import numpy as np
@@ -10,7 +11,13 @@ import torch
 
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
-from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from homer.checkpoint import (
+    CheckpointError,
+    UnsafePathError,
+    load_checkpoint,
+    save_checkpoint,
+    write_atomically,
+)
 from homer.cli import main
 from homer.config import HomerConfig
 from kinematic.families import combination_lock
@@ -76,7 +83,55 @@ def test_a_checkpoint_round_trips_arrays_containers_and_generator_states(tmp_pat
     assert np.array_equal(bias, np.zeros(2))
     assert loaded["numpy_rng"] == state["numpy_rng"] and loaded["log"] == state["log"]
     assert torch.equal(loaded["torch_rng"], state["torch_rng"])
-    assert not (tmp_path / "c.pt.tmp").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["c.pt"]  # no temporary file left
+
+
+def test_a_planted_tmp_link_beside_the_target_is_never_written_through(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("theirs")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json.tmp").symlink_to(outside)
+    write_atomically(tmp_path / "run" / "config.json", "ours")
+    assert outside.read_text() == "theirs"
+    assert not (tmp_path / "run" / "config.json").is_symlink()
+    assert (tmp_path / "run" / "config.json").read_text() == "ours"
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["config.json",
+                                                                     "config.json.tmp"]
+
+
+def test_a_target_that_is_a_link_or_a_directory_is_refused_by_name(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("theirs")
+    (tmp_path / "report.json").symlink_to(outside)
+    with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'report.json'}: a symbolic link"):
+        write_atomically(tmp_path / "report.json", "ours")
+    assert outside.read_text() == "theirs" and (tmp_path / "report.json").is_symlink()
+    (tmp_path / "summary.txt").mkdir()
+    with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'summary.txt'}: not a regular"):
+        write_atomically(tmp_path / "summary.txt", "ours")
+
+
+def test_a_failed_write_removes_its_temporary_file_keeps_the_target_and_names_it(
+        tmp_path, monkeypatch):
+    target = tmp_path / "result.json"
+    target.write_text("before")
+
+    def disk_full(descriptor):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left") as raised:
+        write_atomically(target, "after")
+    assert raised.value.filename == str(target)  # not the temporary file's name
+    assert target.read_text() == "before"
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_a_written_file_gets_the_permissions_of_an_ordinary_new_file(tmp_path):
+    ordinary = tmp_path / "ordinary"
+    ordinary.write_text("")
+    write_atomically(tmp_path / "written", "data")
+    assert (tmp_path / "written").stat().st_mode == ordinary.stat().st_mode  # not 0o600
 
 
 def test_resume_refuses_another_mdp_with_the_same_name(tmp_path):

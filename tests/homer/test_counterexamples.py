@@ -81,3 +81,16 @@ def test_run_takes_an_objective_and_compare_reads_its_directory(tmp_path, capsys
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     # one class per layer merges backward-KI classes at both learned steps
     assert report["steps_with_wrong_merges_by_abstraction"]["backward"] == 2
+
+
+def test_a_planted_link_as_the_table_is_refused_before_any_case_runs(tmp_path, capsys):
+    outside = tmp_path / "outside.json"
+    outside.write_text("not yours")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "table.json").symlink_to(outside)
+    assert main(["counterexamples", "--out", str(tmp_path / "out"), "--cases", "curiosity"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {tmp_path / 'out' / 'table.json'}: a symbolic link where HOMER keeps its own "
+        "regular file; refused (it could point anywhere): remove it"]
+    assert outside.read_text() == "not yours"
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["table.json"]  # nothing ran

@@ -13,6 +13,8 @@ import pytest
 import homer.algorithm as algorithm
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
+from homer.checkpoint import load_checkpoint
+from homer.cli import main
 from homer.compare import compare_run
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
@@ -112,6 +114,37 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"another run \(rewards differ"):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, sample_rewards=False, resume=True,
                   progress=False)
+
+
+def test_ctrl_c_during_run_exits_130_saying_how_to_resume_and_the_resumed_run_is_identical(
+        tmp_path, monkeypatch, capsys):
+    command = ["run", "--env", "combolock", "--horizon", "3", "--actions", "3", "--json",
+               "--transitions", "300", "--max-epochs", "10", "--min-epochs", "10",
+               "--evaluation-episodes", "200"]
+    assert main([*command, "--out", str(tmp_path / "whole")]) == 0
+    original = algorithm._save
+
+    def save_then_interrupt(run_dir, state):
+        original(run_dir, state)
+        raise KeyboardInterrupt  # Ctrl-C right after the first step's checkpoint
+
+    monkeypatch.setattr(algorithm, "_save", save_then_interrupt)
+    stopped = tmp_path / "stopped"
+    capsys.readouterr()
+    assert main([*command, "--out", str(stopped)]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: interrupted; the time steps completed so far are saved in {stopped} "
+        "(checkpoint.pt): rerun the same command with --resume to continue"]
+    assert load_checkpoint(stopped / "checkpoint.pt")["completed_step"] == 1
+    monkeypatch.setattr(algorithm, "_save", original)
+    assert main([*command, "--out", str(stopped), "--resume"]) == 0
+
+    def result(run_dir):
+        summary = json.loads((run_dir / "result.json").read_text())
+        return {key: value for key, value in summary.items()
+                if key not in ("seconds", "run_dir")}
+
+    assert result(stopped) == result(tmp_path / "whole")
 
 
 def test_command_line_prints_a_json_summary_last(tmp_path):

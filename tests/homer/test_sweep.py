@@ -1,13 +1,18 @@
 """The sweep: on a local Ray instance, resumed after a stop without repeating a task, and with a
 failing task reported (after one retry) with its error."""
 
+import errno
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from homer import cli
+from homer.checkpoint import UnsafePathError
+from homer.cli import main
 from homer.sweep import RECORDS, SweepTask, horizon_figure, run_sweep, sweep_table
 
 ray = pytest.importorskip("ray")
@@ -208,3 +213,49 @@ def test_a_file_as_the_sweep_directory_is_refused(tmp_path):
     path.write_text("")
     with pytest.raises(ValueError, match="is a file"):
         run_sweep(["homer"], [3], 1, 1, path, executor="local", runner=counting_runner)
+
+
+def test_a_planted_link_as_the_records_file_is_refused_before_any_task_runs(tmp_path):
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("")
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / RECORDS).symlink_to(outside)
+    with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'sweep' / RECORDS}: a symbolic"):
+        run_sweep(["a"], [3], 1, 1, tmp_path / "sweep", executor="local",
+                  runner=counting_runner)
+    assert outside.read_text() == ""
+    assert not (tmp_path / "sweep" / "calls.txt").exists()
+
+
+SWEEP = ["sweep", "--algorithms", "pcid", "--horizons", "3", "--seeds", "1", "--budget", "5",
+         "--executor", "local", "--workers", "1"]
+
+
+def test_a_planted_link_as_the_table_is_refused_before_any_task_runs(tmp_path, capsys):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours")
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "table.txt").symlink_to(outside)
+    assert main([*SWEEP, "--out", str(tmp_path / "sweep")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {tmp_path / 'sweep' / 'table.txt'}: a symbolic link where HOMER keeps its own "
+        "regular file; refused (it could point anywhere): remove it"]
+    assert outside.read_text() == "not yours"
+    assert not (tmp_path / "sweep" / RECORDS).exists()
+
+
+def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "sweep"
+    run_sweep(["pcid"], [3], 1, 5, out, executor="local", runner=counting_runner)
+    calls = (out / "calls.txt").read_text()
+
+    def disk_full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(cli, "write_atomically", disk_full)
+    assert main([*SWEEP, "--out", str(out)]) == 2  # every task done: none runs again
+    captured = capsys.readouterr()
+    assert captured.out.startswith("algorithm")  # the table is not lost
+    assert captured.err.strip().splitlines() == [
+        f"error: {out / 'table.txt'}: cannot write there (No space left on device)"]
+    assert (out / "calls.txt").read_text() == calls
