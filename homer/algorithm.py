@@ -57,8 +57,7 @@ from kinematic.spec import dumps_spec
 
 __all__ = ["ARTEFACTS", "CHECKPOINT", "COMPARE_DIRECTORY", "COMPARE_OUTPUTS", "COMPARE_PLOTS",
            "CONFIG", "MDP_SPEC", "HomerResult", "check_compare_outputs", "check_run_directory",
-           "check_run_fits",
-           "covers_from_state", "mdp_fingerprint", "run_homer"]
+           "check_run_fits", "covers_from_state", "mdp_fingerprint", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
 MDP_SPEC = "mdp.json"
