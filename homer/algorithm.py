@@ -35,12 +35,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from homer.checkpoint import load_checkpoint, save_checkpoint, write_atomically
+from homer.checkpoint import save_checkpoint, write_atomically
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.objectives import one_class_abstraction, train_objective
 from homer.psdp import greedy_policy_search, psdp
+from homer.run_state import check_reward_scale, read_run_checkpoint
 from homer.sampler import Batch, BatchSampler, LinearPolicy
 from homer.threads import use_torch_threads
 from kinematic.json_input import read_json_file
@@ -222,6 +223,7 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
               force: bool) -> _OpenRun:
     """Seed, claim ``run_dir`` (resuming its checkpoint if asked) and write the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
+    check_reward_scale(mdp, config)
     use_torch_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -241,16 +243,13 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     }
     _claim_run_directory(run_dir, identity, resume, force)
     checkpoint = run_dir / CHECKPOINT
-    if resume and checkpoint.exists():
-        state = load_checkpoint(checkpoint)
-        differ = [key for key, value in identity.items() if state.get(key) != value]
-        if differ:
-            raise ValueError(f"{checkpoint} belongs to another run ({', '.join(differ)} "
-                             "differ)")
-        rng.bit_generator.state = state["numpy_rng"]
-        generator.set_state(state["torch_rng"])
-        torch.set_rng_state(state["torch_global_rng"])
-        sampler.episodes = state["episodes"]
+    if resume and (checkpoint.exists() or checkpoint.is_symlink()):
+        stored = read_run_checkpoint(checkpoint, mdp, identity)
+        state = stored.state()
+        rng.bit_generator.state = stored.numpy_rng
+        generator.set_state(stored.torch_rng)
+        torch.set_rng_state(stored.torch_global_rng)
+        sampler.episodes = stored.episodes
     write_atomically(run_dir / CONFIG, json.dumps(identity, indent=1))
     write_atomically(run_dir / MDP_SPEC, spec)
     return _OpenRun(mdp, config, run_dir, sampler, rng, generator, state,

@@ -8,7 +8,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
-__all__ = ["NumberRange", "at_least", "fraction", "nonnegative", "positive", "tolerance"]
+__all__ = ["NumberRange", "at_least", "fraction", "nonnegative", "positive", "random_seed",
+           "tolerance"]
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,14 @@ class NumberRange:
     def describe(self) -> str:
         """E.g. ``'an int >= 2'``, ``'a finite number in (0, 1)'``."""
         noun = "an int" if self.kind is int else "a finite number"
+        low, high = _shown(self.low), _shown(self.high)
         if self.low is not None and self.high is not None:
             left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
-            return f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
+            return f"{noun} in {left}{low}, {high}{right}"
         if self.low is not None:
-            return f"{noun} {'>' if self.open_low else '>='} {self.low:g}"
+            return f"{noun} {'>' if self.open_low else '>='} {low}"
         if self.high is not None:
-            return f"{noun} {'<' if self.open_high else '<='} {self.high:g}"
+            return f"{noun} {'<' if self.open_high else '<='} {high}"
         return noun
 
     def contains(self, value: object) -> bool:
@@ -62,6 +64,11 @@ class NumberRange:
         return value
 
 
+def _shown(bound: float | None) -> str:
+    """A bound in a message: ints exactly (``2^64 - 1`` is not ``1.84467e+19``), floats short."""
+    return str(bound) if isinstance(bound, int | None) else f"{bound:g}"
+
+
 def at_least(low: int) -> NumberRange:
     """An int ``>= low``."""
     return NumberRange(int, low=low)
@@ -87,3 +94,9 @@ def tolerance() -> NumberRange:
     probabilities, so a larger one would accept a row summing to 0.99 as a distribution (three
     decimals, e.g. ``0.333`` three times, need ``0.001``)."""
     return NumberRange(float, low=0, high=0.001)
+
+
+def random_seed() -> NumberRange:
+    """A seed: an int in ``[0, 2^64 - 1]``, what torch's generators accept (numpy's accept
+    larger ones, torch's ``manual_seed`` overflows beyond)."""
+    return NumberRange(int, low=0, high=2**64 - 1)
