@@ -98,11 +98,13 @@ def _identity(state: Mapping[str, Any]) -> HadamardNoise:
     sha = state["mdp_sha256"]
     _field(state, "mdp_sha256", "a SHA-256 in hex (64 digits 0-9a-f)",
            isinstance(sha, str) and len(sha) == 64 and set(sha) <= set("0123456789abcdef"))
-    _field(state, "config", "a mapping of the run's settings",
+    _field(state, "config", "a mapping of setting names to numbers or strings",
            isinstance(state["config"], dict)
-           and all(isinstance(key, str) for key in state["config"]))
+           and all(isinstance(key, str) and isinstance(value, str | int | float | None)
+                   for key, value in state["config"].items()))
     _number(state, "seed", random_seed())
-    _field(state, "rewards", "'sampled' or 'expected'", state["rewards"] in ("sampled", "expected"))
+    _field(state, "rewards", "'sampled' or 'expected'",
+           isinstance(state["rewards"], str) and state["rewards"] in ("sampled", "expected"))
     stored = _field(state, "encoder", "a mapping", isinstance(state["encoder"], dict))
     try:
         encoder = HadamardNoise(**stored)
@@ -152,7 +154,7 @@ def _linear(pair: object, dimension: int, what: str, rows: int | None = None) ->
     """``pair`` as a weight ``(rows, dimension)`` and a bias ``(rows,)`` of finite floats."""
     if not isinstance(pair, tuple | list) or len(pair) != 2:
         raise _Refused(f"{what}: not a (weight, bias) pair")
-    weight, bias = (np.asarray(part) if isinstance(part, np.ndarray) else part for part in pair)
+    weight, bias = pair
     if not (isinstance(weight, np.ndarray) and isinstance(bias, np.ndarray)):
         raise _Refused(f"{what}: weight and bias must be arrays")
     if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
@@ -236,7 +238,9 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
         raise _Refused(f"field 'completed_step' is {completed_step}, but the log has "
                        f"{len(log)} records")
     for number, entry in enumerate(log, start=2):
-        if entry.get("step") != number or not at_least(0).contains(entry.get("episodes")):
+        step = entry.get("step")
+        if not (isinstance(step, int) and step == number
+                and at_least(0).contains(entry.get("episodes"))):
             raise _Refused(f"log record {entry!r}"[:200] + f": needs step {number} and a number "
                            "of episodes >= 0")
     return log
