@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from homer.checkpoint import read_regular_file, write_atomically
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least
+from kinematic.json_input import read_json
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
 
@@ -122,7 +123,7 @@ DONE_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
 
 def _record(line: bytes) -> dict[str, Any]:
     """A line of ``records.jsonl`` as a checked record (``ValueError`` saying what is wrong)."""
-    record = json.loads(line.decode("utf-8"))
+    record = read_json(line.decode("utf-8"), "the line")  # bounded depth, no repeated keys
     if not isinstance(record, dict):
         raise ValueError(f"a JSON {type(record).__name__}, not an object")
     required = {**RECORD_FIELDS, **(DONE_FIELDS if record.get("status") == "done" else {

@@ -189,10 +189,14 @@ def test_a_mistyped_sweep_record_is_refused_naming_the_line(tmp_path, change, me
         _records(tmp_path)
 
 
-def test_a_non_utf8_sweep_record_is_refused_naming_the_line(tmp_path):
+@pytest.mark.parametrize("line, message", [
+    (b'{"algorithm": "\xff"}', "'utf-8' codec can't decode byte 0xff"),
+    (b"[" * 100_000, "the line: JSON nested 100000 levels deep"),  # not a RecursionError
+])
+def test_a_non_utf8_or_deep_sweep_record_is_refused_naming_the_line(tmp_path, line, message):
     path = _records(tmp_path)
-    path.write_bytes(b'{"algorithm": "\xff"}\n' + path.read_bytes())
-    with pytest.raises(ValueError, match=f"^{path}, line 1: not a sweep record \\(.*utf-8"):
+    path.write_bytes(line + b"\n" + path.read_bytes())
+    with pytest.raises(ValueError, match=f"^{path}, line 1: not a sweep record \\({message}"):
         _records(tmp_path)
 
 
