@@ -38,7 +38,6 @@ from tqdm import tqdm
 from homer.checkpoint import (
     UnsafePathError,
     check_own_path,
-    load_checkpoint,
     save_checkpoint,
     write_atomically,
 )
@@ -47,6 +46,7 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction, TrainingResult, train_contrastive
 from homer.objectives import one_class_abstraction, train_objective
 from homer.psdp import greedy_policy_search, psdp
+from homer.run_state import check_reward_scale, read_run_checkpoint
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.threads import use_torch_threads
 from kinematic.json_input import read_json_file
@@ -312,6 +312,8 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     """Check and create ``run_dir``, seed, claim it (resuming its checkpoint if asked) and write
     the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
+    check_run_fits(mdp, config, encoder)
+    check_reward_scale(mdp, config)
     use_torch_threads(config.torch_threads)
     check_run_directory(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -332,16 +334,13 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     }
     _claim_run_directory(run_dir, identity, resume, force)
     checkpoint = run_dir / CHECKPOINT
-    if resume and checkpoint.exists():
-        state = load_checkpoint(checkpoint)
-        differ = [key for key, value in identity.items() if state.get(key) != value]
-        if differ:
-            raise ValueError(f"{checkpoint} belongs to another run ({', '.join(differ)} "
-                             "differ)")
-        rng.bit_generator.state = state["numpy_rng"]
-        generator.set_state(state["torch_rng"])
-        torch.set_rng_state(state["torch_global_rng"])
-        sampler.episodes = state["episodes"]
+    if resume and (checkpoint.exists() or checkpoint.is_symlink()):
+        stored = read_run_checkpoint(checkpoint, mdp, identity)
+        state = stored.state()
+        rng.bit_generator.state = stored.numpy_rng
+        generator.set_state(stored.torch_rng)
+        torch.set_rng_state(stored.torch_global_rng)
+        sampler.episodes = stored.episodes
     write_atomically(run_dir / CONFIG, json.dumps(identity, indent=1))
     write_atomically(run_dir / MDP_SPEC, spec)
     return _OpenRun(mdp, config, run_dir, sampler, rng, generator, state,
@@ -455,9 +454,8 @@ def run_homer(
     """
     if resume and force:
         raise ValueError("resume and force exclude each other")
-    config, encoder = config or HomerConfig(), encoder or HadamardNoise()
-    check_run_fits(mdp, config, encoder)
-    run = _open_run(mdp, Path(run_dir), config, seed, encoder, sample_rewards, resume, force)
+    run = _open_run(mdp, Path(run_dir), config or HomerConfig(), seed,
+                    encoder or HadamardNoise(), sample_rewards, resume, force)
     steps = range(run.state["completed_step"] + 1, mdp.horizon)
     # Closed on Ctrl-C too, so the bar's line ends before the command's last line.
     with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:

@@ -14,6 +14,7 @@ cannot redirect a write elsewhere.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import stat
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 
 __all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
-           "save_checkpoint", "write_atomically"]
+           "read_regular_file", "save_checkpoint", "write_atomically"]
 
 TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
 """Entries that are torch tensors in the run's state as well (random generator states)."""
@@ -131,15 +132,42 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     write_atomically(path, buffer.getvalue())
 
 
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of ``path``, which must be a regular file itself (``ValueError`` naming it
+    otherwise): run and sweep directories come from others, so a symlink (which could point
+    anywhere), a FIFO (reading it would block forever), a device or a directory is refused.
+    The file is opened without following a symlink and without blocking, and checked once
+    open, so nothing can swap it between the check and the read."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError(f"{path}: not a regular file (a symlink)") from None
+        raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
+            raise ValueError(f"{path}: not a regular file ({kind})")
+        try:
+            return handle.read()
+        except OSError as error:
+            raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
+
+
 def load_checkpoint(path: Path) -> dict[str, Any]:
     """Read a checkpoint written by :func:`save_checkpoint`, refusing anything else.
 
     Raises :class:`CheckpointError` naming the file for a truncated, empty or foreign file,
     and for a pickle holding objects other than tensors and plain containers (which is never
-    executed).
+    executed); ``ValueError`` (:func:`read_regular_file`) for a symlink, a FIFO or anything
+    else but a regular file. Its fields are checked by
+    :func:`homer.run_state.read_run_checkpoint`.
     """
+    data = read_regular_file(path)
     try:
-        state = torch.load(path, weights_only=True)
+        state = torch.load(io.BytesIO(data), weights_only=True)
     except Exception as error:
         # The file is data: any failure to read it (UnpicklingError, BadZipFile, EOFError,
         # struct.error from a flipped byte, ...: the fuzz test met each) means it is not a
@@ -150,6 +178,10 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: not a HOMER checkpoint (a {type(state).__name__}, "
                               "not a dict)")
-    return {key: value if key in TORCH_STATES
-            else _convert_leaves(value, torch.Tensor, torch.Tensor.numpy)
-            for key, value in state.items()}
+    try:
+        return {key: value if key in TORCH_STATES
+                else _convert_leaves(value, torch.Tensor, torch.Tensor.numpy)
+                for key, value in state.items()}
+    except (RuntimeError, TypeError) as error:  # a tensor numpy cannot hold (bfloat16, grad)
+        raise CheckpointError(f"{path}: not a HOMER checkpoint (a tensor that is not an "
+                              f"array: {str(error).splitlines()[0]})") from None

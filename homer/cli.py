@@ -41,7 +41,7 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.sweep import horizon_figure, run_sweep, sweep_table
-from kinematic.arguments import at_least, nonnegative
+from kinematic.arguments import at_least, nonnegative, random_seed
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
@@ -78,9 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--spec", type=Path, help="a kinematic JSON spec")
     run.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
     run.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
-    run.add_argument("--lock-seed", type=at_least(0), default=None,
+    run.add_argument("--lock-seed", type=random_seed(), default=None,
                      help="combolock: seed of the good actions (default: --seed)")
-    run.add_argument("--seed", type=at_least(0), default=0, help="seed of the run")
+    run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=HadamardNoise().noise_variance,
                      help="variance of the Gaussian noise of the encoder")
@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="encodings per latent observation")
     compare.add_argument("--transitions", type=at_least(1), default=2000,
                          help="transitions per step for the recovered dynamics")
-    compare.add_argument("--seed", type=at_least(0), default=0, help="seed of the sampling")
+    compare.add_argument("--seed", type=random_seed(), default=0,
+                         help="seed of the sampling")
     compare.add_argument("--out", type=_output_path, default=None,
                          help="default: RUN_DIR/compare")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
@@ -127,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     counter.add_argument("--cases", default=None,
                          help="comma-separated names (default: all, with the stored finder "
                               "instances)")
-    counter.add_argument("--seed", type=at_least(0), default=0, help="seed of every run")
+    counter.add_argument("--seed", type=random_seed(), default=0, help="seed of every run")
     counter.add_argument("--transitions", type=at_least(1), default=HomerConfig().transitions,
                          help="real transitions per step of every run (one round each)")
     counter.add_argument("--json", action="store_true",

@@ -19,6 +19,7 @@ import statistics
 import sys
 import traceback
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
@@ -27,8 +28,10 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from homer.checkpoint import check_own_path, write_atomically
+from homer.checkpoint import check_own_path, read_regular_file, write_atomically
 from homer.threads import DEFAULT_TORCH_THREADS
+from kinematic.arguments import NumberRange, at_least
+from kinematic.json_input import read_json
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
 
@@ -99,31 +102,69 @@ def _task_of(record: dict) -> SweepTask:
     return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__})
 
 
+RECORD_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "algorithm": ("a non-empty string", lambda v: isinstance(v, str) and v != ""),
+    "horizon": ("an int >= 1", at_least(1).contains),
+    "seed": ("an int >= 0", at_least(0).contains),
+    "budget": ("an int >= 1", at_least(1).contains),
+    "out": ("a string", lambda v: isinstance(v, str)),
+    "status": ("'done' or 'failed'", lambda v: v in ("done", "failed")),
+}
+"""Fields of every record, what each must be and its test."""
+
+DONE_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "value": ("a finite number", NumberRange(float).contains),
+    "episodes": ("an int >= 0", at_least(0).contains),
+    "episodes_to_half": ("an int >= 0 or null",
+                         lambda v: v is None or at_least(0).contains(v)),
+}
+"""Fields of a finished task's record that the table, the figure and the report read."""
+
+
+def _record(line: bytes) -> dict[str, Any]:
+    """A line of ``records.jsonl`` as a checked record (``ValueError`` saying what is wrong)."""
+    record = read_json(line.decode("utf-8"), "the line")  # bounded depth, no repeated keys
+    if not isinstance(record, dict):
+        raise ValueError(f"a JSON {type(record).__name__}, not an object")
+    required = {**RECORD_FIELDS, **(DONE_FIELDS if record.get("status") == "done" else {
+        "error": ("a string", lambda v: isinstance(v, str))})}
+    for name, (wanted, valid) in required.items():
+        if name not in record:
+            raise ValueError(f"no field {name!r}")
+        if not valid(record[name]):
+            shown = repr(record[name])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise ValueError(f"field {name!r} must be {wanted}, got {shown}")
+    return record
+
+
 def _finished(out: Path) -> dict[str, dict]:
     """Key -> record of the tasks already done in ``out`` (failed ones run again).
 
-    A torn last line (a driver killed while writing it) is dropped with a warning naming the
-    file, and its task runs again; a malformed line before the last is an error naming the file
-    and the line.
+    Each record is checked once, here (the table and the figure read its fields): a line that
+    is not UTF-8, not JSON, or a record with a missing or mistyped field is an error naming the
+    file and the line, and so is ``records.jsonl`` as anything but a regular file (a FIFO
+    would block, a symlink could point anywhere). A torn last line (a driver killed while
+    writing it) is dropped with a warning naming the file, and its task runs again.
     """
     path = out / RECORDS
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         return {}
-    text = path.read_text()
-    lines = text.splitlines()
+    lines = read_regular_file(path).splitlines()
     records = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            records[_task_of(record).key] = record
-        except (ValueError, KeyError, TypeError) as error:
+            record = _record(line)
+        except ValueError as error:  # UnicodeDecodeError and JSONDecodeError too
             if number < len(lines):
                 raise ValueError(f"{path}, line {number}: not a sweep record ({error})") from None
             warnings.warn(f"{path}: dropped a torn last line (line {number}); its task runs "
                           "again", stacklevel=2)
-            write_atomically(path, "".join(f"{kept}\n" for kept in lines[:-1]))
+            write_atomically(path, b"".join(kept + b"\n" for kept in lines[:-1]))
+            continue
+        records[_task_of(record).key] = record
     return {key: r for key, r in records.items() if r["status"] == "done"}
 
 
@@ -173,6 +214,10 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
               on_record: Callable[[dict], None] = lambda record: None) -> list[dict]:
     """Run every task not yet finished in ``out``; all records (old and new) in task order."""
     algorithms, horizons = list(algorithms), list(horizons)
+    for name, values in (("algorithm", algorithms), ("horizon", horizons)):
+        repeated = [value for value, count in Counter(values).items() if count > 1]
+        if repeated:
+            raise ValueError(f"{name} {repeated[0]!r} given twice: each task runs once")
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown and runner is run_task:
         raise ValueError(f"unknown algorithms {unknown}; known: {', '.join(ALGORITHMS)}")

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 __all__ = ["NumberRange", "WorkCount", "at_least", "format_duration", "fraction", "nonnegative",
-           "positive", "tolerance"]
+           "positive", "random_seed", "tolerance"]
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,14 @@ class NumberRange:
     def describe(self) -> str:
         """E.g. ``'an int >= 2'``, ``'a finite number in (0, 1)'``."""
         noun = "an int" if self.kind is int else "a finite number"
+        low, high = _shown(self.low), _shown(self.high)
         if self.low is not None and self.high is not None:
             left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
-            return f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
+            return f"{noun} in {left}{low}, {high}{right}"
         if self.low is not None:
-            return f"{noun} {'>' if self.open_low else '>='} {self.low:g}"
+            return f"{noun} {'>' if self.open_low else '>='} {low}"
         if self.high is not None:
-            return f"{noun} {'<' if self.open_high else '<='} {self.high:g}"
+            return f"{noun} {'<' if self.open_high else '<='} {high}"
         return noun
 
     def contains(self, value: object) -> bool:
@@ -61,6 +62,11 @@ class NumberRange:
         if value is None or not self.contains(value):
             raise argparse.ArgumentTypeError(f"must be {self.describe()}, got {text!r}")
         return value
+
+
+def _shown(bound: float | None) -> str:
+    """A bound in a message: ints exactly (``2^64 - 1`` is not ``1.84467e+19``), floats short."""
+    return str(bound) if isinstance(bound, int | None) else f"{bound:g}"
 
 
 def at_least(low: int) -> NumberRange:
@@ -120,3 +126,9 @@ class WorkCount:
                 f"{self.unit} measured on a 2-core machine; {value} would take about "
                 f"{format_duration(value * self.seconds_per_unit)}), got {text!r}")
         return value
+
+
+def random_seed() -> NumberRange:
+    """A seed: an int in ``[0, 2^64 - 1]``, what torch's generators accept (numpy's accept
+    larger ones, torch's ``manual_seed`` overflows beyond)."""
+    return NumberRange(int, low=0, high=2**64 - 1)
