@@ -54,20 +54,34 @@ _FILE_MODE = 0o666 & ~_umask()
 """The mode ``open`` gives a new file (``mkstemp`` makes them private: 0o600)."""
 
 
+def _kind(mode: int) -> str:
+    """What a file of ``os.stat`` mode ``mode`` is, in words."""
+    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "a device"
+
+
+def _symbolic_link(path: Path, kind: str) -> UnsafePathError:
+    return UnsafePathError(f"{path}: a symbolic link where HOMER keeps its own {kind}; "
+                           "refused (it could point anywhere): remove it")
+
+
 def check_own_path(path: Path, directory: bool = False) -> None:
     """Refuse (:class:`UnsafePathError` naming ``path``) a ``path`` that is a symbolic link, or
     that exists as anything but a regular file (a directory if ``directory``); an absent path
     passes. Links are never followed: ``lstat``."""
-    kind = "directory" if directory else "regular file"
+    wanted = "directory" if directory else "regular file"
     try:
         mode = path.lstat().st_mode
     except (FileNotFoundError, NotADirectoryError):
         return
     if stat.S_ISLNK(mode):
-        raise UnsafePathError(f"{path}: a symbolic link where HOMER keeps its own {kind}; "
-                              "refused (it could point anywhere): remove it")
+        raise _symbolic_link(path, wanted)
     if not (stat.S_ISDIR(mode) if directory else stat.S_ISREG(mode)):
-        raise UnsafePathError(f"{path}: not a {kind}")
+        raise UnsafePathError(f"{path}: not a {wanted} ({_kind(mode)})")
 
 
 def write_atomically(path: Path, data: bytes | str) -> None:
@@ -133,23 +147,22 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
 
 
 def read_regular_file(path: Path) -> bytes:
-    """The bytes of ``path``, which must be a regular file itself (``ValueError`` naming it
-    otherwise): run and sweep directories come from others, so a symlink (which could point
-    anywhere), a FIFO (reading it would block forever), a device or a directory is refused.
-    The file is opened without following a symlink and without blocking, and checked once
-    open, so nothing can swap it between the check and the read."""
+    """The bytes of ``path``, which must be a regular file itself: run and sweep directories
+    come from others, so a symbolic link (which could point anywhere), a FIFO (reading it would
+    block forever), a device or a directory is refused (:class:`UnsafePathError`, the messages
+    of :func:`check_own_path`); a file that cannot be read is a ``ValueError`` naming it. The
+    file is opened without following a link and without blocking, and checked once open, so
+    nothing can swap it between the check and the read."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise ValueError(f"{path}: not a regular file (a symlink)") from None
+            raise _symbolic_link(path, "regular file") from None
         raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
     with os.fdopen(descriptor, "rb") as handle:
         mode = os.fstat(handle.fileno()).st_mode
         if not stat.S_ISREG(mode):
-            kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
-            raise ValueError(f"{path}: not a regular file ({kind})")
+            raise UnsafePathError(f"{path}: not a regular file ({_kind(mode)})")
         try:
             return handle.read()
         except OSError as error:

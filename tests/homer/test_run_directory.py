@@ -164,7 +164,7 @@ def test_compare_refuses_a_directory_where_its_report_goes(run_dir, capsys):
     (run_dir / "compare" / "report.json").mkdir(parents=True)
     assert main(["compare", str(run_dir), *COMPARE]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        f"error: {run_dir / 'compare' / 'report.json'}: not a regular file"]
+        f"error: {run_dir / 'compare' / 'report.json'}: not a regular file (a directory)"]
 
 
 def test_run_to_an_output_path_that_is_a_file_exits_2_naming_it(tmp_path, capsys):

@@ -161,8 +161,10 @@ def test_a_fifo_or_symlink_in_a_run_directory_is_refused_naming_it(finished, tmp
         path.unlink()
         path.symlink_to(outside)
     assert cli.main(["compare", str(run_dir)]) == 2
-    described = "a FIFO" if kind == "fifo" else "a symlink"
-    assert capsys.readouterr().err == f"error: {path}: not a regular file ({described})\n"
+    refused = ("not a regular file (a FIFO)" if kind == "fifo" else
+               "a symbolic link where HOMER keeps its own regular file; refused (it could point "
+               "anywhere): remove it")
+    assert capsys.readouterr().err == f"error: {path}: {refused}\n"
 
 
 def _records(tmp_path: Path) -> Path:
