@@ -41,13 +41,19 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.sweep import horizon_figure, run_sweep, sweep_table
-from kinematic.arguments import at_least, nonnegative, random_seed
+from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
-__all__ = ["main"]
+__all__ = ["MAX_BUDGET", "MAX_SEEDS", "main"]
+
+MAX_SEEDS = 1000
+"""Most seeds of a sweep: 200 times the paper's 5 (a sweep's tasks are listed, and run,
+before anything else: a typo of a few zeros would fill the memory with tasks first)."""
+MAX_BUDGET = 10**9
+"""Most episodes of one PPO / A2C run: 100 times the paper's 10^7."""
 
 SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
 """The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
@@ -110,9 +116,11 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid")
     sweep.add_argument("--horizons", type=_horizons, default="3,6,12,25,50,100",
                        help="comma-separated horizons, each an int >= 1")
-    sweep.add_argument("--seeds", type=at_least(1), default=5, help="seeds 0 .. SEEDS-1")
-    sweep.add_argument("--budget", type=at_least(1), default=100_000,
-                       help="episodes per PPO / A2C run (the paper: 10^7)")
+    sweep.add_argument("--seeds", type=NumberRange(int, low=1, high=MAX_SEEDS), default=5,
+                       help=f"seeds 0 .. SEEDS-1 (at most {MAX_SEEDS:,}; the paper: 5)")
+    sweep.add_argument("--budget", type=NumberRange(int, low=1, high=MAX_BUDGET),
+                       default=100_000, help=f"episodes per PPO / A2C run (at most "
+                                             f"{MAX_BUDGET:,}; the paper: 10^7)")
     sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
     sweep.add_argument("--address", default=None,

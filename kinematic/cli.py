@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from kinematic.analysis import analyze, format_report
-from kinematic.arguments import WorkCount, at_least, nonnegative, tolerance
+from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     family_cmd.add_argument("family", choices=["combolock", "figure2"])
     family_cmd.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
     family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
-    family_cmd.add_argument("--seed", type=at_least(0), default=0,
+    family_cmd.add_argument("--seed", type=random_seed(), default=0,
                             help="combolock: seed of u, v")
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"

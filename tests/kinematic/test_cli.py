@@ -16,6 +16,16 @@ def run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def test_a_lock_seed_homer_could_not_use_is_refused_naming_the_range(capsys):
+    # homer run --lock-seed takes what torch's generators take; a lock written here must be one
+    # that homer run can build again
+    with pytest.raises(SystemExit) as stop:
+        main(["family", "combolock", "--seed", str(2**64)])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: argument --seed: must be an int in [0, {2**64 - 1}], got '{2**64}'\n")
+
+
 def test_family_then_analyze_json(tmp_path):
     spec = tmp_path / "lock.json"
     assert main(["family", "combolock", "--horizon", "10", "--actions", "10", "--seed", "0",
