@@ -40,7 +40,7 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
-from homer.sweep import horizon_figure, run_sweep, sweep_table
+from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
@@ -261,14 +261,7 @@ def _counterexamples(args: argparse.Namespace) -> int:
     return 0 if as_predicted else 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "compare":
-        return _compare(args)
-    if args.command == "counterexamples":
-        return _counterexamples(args)
-    if args.command == "sweep":
-        return _sweep(args)
+def _run(args: argparse.Namespace) -> int:
     try:
         config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
         encoder = HadamardNoise(args.noise_variance)
@@ -284,12 +277,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        instead = " instead of --force" if args.force else ""
-        print(f"error: interrupted; the time steps completed so far are saved in {args.out} "
-              f"({CHECKPOINT}): rerun the same command with --resume{instead} to continue",
-              file=sys.stderr)
-        return 130
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))
@@ -298,3 +285,29 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{summary['optimal_value']:.3f}), {summary['episodes']} episodes, "
               f"{summary['seconds']:.1f} s; artefacts in {summary['run_dir']}")
     return 0
+
+
+def _after_interrupt(args: argparse.Namespace) -> str:
+    """What a Ctrl-C left of the command's work, and how to go on."""
+    if args.command == "run":
+        instead = " instead of --force" if args.force else ""
+        return (f"the time steps completed so far are saved in {args.out} ({CHECKPOINT}): "
+                f"rerun the same command with --resume{instead} to continue")
+    if args.command == "sweep":
+        return (f"the finished runs are kept in {args.out / RECORDS}: rerun the same command "
+                "to run the others")
+    if args.command == "counterexamples":
+        return (f"the table was not written; rerun the same command (its runs in {args.out} "
+                "start afresh)")
+    return "the report was not written (or not completely); rerun the same command"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    command = {"run": _run, "compare": _compare, "sweep": _sweep,
+               "counterexamples": _counterexamples}[args.command]
+    try:
+        return command(args)
+    except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
+        print(f"error: interrupted; {_after_interrupt(args)}", file=sys.stderr)
+        return 130

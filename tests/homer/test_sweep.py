@@ -259,3 +259,30 @@ def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypat
     assert captured.err.strip().splitlines() == [
         f"error: {out / 'table.txt'}: cannot write there (No space left on device)"]
     assert (out / "calls.txt").read_text() == calls
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypatch, capsys):
+    real_run_sweep = cli.run_sweep
+
+    def interrupted_after_the_first_record(*args, **kwargs):
+        def report_then_interrupt(record: dict) -> None:
+            raise KeyboardInterrupt  # Ctrl-C once the first run's record is written
+
+        return real_run_sweep(*args[:5], "local", None, 1, runner=counting_runner,
+                              on_record=report_then_interrupt)
+
+    monkeypatch.setattr(cli, "run_sweep", interrupted_after_the_first_record)
+    out = tmp_path / "sweep"
+    assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
+                     "--out", str(out), "--executor", "local"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: interrupted; the finished runs are kept in {out / 'records.jsonl'}: rerun the "
+        "same command to run the others"]
+    assert len((out / "records.jsonl").read_text().splitlines()) == 1
+    monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: real_run_sweep(
+        *args[:5], "local", None, 1, runner=counting_runner))
+    assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
+                     "--out", str(out), "--executor", "local"]) == 0
+    calls = (out / "calls.txt").read_text().splitlines()
+    assert calls.count("a-H3-seed0-budget100000") == 1  # finished before Ctrl-C: not run again
+    assert len((out / "records.jsonl").read_text().splitlines()) == 2
