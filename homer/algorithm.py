@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -41,9 +42,14 @@ from homer.checkpoint import (
     save_checkpoint,
     write_atomically,
 )
-from homer.config import HomerConfig
+from homer.config import HomerConfig, flag_of
 from homer.encoders import HadamardNoise
-from homer.models import LinearAbstraction, TrainingResult, train_contrastive
+from homer.models import (
+    ContrastiveEnsemble,
+    LinearAbstraction,
+    TrainingResult,
+    train_contrastive,
+)
 from homer.objectives import one_class_abstraction, train_objective
 from homer.psdp import greedy_policy_search, psdp
 from homer.run_state import check_reward_scale, read_run_checkpoint
@@ -122,19 +128,34 @@ def covers_from_state(state: dict) -> list[list[LinearPolicy]]:
 
 
 def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -> None:
-    """Raise :class:`~kinematic.errors.TooLarge` before any work when the run's largest batch
-    of episodes exceeds this machine's memory, naming the setting that asks for it: a time
-    step's rounds (``max_transitions`` episodes, held twice once merged, and once more as
-    training inputs), a PSDP batch (``psdp_samples``, ``eval_samples``) or the evaluation
-    (``evaluation_episodes``), each of ``H`` steps at most."""
+    """Raise :class:`~kinematic.errors.TooLarge` before any work when the run exceeds this
+    machine's memory, naming the setting that asks for it. Two estimates: the largest batch of
+    episodes - a time step's rounds (``max_transitions`` episodes, held twice once merged, and
+    once more as training inputs), a PSDP batch (``psdp_samples``, ``eval_samples``) or the
+    evaluation (``evaluation_episodes``), each of ``H`` steps at most - and the contrastive
+    models of a round (their parameters five times over: values, gradients, Adam's two moments
+    and the best epoch's copy; and the activations of the validation pass, which takes the
+    held-out share of every real and imposter transition at once, and of three mini-batches).
+    """
     largest, name = max((3 * config.max_transitions, "max_transitions"),
                         (config.psdp_samples, "psdp_samples"),
                         (config.eval_samples, "eval_samples"),
                         (config.evaluation_episodes, "evaluation_episodes"))
     dimension = encoder.dimension(mdp)
+    where = f"on {mdp.name!r} (H = {mdp.horizon}, observations of dimension {dimension})"
     check_memory(batch_bytes(largest, mdp.horizon, dimension),
-                 f"HOMER with {name} = {getattr(config, name):,} (--{name.replace('_', '-')}) "
-                 f"on {mdp.name!r} (H = {mdp.horizon}, observations of dimension {dimension})")
+                 f"HOMER with {name} = {getattr(config, name):,} ({flag_of(name)}) {where}")
+    members = config.restarts + config.forward_restarts
+    parameters = ContrastiveEnsemble.parameter_count(dimension, mdp.number_of_actions, members,
+                                                     config)
+    validation = math.ceil(config.validation_fraction * 2 * config.max_transitions)
+    width = 2 * config.pretraining_width + mdp.number_of_actions + config.hidden + 2
+    activations = members * (validation + 3 * config.batch_size) * width
+    check_memory(4 * (5 * parameters + activations),  # float32
+                 f"HOMER's contrastive models with hidden = {config.hidden:,} "
+                 f"({flag_of('hidden')}), pretraining_width = {config.pretraining_width:,} and "
+                 f"{members} models per round ({flag_of('restarts')} + "
+                 f"{flag_of('forward_restarts')}) {where}")
 
 
 def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):

@@ -30,7 +30,7 @@ from homer.algorithm import (
 from homer.artefacts import load_run
 from homer.checkpoint import check_own_path, write_atomically
 from homer.compare import ComparisonReport, compare_run, format_summary
-from homer.config import OBJECTIVES, RANGES, HomerConfig
+from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
 from homer.counterexamples import counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
 from homer.plots import (
@@ -143,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="last line: the table as one JSON list")
     helps = HomerConfig.field_help()
     for item in fields(HomerConfig):
-        flag = "--" + item.name.replace("_", "-")
+        flag = flag_of(item.name)
         if item.name not in RANGES:  # objective
             run.add_argument(flag, choices=OBJECTIVES, default=item.default,
                              help=helps[item.name])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["OBJECTIVES", "RANGES", "HomerConfig"]
+__all__ = ["OBJECTIVES", "RANGES", "HomerConfig", "flag_of"]
 
 RANGES: dict[str, NumberRange] = {
     "backward_capacity": at_least(2), "forward_capacity": at_least(2),
@@ -159,3 +159,9 @@ class HomerConfig:
             if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr):
                 helps[node.target.id] = following.value.value
         return {f.name: helps.get(f.name, "") for f in fields(cls)}
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of the :class:`HomerConfig` field ``name``
+    (``max_transitions`` -> ``--max-transitions``)."""
+    return "--" + name.replace("_", "-")

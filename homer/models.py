@@ -154,6 +154,14 @@ class ContrastiveEnsemble(nn.Module):
         self.output_weight = uniform_parameter((members, hidden, 2), hidden, generator)
         self.output_bias = uniform_parameter((members, 1, 2), hidden, generator)
 
+    @staticmethod
+    def parameter_count(dimension: int, actions: int, members: int, config: HomerConfig) -> int:
+        """Number of parameters of an ensemble of ``members`` (what ``__init__`` allocates)."""
+        embedding, hidden = config.pretraining_width, config.hidden
+        width = 2 * embedding + actions
+        per_member = (2 * (dimension + 1) * embedding + (width + 1) * hidden + (hidden + 1) * 2)
+        return members * per_member
+
     def forward(self, x: torch.Tensor, action: torch.Tensor, x_next: torch.Tensor, mode: str,
                 temperature: float = 1.0) -> torch.Tensor:
         """Logits of shape ``(members, batch, 2)`` from observations ``x``, ``x_next`` and

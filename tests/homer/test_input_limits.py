@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from homer import cli
 from homer.algorithm import run_homer
@@ -16,6 +17,7 @@ from homer.artefacts import load_run
 from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
+from homer.models import ContrastiveEnsemble
 from homer.sampler import Batch, BatchSampler, batch_bytes
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
@@ -113,6 +115,9 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
      "'combolock-H10-K10-seed0' (H = 10, observations of dimension 16) would need about"),
     (["--evaluation-episodes", "10000000000"],
      "error: HOMER with evaluation_episodes = 10,000,000,000 (--evaluation-episodes)"),
+    (["--hidden", "1000000000"],
+     "error: HOMER's contrastive models with hidden = 1,000,000,000 (--hidden), "
+     "pretraining_width = 16 and 3 models per round (--restarts + --forward-restarts)"),
 ])
 def test_impossible_runs_exit_2_at_once_with_one_line(arguments, start, capsys, tmp_path):
     out = tmp_path / "run"
@@ -134,6 +139,13 @@ def test_the_batch_estimate_is_what_a_batch_holds():
     batch = BatchSampler(mdp, encoder, np.random.default_rng(0)).run(50, [], 0)
     held = sum(getattr(batch, part.name).nbytes for part in fields(Batch))
     assert batch_bytes(50, mdp.horizon, encoder.dimension(mdp)) == held
+
+
+def test_the_model_estimate_counts_what_an_ensemble_allocates():
+    config = HomerConfig(hidden=7, pretraining_width=5)
+    ensemble = ContrastiveEnsemble(16, 3, [True, True, False], config, torch.Generator())
+    allocated = sum(parameter.numel() for parameter in ensemble.parameters())
+    assert ContrastiveEnsemble.parameter_count(16, 3, 3, config) == allocated
 
 
 def _run(out: Path, *extra: str) -> int:
