@@ -1,6 +1,7 @@
 """Fuzzing run directories as people hand them over: a real finished run, mutated (a checkpoint
 field deleted, retyped or moved, a file truncated, replaced by a FIFO or by a symlink to a file
-outside, ``mdp.json`` swapped for another MDP of the same name), then ``homer compare`` and
+outside, ``mdp.json`` swapped for another MDP of the same name, a symlink to a file outside
+planted as ``<artefact>.tmp`` or as a ``compare`` output), then ``homer compare`` and
 ``homer run --resume`` in-process on it. Whatever the mutation, each command exits 0 or exits 2
 with one ``error:`` line naming a file of the run directory, never raises, never blocks, and
 writes nothing outside the directory; a directory left valid gives the original results."""
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from homer import cli
-from homer.algorithm import ARTEFACTS, run_homer
+from homer.algorithm import ARTEFACTS, COMPARE_DIRECTORY, COMPARE_OUTPUTS, run_homer
 from homer.checkpoint import load_checkpoint, save_checkpoint
 from homer.config import HomerConfig
 from kinematic.families import combination_lock
@@ -63,7 +64,9 @@ RETYPED = {"str": lambda v: str(v)[:20], "float": lambda v: 1.5, "None": lambda 
 def mutations(draw: st.DrawFn) -> tuple:
     """One mutation: ``(kind, *parameters)``."""
     kind = draw(st.sampled_from(["noop", "delete", "retype", "move", "truncate", "fifo",
-                                 "symlink", "swap"]))
+                                 "symlink", "swap", "planted_tmp", "compare_link"]))
+    if kind == "compare_link":
+        return kind, draw(st.sampled_from(COMPARE_OUTPUTS))
     if kind in ("delete", "retype"):
         return kind, draw(st.sampled_from(FIELDS)), draw(st.sampled_from(sorted(RETYPED)))
     if kind == "move":
@@ -90,6 +93,14 @@ def _mutate(run_dir: Path, outside: Path, mutation: tuple) -> None:
         save_checkpoint(checkpoint, state)
     if kind == "swap":
         (run_dir / "mdp.json").write_text(_other_mdp_with_the_same_name())
+        return
+    if kind in ("planted_tmp", "compare_link"):  # where a naive writer would write
+        target = outside / f"target-of-{parameters[0]}"
+        target.write_text("must stay as it is")
+        planted = (run_dir / f"{parameters[0]}.tmp" if kind == "planted_tmp"
+                   else run_dir / COMPARE_DIRECTORY / parameters[0])
+        planted.parent.mkdir(exist_ok=True)
+        planted.symlink_to(target)
         return
     if kind not in ("noop", "truncate", "fifo", "symlink"):
         return
@@ -125,7 +136,7 @@ def test_compare_and_resume_on_a_mutated_run_directory_exit_cleanly(mutation, or
     (outside / "unrelated.txt").write_text("not part of the run")
     _mutate(run_dir, outside, mutation)
     before = _snapshot(outside)
-    valid = mutation[0] == "noop"
+    valid = mutation[0] in ("noop", "planted_tmp")  # a fresh temporary name is never planted
     capsys.readouterr()
 
     status = cli.main(["compare", str(run_dir), *COMPARE])
