@@ -102,6 +102,17 @@ def _sample_sizes(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 on invalid input, 130 when
+    interrupted by Ctrl-C: one line, no traceback)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("error: interrupted before the command finished; rerun it to start again",
+              file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["sample-sizes"]:
         parser = argparse.ArgumentParser(

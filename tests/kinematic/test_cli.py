@@ -88,3 +88,17 @@ def test_bad_input_exits_2_with_the_culprit(tmp_path):
     assert "start sums to 1/2, not 1" in result.stderr
     missing = run("analyze", str(tmp_path / "nope.json"))
     assert missing.returncode == 2 and "nope.json" in missing.stderr
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path, monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    spec = tmp_path / "lock.json"
+    assert main(["family", "combolock", "--horizon", "3", "--actions", "2", "--out",
+                 str(spec)]) == 0
+    monkeypatch.setattr("kinematic.cli.analyze", interrupted)
+    assert main(["analyze", str(spec)]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "error: interrupted before the command finished; rerun it to start again\n")

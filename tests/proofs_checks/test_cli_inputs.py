@@ -68,3 +68,14 @@ def test_without_a_home_directory_hypothesis_files_go_to_a_temporary_one(
     with hypothesis_files_in_user_cache() as directory:
         assert directory.is_dir() and not directory.is_relative_to(Path.cwd())
     assert not directory.exists()
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("proofs_checks.cli._sample_sizes", interrupted)
+    assert main(["sample-sizes", "-N", "3", "--horizon", "3", "--actions", "2", "--eta", "0.1",
+                 "--log-policies", "1", "--log-abstractions", "1"]) == 130
+    assert capsys.readouterr().err == (
+        "error: interrupted before the command finished; rerun it to start again\n")
