@@ -55,6 +55,7 @@ from homer.psdp import greedy_policy_search, psdp
 from homer.run_state import check_reward_scale, read_run_checkpoint
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.threads import use_torch_threads
+from kinematic.arguments import format_duration
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
@@ -63,7 +64,7 @@ from kinematic.spec import dumps_spec
 
 __all__ = ["ARTEFACTS", "CHECKPOINT", "COMPARE_DIRECTORY", "COMPARE_OUTPUTS", "COMPARE_PLOTS",
            "CONFIG", "MDP_SPEC", "HomerResult", "check_compare_outputs", "check_run_directory",
-           "check_run_fits", "covers_from_state", "mdp_fingerprint", "run_homer"]
+           "check_run_fits", "check_run_time", "covers_from_state", "mdp_fingerprint", "run_homer"]
 
 CHECKPOINT = "checkpoint.pt"
 MDP_SPEC = "mdp.json"
@@ -156,6 +157,38 @@ def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -
                  f"({flag_of('hidden')}), pretraining_width = {config.pretraining_width:,} and "
                  f"{members} models per round ({flag_of('restarts')} + "
                  f"{flag_of('forward_restarts')}) {where}")
+
+
+SECONDS_PER_STEP = 1e-3
+"""Least time of one mini-batch step of the contrastive models (three of them, one torch
+thread): 1,000 steps of the default settings took 0.99 s, 4,000 took 3.9 s on the 2-core
+development machine; wider models take longer."""
+MAX_TRAINING_SECONDS = 30 * 86400
+"""Longest worst case of training accepted (:func:`check_run_time`)."""
+
+
+def check_run_time(mdp: BlockMDP, config: HomerConfig) -> None:
+    """Raise ``ValueError`` before any work when HOMER's training could run over 30 days: in
+    the worst case each of the ``H - 1`` time steps collects every round (``transitions`` more
+    real transitions each, while they stay within ``max_transitions``) and trains both phases
+    for all of ``max_epochs`` on the training share of the real and imposter transitions, in
+    mini-batches of ``batch_size``, each step taking at least :data:`SECONDS_PER_STEP`. Early
+    stopping usually ends far sooner: this refuses a typo of a few zeros, not a long
+    experiment."""
+    steps = 0
+    for collected in range(config.transitions, config.max_transitions + 1, config.transitions):
+        samples = 2 * collected  # real and imposter transitions; split as split_indices does
+        training = samples - max(1, int(samples * config.validation_fraction))
+        steps += 2 * config.max_epochs * math.ceil(training / config.batch_size)
+    steps *= mdp.horizon - 1
+    if steps * SECONDS_PER_STEP > MAX_TRAINING_SECONDS:
+        raise ValueError(
+            f"HOMER with max_epochs = {config.max_epochs:,} ({flag_of('max_epochs')}), "
+            f"batch_size = {config.batch_size:,} ({flag_of('batch_size')}) and max_transitions "
+            f"= {config.max_transitions:,} ({flag_of('max_transitions')}) on {mdp.name!r} "
+            f"(H = {mdp.horizon}) could train for {steps:,} mini-batch steps, at least "
+            f"{format_duration(steps * SECONDS_PER_STEP)} (about 1 ms a step on a 2-core "
+            f"machine); at most {format_duration(MAX_TRAINING_SECONDS)} is accepted")
 
 
 def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):
@@ -334,6 +367,7 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     the run's identity."""
     encoder.check_fits(max(len(x) for x in mdp.observations), mdp.horizon)
     check_run_fits(mdp, config, encoder)
+    check_run_time(mdp, config)
     check_reward_scale(mdp, config)
     use_torch_threads(config.torch_threads)
     check_run_directory(run_dir)

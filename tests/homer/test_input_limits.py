@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from homer import cli
+from homer import algorithm, cli
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -115,6 +115,10 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
      "'combolock-H10-K10-seed0' (H = 10, observations of dimension 16) would need about"),
     (["--evaluation-episodes", "10000000000"],
      "error: HOMER with evaluation_episodes = 10,000,000,000 (--evaluation-episodes)"),
+    (["--max-epochs", "1000000"],
+     "error: HOMER with max_epochs = 1,000,000 (--max-epochs), batch_size = 64 (--batch-size) and "
+     "max_transitions = 8,000 (--max-transitions) on 'combolock-H10-K10-seed0' (H = 10) could "
+     "train for 9,000,000,000 mini-batch steps, at least 104 days"),
     (["--hidden", "1000000000"],
      "error: HOMER's contrastive models with hidden = 1,000,000,000 (--hidden), "
      "pretraining_width = 16 and 3 models per round (--restarts + --forward-restarts)"),
@@ -146,6 +150,25 @@ def test_the_model_estimate_counts_what_an_ensemble_allocates():
     ensemble = ContrastiveEnsemble(16, 3, [True, True, False], config, torch.Generator())
     allocated = sum(parameter.numel() for parameter in ensemble.parameters())
     assert ContrastiveEnsemble.parameter_count(16, 3, 3, config) == allocated
+
+
+def test_the_training_estimate_counts_the_steps_of_a_run_that_never_stops_early(monkeypatch,
+                                                                                 tmp_path):
+    config = HomerConfig(transitions=150, max_transitions=150, max_epochs=3, min_epochs=3,
+                         patience=3, batch_size=32, evaluation_episodes=10)
+    mdp = combination_lock(3, 2, 0)
+    monkeypatch.setattr(algorithm, "MAX_TRAINING_SECONDS", 0)
+    with pytest.raises(ValueError, match=r"could train for ([\d,]+) mini-batch steps") as error:
+        algorithm.check_run_time(mdp, config)
+    estimated = int(error.value.args[0].split("could train for ")[1].split(" ")[0].replace(",", ""))
+    monkeypatch.undo()
+    steps = []
+    real_step = torch.optim.Adam.step
+    monkeypatch.setattr(torch.optim.Adam, "step",
+                        lambda self, *args, **kwargs: steps.append(1) or real_step(self, *args,
+                                                                                  **kwargs))
+    run_homer(mdp, tmp_path, config, seed=0, progress=False)
+    assert len(steps) == estimated == 2 * 3 * 2 * 8  # (H - 1) steps x 2 phases x 3 epochs x 8
 
 
 def _run(out: Path, *extra: str) -> int:
