@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 __all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
-           "read_regular_file", "save_checkpoint", "write_atomically"]
+           "own_subdirectory", "read_regular_file", "save_checkpoint", "write_atomically"]
 
 TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
 """Entries that are torch tensors in the run's state as well (random generator states)."""
@@ -82,6 +82,19 @@ def check_own_path(path: Path, directory: bool = False) -> None:
         raise _symbolic_link(path, wanted)
     if not (stat.S_ISDIR(mode) if directory else stat.S_ISREG(mode)):
         raise UnsafePathError(f"{path}: not a {wanted} ({_kind(mode)})")
+
+
+def own_subdirectory(root: Path, *names: str) -> Path:
+    """``root / names[0] / names[1] ...``, each directory below ``root`` refused if it is a
+    symbolic link or not a directory (:func:`check_own_path`): a command that makes run
+    directories inside the directory the user named (a sweep's runs, the counterexamples'
+    cases) must not follow a link planted there. ``root`` itself may be a link (the user chose
+    it)."""
+    path = Path(root)
+    for name in names:
+        path = path / name
+        check_own_path(path, directory=True)
+    return path
 
 
 def write_atomically(path: Path, data: bytes | str) -> None:

@@ -46,6 +46,7 @@ import numpy as np
 
 from homer.algorithm import mdp_fingerprint, run_homer
 from homer.artefacts import load_run
+from homer.checkpoint import own_subdirectory
 from homer.compare import ComparisonReport, compare_run
 from homer.config import HomerConfig
 from kinematic.counterexamples.abstract_policies import abstract_cover_alpha
@@ -175,12 +176,12 @@ def run_case(case: Case, out: Path, base: HomerConfig, seed: int,
     config = replace(base, objective=case.objective, backward_capacity=capacity,
                      forward_capacity=max(base.forward_capacity, capacity),
                      restarts=max(base.restarts, OBJECTIVE_RESTARTS))
-    report, seconds = _run(mdp, config, out / case.name, seed)
+    report, seconds = _run(mdp, config, own_subdirectory(out, case.name), seed)
     key = mdp_fingerprint(mdp)
     first = key not in homer_reports
     if first:
-        homer_reports[key] = _run(mdp, _homer_config(mdp, base), out / f"homer-{case.name}",
-                                  seed)
+        homer_reports[key] = _run(mdp, _homer_config(mdp, base),
+                                  own_subdirectory(out, f"homer-{case.name}"), seed)
     homer, homer_seconds = homer_reports[key]
     alpha = report.alpha_min
     if case.criterion == "abstract_alpha":
@@ -226,6 +227,9 @@ def run_counterexamples(out: Path, base: HomerConfig | None = None, seed: int = 
             raise ValueError(f"unknown counterexample(s) {', '.join(unknown)}: choose from "
                              f"{', '.join(case.name for case in cases)}")
         cases = [case for case in cases if case.name in names]
+    for case in cases:  # before any run: a link planted in out would take a run's files
+        for name in (case.name, f"homer-{case.name}"):
+            own_subdirectory(out, name)
     homer_reports: dict[str, tuple[ComparisonReport, float]] = {}
     rows = []
     for case in cases:

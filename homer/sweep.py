@@ -28,7 +28,12 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from homer.checkpoint import check_own_path, read_regular_file, write_atomically
+from homer.checkpoint import (
+    check_own_path,
+    own_subdirectory,
+    read_regular_file,
+    write_atomically,
+)
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least
 from kinematic.json_input import read_json
@@ -37,6 +42,8 @@ __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task",
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 RECORDS = "records.jsonl"
+RUNS = "runs"
+"""The directory of a sweep where HOMER's runs keep their run directories."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,7 @@ def run_task(task: SweepTask) -> dict[str, Any]:
     if task.algorithm == "homer":
         from homer.algorithm import CONFIG, run_homer
 
-        run_dir = Path(task.out) / "runs" / task.key
+        run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
         result = run_homer(mdp, run_dir, seed=task.seed,
                            resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
@@ -228,6 +235,7 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
         raise ValueError(f"{out} is a file, not a sweep directory")
     out.mkdir(parents=True, exist_ok=True)
     check_own_path(out / RECORDS)  # appended to: a planted link would get the records
+    check_own_path(out / RUNS, directory=True)  # HOMER's run directories go there
     tasks = [SweepTask(a, h, s, budget, str(out)) for a in algorithms for h in horizons
              for s in range(seeds)]
     finished = _finished(out)

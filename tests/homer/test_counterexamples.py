@@ -94,3 +94,21 @@ def test_a_planted_link_as_the_table_is_refused_before_any_case_runs(tmp_path, c
         "regular file; refused (it could point anywhere): remove it"]
     assert outside.read_text() == "not yours"
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["table.json"]  # nothing ran
+
+
+@pytest.mark.parametrize("planted", ["curiosity", "homer-curiosity"])
+def test_a_planted_link_as_a_case_directory_is_refused_before_any_case_runs(tmp_path, capsys,
+                                                                           planted):
+    # each case runs HOMER with force=True in its directory: through a link it would replace
+    # (and delete) another directory's files
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "config.json").write_text("not yours")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / planted).symlink_to(outside)
+    assert main(["counterexamples", "--out", str(tmp_path / "out"), "--cases", "curiosity"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {tmp_path / 'out' / planted}: a symbolic link where HOMER keeps its own "
+        "directory; refused (it could point anywhere): remove it"]
+    assert [p.name for p in outside.iterdir()] == ["config.json"]
+    assert (outside / "config.json").read_text() == "not yours"

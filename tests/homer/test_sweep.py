@@ -13,7 +13,14 @@ import pytest
 from homer import cli
 from homer.checkpoint import UnsafePathError
 from homer.cli import main
-from homer.sweep import RECORDS, SweepTask, horizon_figure, run_sweep, sweep_table
+from homer.sweep import (
+    RECORDS,
+    SweepTask,
+    horizon_figure,
+    run_sweep,
+    run_task,
+    sweep_table,
+)
 
 ray = pytest.importorskip("ray")
 
@@ -225,6 +232,33 @@ def test_a_planted_link_as_the_records_file_is_refused_before_any_task_runs(tmp_
                   runner=counting_runner)
     assert outside.read_text() == ""
     assert not (tmp_path / "sweep" / "calls.txt").exists()
+
+
+def test_a_planted_link_as_the_runs_directory_is_refused_before_any_task_runs(tmp_path):
+    # HOMER's tasks make their run directories in runs/: a link there would take their files
+    # (and --force deletions) elsewhere
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "runs").symlink_to(outside)
+    with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'sweep' / 'runs'}: a symbolic link "
+                                              "where HOMER keeps its own directory"):
+        run_sweep(["homer"], [1], 1, 1, tmp_path / "sweep", executor="local",
+                  runner=counting_runner)
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "sweep" / RECORDS).exists()
+
+
+def test_a_homer_task_refuses_a_link_planted_as_its_run_directory(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    task = SweepTask("homer", 1, 0, 1, str(tmp_path / "sweep"))
+    (tmp_path / "sweep" / "runs").mkdir(parents=True)
+    (tmp_path / "sweep" / "runs" / task.key).symlink_to(outside)
+    with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'sweep' / 'runs' / task.key}: a "
+                                              "symbolic link"):
+        run_task(task)
+    assert list(outside.iterdir()) == []
 
 
 SWEEP = ["sweep", "--algorithms", "pcid", "--horizons", "3", "--seeds", "1", "--budget", "5",
