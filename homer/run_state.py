@@ -26,6 +26,7 @@ from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
+from kinematic.errors import short_repr
 from kinematic.model import BlockMDP
 
 __all__ = ["IDENTITY", "MAX_POLICY_WEIGHT", "RunCheckpoint", "check_policy_step",
@@ -82,8 +83,7 @@ class _Refused(ValueError):
 def _field(state: Mapping[str, Any], name: str, wanted: str, valid: bool) -> Any:
     """``state[name]``, refused naming the field unless ``valid``."""
     if not valid:
-        shown = repr(state[name])
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        shown = short_repr(state[name])
         raise _Refused(f"field {name!r} must be {wanted}, got {shown}")
     return state[name]
 

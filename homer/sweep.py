@@ -36,6 +36,7 @@ from homer.checkpoint import (
 )
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least
+from kinematic.errors import short_repr
 from kinematic.json_input import read_json
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
@@ -139,8 +140,7 @@ def _record(line: bytes) -> dict[str, Any]:
         if name not in record:
             raise ValueError(f"no field {name!r}")
         if not valid(record[name]):
-            shown = repr(record[name])
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            shown = short_repr(record[name])
             raise ValueError(f"field {name!r} must be {wanted}, got {shown}")
     return record
 

@@ -8,6 +8,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from kinematic.errors import short_repr
+
 __all__ = ["NumberRange", "WorkCount", "at_least", "format_duration", "fraction", "nonnegative",
            "positive", "random_seed", "tolerance"]
 
@@ -41,7 +43,7 @@ class NumberRange:
             return False
         if self.kind is int and not isinstance(value, int):
             return False
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):  # ints of any size are finite
             return False
         if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
             return False
@@ -51,7 +53,7 @@ class NumberRange:
     def check(self, value: object, name: str) -> None:
         """Raise ``ValueError`` naming ``name`` unless ``value`` is in the range."""
         if not self.contains(value):
-            raise ValueError(f"{name} must be {self.describe()}, got {value!r}")
+            raise ValueError(f"{name} must be {self.describe()}, got {short_repr(value)}")
 
     def __call__(self, text: str) -> int | float:
         """argparse ``type=``: parse ``text``; an error names the flag (argparse adds it)."""
@@ -121,10 +123,12 @@ class WorkCount:
     def __call__(self, text: str) -> int:
         value = at_least(1)(text)
         if value > self.high:
+            asked = (f"about {format_duration(value * self.seconds_per_unit)}"
+                     if value < 10**100 else "longer than the age of the universe")
             raise argparse.ArgumentTypeError(
-                f"at most {self.high} (about {format_duration(self.seconds_per_unit)} per "
-                f"{self.unit} measured on a 2-core machine; {value} would take about "
-                f"{format_duration(value * self.seconds_per_unit)}), got {text!r}")
+                f"at most {self.high:,} (about {format_duration(self.seconds_per_unit)} per "
+                f"{self.unit} measured on a 2-core machine; {short_repr(value)} would take "
+                f"{asked}), got {short_repr(text)}")
         return value
 
 

@@ -5,7 +5,8 @@ All are ``ValueError`` subclasses so that callers catching bad input in the usua
 
 from collections.abc import Mapping
 
-__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "require_mapping"]
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "require_mapping",
+           "short_repr"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -40,3 +41,12 @@ def require_mapping(value: object, where: str) -> Mapping:
     if not isinstance(value, Mapping):
         raise InvalidBlockMDP(f"{where} must be a mapping, got {type(value).__name__}")
     return value
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a one-line message, cut to ``limit`` characters (``...`` at the
+    end); an int too long to print (Python's int-to-str limit) is described by its digits."""
+    if isinstance(value, int) and value.bit_length() > 10_000:
+        return f"an int of about {int(value.bit_length() * 0.30103):,} digits"
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."

@@ -57,6 +57,12 @@ def test_a_field_outside_its_range_is_refused_naming_it(name):
     assert str(error.value) == f"{name} must be {RANGES[name].describe()}, got {value!r}"
 
 
+def test_an_int_too_long_to_print_is_described_by_its_digits():
+    with pytest.raises(ValueError, match=r"^validation_fraction must be a finite number in "
+                                         r"\(0, 1\), got an int of about 5,000 digits$"):
+        HomerConfig(validation_fraction=10**5000)  # repr() alone would raise
+
+
 def test_fields_that_depend_on_each_other():
     with pytest.raises(ValueError, match=r"^min_epochs \(101\) must be at most max_epochs"):
         HomerConfig(min_epochs=101, max_epochs=100)

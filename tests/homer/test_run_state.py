@@ -87,6 +87,7 @@ def test_a_missing_field_is_named_by_compare_and_resume(finished, tmp_path, caps
     ("episodes", -1, "an int >= 0, got -1"),
     ("seconds", float("nan"), "a finite number >= 0, got nan"),
     ("seed", 2**64, "an int in [0, 18446744073709551615], got 18446744073709551616"),
+    ("seed", 10**400, f"an int in [0, 18446744073709551615], got {'1' + '0' * 56}..."),
     ("rewards", "drawn", "'sampled' or 'expected', got 'drawn'"),
     ("mdp_sha256", "abc", "a SHA-256 in hex (64 digits 0-9a-f), got 'abc'"),
 ])
@@ -178,6 +179,7 @@ def _records(tmp_path: Path) -> Path:
     (lambda r: r.update(episodes_to_half="12"),
      "field 'episodes_to_half' must be an int >= 0 or null, got '12'"),
     (lambda r: r.update(horizon=True), "field 'horizon' must be an int >= 1, got True"),
+    (lambda r: r.update(seed=-10**400), "field 'seed' must be an int >= 0, got -100000000000"),
     (lambda r: r.update(value=None), "field 'value' must be a finite number, got None"),
     (lambda r: r.update(status="failed"), "no field 'error'"),
 ])

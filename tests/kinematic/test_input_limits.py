@@ -378,7 +378,7 @@ def test_a_search_beyond_its_bound_exits_2_with_the_time_it_would_take(capsys):
                   "1000000000"])
     assert stop.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith(
-        "error: argument --max-examples: at most 1000000 (about 0.02 s per generated MDP "
+        "error: argument --max-examples: at most 1,000,000 (about 0.02 s per generated MDP "
         "measured on a 2-core machine; 1000000000 would take about 231 days), got '1000000000'")
     assert cli.MAX_EXAMPLES("1000000") == 1_000_000
 
@@ -395,6 +395,11 @@ def test_work_counts_estimate_the_time_asked_for_in_readable_units():
         count("11")
     with pytest.raises(argparse.ArgumentTypeError, match=r"^must be an int >= 1, got '0'$"):
         count("0")
+    with pytest.raises(argparse.ArgumentTypeError,  # not an OverflowError from a float
+                       match=r"^at most 10 .*; 1000000000000.*\.\.\. would take longer than the "
+                             r"age of the universe\), got '1000000000000.*\.\.\.$"):
+        count("1" + "0" * 400)
+    assert at_least(1).contains(10**400) and not NumberRange(int, high=10).contains(10**400)
 
 
 @pytest.mark.parametrize("place", ["transitions", "start", "emissions"])

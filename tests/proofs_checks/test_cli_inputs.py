@@ -23,7 +23,7 @@ def test_examples_beyond_the_bound_exit_2_with_the_time_they_would_take(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines()[-1] == (
-        "python -m proofs_checks: error: argument --examples: at most 100000 (about 3 s per "
+        "python -m proofs_checks: error: argument --examples: at most 100,000 (about 3 s per "
         "example of every claim measured on a 2-core machine; 1000000000 would take about 95 "
         "years), got '1000000000'")
 
