@@ -26,6 +26,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from kinematic.errors import TooLarge
+from kinematic.resources import check_memory
+
 __all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
            "own_subdirectory", "read_regular_file", "save_checkpoint", "write_atomically"]
 
@@ -163,9 +166,10 @@ def read_regular_file(path: Path) -> bytes:
     """The bytes of ``path``, which must be a regular file itself: run and sweep directories
     come from others, so a symbolic link (which could point anywhere), a FIFO (reading it would
     block forever), a device or a directory is refused (:class:`UnsafePathError`, the messages
-    of :func:`check_own_path`); a file that cannot be read is a ``ValueError`` naming it. The
-    file is opened without following a link and without blocking, and checked once open, so
-    nothing can swap it between the check and the read."""
+    of :func:`check_own_path`); a file larger than this machine's memory is
+    :class:`~kinematic.errors.TooLarge` and one that cannot be read a ``ValueError``, each
+    naming it. The file is opened without following a link and without blocking, and checked
+    once open, so nothing can swap it between the check and the read."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
@@ -176,10 +180,13 @@ def read_regular_file(path: Path) -> bytes:
         mode = os.fstat(handle.fileno()).st_mode
         if not stat.S_ISREG(mode):
             raise UnsafePathError(f"{path}: not a regular file ({_kind(mode)})")
+        check_memory(os.fstat(handle.fileno()).st_size, f"reading {path}")
         try:
             return handle.read()
         except OSError as error:
             raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
+        except MemoryError:
+            raise TooLarge(f"{path}: too large to read into this machine's memory") from None
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from kinematic.errors import TooLarge
+from kinematic.resources import check_memory
+
 __all__ = ["MAX_JSON_DEPTH", "display_path", "read_json", "read_json_file"]
 
 MAX_JSON_DEPTH = 32
@@ -83,14 +86,18 @@ def display_path(path: Path | str) -> str:
 
 def read_json_file(path: Path) -> object:
     """:func:`read_json` of a file: a missing path, anything but a regular file (a FIFO would
-    block) and text that is not UTF-8 are ``ValueError`` naming the file too (on one line:
+    block), a file larger than this machine's memory (:class:`~kinematic.errors.TooLarge`) and
+    text that is not UTF-8 are ``ValueError`` naming the file too (on one line:
     :func:`display_path`)."""
     shown = display_path(path)
     if not path.is_file():
         raise ValueError(f"{shown}: no such file" if not path.exists()
                          else f"{shown}: not a regular file")
+    check_memory(path.stat().st_size, f"reading {shown}")
     try:
         text = path.read_text(encoding="utf-8")
+    except MemoryError:
+        raise TooLarge(f"{shown}: too large to read into this machine's memory") from None
     except UnicodeDecodeError as error:
         raise ValueError(f"{shown}: not UTF-8 text ({error.reason} at byte "
                          f"{error.start})") from None

@@ -289,3 +289,12 @@ def test_the_reward_bound_is_the_largest_the_ridge_regression_keeps_below_2_to_t
         weights, biases = fit_q(design, np.zeros(50, np.intp), returns, 1, 1e-3)
         assert np.isfinite(weights).all() and np.isfinite(biases).all()
         assert np.linalg.norm(np.append(weights[0].astype(float), biases[0])) <= MAX_POLICY_WEIGHT
+
+
+def test_a_file_larger_than_the_memory_is_refused_naming_it(finished, tmp_path, capsys):
+    run_dir = _copy(finished, tmp_path)
+    os.truncate(run_dir / "result.json", 2**40)  # sparse: a terabyte that takes no disk
+    assert cli.main(["compare", str(run_dir)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"error: reading {run_dir / 'result.json'} would need about 1.0 TiB of memory; this "
+        "machine has ")

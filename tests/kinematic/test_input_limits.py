@@ -423,3 +423,13 @@ def test_a_sum_beyond_the_int_to_str_limit_is_named_in_full(place):
         spec["emissions"] = {"s1": {f"x{k}": p for k, p in enumerate(terms.values())}}
     with pytest.raises(InvalidBlockMDP, match=rf"^{where} sums to \d{{4000,}}/\d{{4000,}}, not 1$"):
         from_spec(spec)
+
+
+def test_a_spec_larger_than_the_memory_is_refused_naming_it(tmp_path: Path, capsys):
+    spec = tmp_path / "huge.json"
+    spec.write_text("{}")
+    os.truncate(spec, 2**40)  # sparse: a terabyte that takes no disk
+    assert cli.main(["analyze", str(spec)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and captured.err.startswith(
+        f"error: reading {spec} would need about 1.0 TiB of memory; this machine has ")
