@@ -230,6 +230,7 @@ def block_mdp(
         non-summing probabilities, a transition that leaves the next layer, overlapping
         emissions, NaN, or a state that no policy reaches (eta = 0).
     """
+    _check_text(str(name), "the MDP")
     layers_t = _check_layers(layers)
     actions_t = _check_actions(actions)
     location = {s: (h, i) for h, layer in enumerate(layers_t) for i, s in enumerate(layer)}
@@ -386,7 +387,7 @@ def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
 
 
 def _check_text(name: str, where: str) -> None:
-    """A state, action or observation name must be valid Unicode text: a lone surrogate
+    """A state, action, observation or MDP name must be valid Unicode text: a lone surrogate
     (``"\\ud800"`` in JSON) reads as a string that cannot be printed or written as UTF-8."""
     if not name.isascii():
         try:

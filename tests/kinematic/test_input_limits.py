@@ -291,6 +291,10 @@ def test_a_name_that_is_a_lone_surrogate_is_refused_naming_its_place():
                                               r"Unicode text \(a lone surrogate\)$"):
         from_spec({**spec, "actions": ["a"], "transitions": {"s1": {"a": {"s2": "1"}}},
                    "emissions": {"s2": {"x": "1/2", "\udc80": "1/2"}}})
+    with pytest.raises(InvalidBlockMDP, match=r"^the MDP: name 'lock\\ud800' is not valid "
+                                              r"Unicode text \(a lone surrogate\)$"):
+        from_spec({**spec, "actions": ["a"], "transitions": {"s1": {"a": {"s2": "1"}}},
+                   "name": "lock\ud800"})  # HOMER printed it after a whole run
     accented = from_spec({**spec, "actions": ["a", "\u00e9t\u00e9"],
                           "transitions": {"s1": {"a": {"s2": "1"}, "\u00e9t\u00e9": {"s2": "1"}}}})
     assert accented.actions == ("a", "\u00e9t\u00e9")  # any other text is a name
