@@ -13,6 +13,7 @@ from kinematic.analysis import analyze
 from kinematic.cli import main
 from kinematic.errors import InvalidBlockMDP
 from kinematic.families import combination_lock
+from kinematic.model import block_mdp
 from kinematic.planning import optimal_values
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps
@@ -40,6 +41,17 @@ def test_a_reward_on_an_observation_emitted_with_probability_0_only_is_refused()
     with pytest.raises(InvalidBlockMDP, match=r"rewards: observation 'X' has probability 0 in "
                                               r"emissions\['A'\] and no state emits it"):
         from_spec(spec)
+
+
+def test_an_emission_that_is_0_only_as_a_float_is_refused_naming_it():
+    # the float 1.0 puts the MDP in float mode, where 1e-400 is 0.0: its observation would lose
+    # the reward the spec gives it, silently
+    with pytest.raises(InvalidBlockMDP, match=r"^emissions\['A'\]\['Z'\]: 1e-400 is 0 as "
+                                              r"a float \(a float in the spec puts the MDP in "
+                                              r"float mode\): write 0, or exact numbers only$"):
+        block_mdp("t", [["A"], ["B"]], ["a"], {"A": 1.0}, {"A": {"a": {"B": 1}}},
+                  emissions={"A": {"X": 1, "Z": "1e-400"}, "B": {"Y": 1}},
+                  rewards={"Z": {"a": 1}})
 
 
 @st.composite
