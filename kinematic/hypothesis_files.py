@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from hypothesis.configuration import set_hypothesis_home_dir
+from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
 
 __all__ = ["hypothesis_files_in_user_cache", "user_cache_directory"]
 
@@ -31,8 +31,9 @@ def user_cache_directory() -> Path:
 @contextlib.contextmanager
 def hypothesis_files_in_user_cache() -> Iterator[Path]:
     """Point Hypothesis's home directory at the user's cache for the block (a temporary directory,
-    deleted after, when there is no home directory), and yield it; back to Hypothesis's own
-    choice after. ``HYPOTHESIS_STORAGE_DIRECTORY``, when set, is left in charge."""
+    deleted after, when there is no home directory), and yield it; the home directory in force
+    before (a caller's choice, or Hypothesis's default) is restored after.
+    ``HYPOTHESIS_STORAGE_DIRECTORY``, when set, is left in charge."""
     chosen = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
     if chosen:
         yield Path(chosen)
@@ -42,6 +43,7 @@ def hypothesis_files_in_user_cache() -> Iterator[Path]:
             directory = user_cache_directory() / "hypothesis"
         except RuntimeError:
             directory = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        stack.callback(set_hypothesis_home_dir,
+                       storage_directory(intent_to_write=False).home_directory)
         set_hypothesis_home_dir(directory)
-        stack.callback(set_hypothesis_home_dir, None)
         yield directory

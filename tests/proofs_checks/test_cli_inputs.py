@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis.configuration import storage_directory
+from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
 
 from kinematic import hypothesis_files
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
@@ -55,6 +55,20 @@ def test_hypothesis_files_go_to_the_user_cache_for_the_block_only(tmp_path: Path
         assert directory == tmp_path / "kinematic" / "hypothesis"
         assert storage_directory("constants", intent_to_write=False).path == directory / "constants"
     assert storage_directory("constants", intent_to_write=False).path == before
+
+
+def test_a_home_directory_the_caller_chose_is_restored_after_the_block(tmp_path: Path,
+                                                                        monkeypatch):
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    before = storage_directory(intent_to_write=False).home_directory
+    set_hypothesis_home_dir(tmp_path / "chosen")
+    try:
+        with hypothesis_files_in_user_cache():
+            pass
+        assert storage_directory(intent_to_write=False).home_directory == tmp_path / "chosen"
+    finally:
+        set_hypothesis_home_dir(before)
 
 
 def test_without_a_home_directory_hypothesis_files_go_to_a_temporary_one(
