@@ -17,8 +17,8 @@ import contextlib
 import errno
 import io
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,16 +45,6 @@ class UnsafePathError(ValueError):
     """A path where HOMER keeps its own file or directory that is a symbolic link, or not a
     regular file (a directory) as expected: directories are handed over, so a planted link
     could make a write or a deletion land anywhere."""
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_umask()
-"""The mode ``open`` gives a new file (``mkstemp`` makes them private: 0o600)."""
 
 
 def _kind(mode: int) -> str:
@@ -104,8 +94,9 @@ def write_atomically(path: Path, data: bytes | str) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory, renamed over
     ``path`` once complete and synced (a stopped write never leaves a torn file).
 
-    The temporary file is created by :func:`tempfile.mkstemp` (a fresh name, ``O_EXCL``: a
-    planted ``<name>.tmp`` link is never opened) and removed if anything fails. A ``path``
+    The temporary file has a fresh random name and is created with ``O_CREAT | O_EXCL |
+    O_NOFOLLOW`` (a planted ``<name>.tmp`` link is never opened) and the mode ``open`` gives a
+    new file under the process's umask; it is removed if anything fails. A ``path``
     that is a symbolic link or a non-regular file is refused (:class:`UnsafePathError`
     naming it); an ``OSError`` names ``path``, not the temporary file.
     """
@@ -119,14 +110,24 @@ def write_atomically(path: Path, data: bytes | str) -> None:
         raise type(error)(error.errno, error.strerror, str(path)) from error
 
 
+def _new_file_beside(path: Path) -> tuple[int, Path]:
+    """A new empty file in ``path``'s directory under a fresh random name, opened for writing:
+    ``O_EXCL | O_NOFOLLOW`` (never an existing file or a link), mode 0o666 less the umask."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(temporary, flags, 0o666), temporary
+        except FileExistsError:  # 2^-64 per try
+            continue
+
+
 def _replace(path: Path, content: bytes) -> None:
     """Write ``content`` to a fresh temporary file beside ``path``, sync it and rename it over
     ``path``; the temporary file is removed if anything fails (Ctrl-C included)."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                             suffix=".tmp")
+    descriptor, temporary = _new_file_beside(path)
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            os.fchmod(handle.fileno(), _FILE_MODE)
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())

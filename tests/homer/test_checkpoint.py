@@ -127,10 +127,15 @@ def test_a_failed_write_removes_its_temporary_file_keeps_the_target_and_names_it
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
 
 
-def test_a_written_file_gets_the_permissions_of_an_ordinary_new_file(tmp_path):
-    ordinary = tmp_path / "ordinary"
-    ordinary.write_text("")
-    write_atomically(tmp_path / "written", "data")
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_a_written_file_gets_the_permissions_of_an_ordinary_new_file(tmp_path, umask):
+    previous = os.umask(umask)  # the umask when writing, not when the module was imported
+    try:
+        ordinary = tmp_path / "ordinary"
+        ordinary.write_text("")
+        write_atomically(tmp_path / "written", "data")
+    finally:
+        os.umask(previous)
     assert (tmp_path / "written").stat().st_mode == ordinary.stat().st_mode  # not 0o600
 
 
