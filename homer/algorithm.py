@@ -56,6 +56,7 @@ from homer.run_state import check_reward_scale, read_run_checkpoint
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.threads import use_torch_threads
 from kinematic.arguments import format_duration
+from kinematic.errors import TooLarge
 from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
@@ -168,13 +169,13 @@ MAX_TRAINING_SECONDS = 30 * 86400
 
 
 def check_run_time(mdp: BlockMDP, config: HomerConfig) -> None:
-    """Raise ``ValueError`` before any work when HOMER's training could run over 30 days: in
-    the worst case each of the ``H - 1`` time steps collects every round (``transitions`` more
-    real transitions each, while they stay within ``max_transitions``) and trains both phases
-    for all of ``max_epochs`` on the training share of the real and imposter transitions, in
-    mini-batches of ``batch_size``, each step taking at least :data:`SECONDS_PER_STEP`. Early
-    stopping usually ends far sooner: this refuses a typo of a few zeros, not a long
-    experiment."""
+    """Raise :class:`~kinematic.errors.TooLarge` before any work when HOMER's training could run
+    over 30 days: in the worst case each of the ``H - 1`` time steps collects every round
+    (``transitions`` more real transitions each, while they stay within ``max_transitions``) and
+    trains both phases for all of ``max_epochs`` on the training share of the real and imposter
+    transitions, in mini-batches of ``batch_size``, each step taking at least
+    :data:`SECONDS_PER_STEP`. Early stopping usually ends far sooner: this refuses a typo of a
+    few zeros, not a long experiment."""
     steps = 0
     for collected in range(config.transitions, config.max_transitions + 1, config.transitions):
         samples = 2 * collected  # real and imposter transitions; split as split_indices does
@@ -182,7 +183,7 @@ def check_run_time(mdp: BlockMDP, config: HomerConfig) -> None:
         steps += 2 * config.max_epochs * math.ceil(training / config.batch_size)
     steps *= mdp.horizon - 1
     if steps * SECONDS_PER_STEP > MAX_TRAINING_SECONDS:
-        raise ValueError(
+        raise TooLarge(
             f"HOMER with max_epochs = {config.max_epochs:,} ({flag_of('max_epochs')}), "
             f"batch_size = {config.batch_size:,} ({flag_of('batch_size')}) and max_transitions "
             f"= {config.max_transitions:,} ({flag_of('max_transitions')}) on {mdp.name!r} "

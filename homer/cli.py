@@ -42,7 +42,7 @@ from homer.plots import (
 )
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
-from kinematic.errors import InvalidBlockMDP
+from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
@@ -247,6 +247,10 @@ def _counterexamples(args: argparse.Namespace) -> int:
         rows = run_counterexamples(
             args.out, base, seed=args.seed, names=names,
             progress=lambda line: None if args.json else print(line, flush=True))
+    except TooLarge as error:  # names HomerConfig's flags, of which this command has one
+        print(f"error: {error} (here --transitions {args.transitions:,} sets both transitions "
+              "and max_transitions)", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

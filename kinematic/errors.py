@@ -31,8 +31,9 @@ class InvalidPolicy(ValueError):
 
 
 class TooLarge(ValueError):
-    """A request (horizon, actions, width, observation dimension) would need more memory than
-    the machine has; the message gives the estimate and the machine's memory."""
+    """A request (horizon, actions, width, observation dimension, a learner's settings) would
+    need more memory than the machine has, or run for longer than is accepted; the message
+    gives the estimate and the limit."""
 
 
 def require_mapping(value: object, where: str) -> Mapping:

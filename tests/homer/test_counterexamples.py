@@ -112,3 +112,12 @@ def test_a_planted_link_as_a_case_directory_is_refused_before_any_case_runs(tmp_
         "directory; refused (it could point anywhere): remove it"]
     assert [p.name for p in outside.iterdir()] == ["config.json"]
     assert (outside / "config.json").read_text() == "not yours"
+
+
+def test_settings_too_large_for_the_machine_name_the_flag_of_this_command(tmp_path, capsys):
+    assert main(["counterexamples", "--out", str(tmp_path / "out"), "--cases", "curiosity",
+                 "--transitions", str(10**12)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("error: HOMER with max_transitions = ")
+    assert error.endswith(f"(here --transitions {10**12:,} sets both transitions and "
+                          "max_transitions)\n")
