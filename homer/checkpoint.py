@@ -216,6 +216,9 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
         return {key: value if key in TORCH_STATES
                 else _convert_leaves(value, torch.Tensor, torch.Tensor.numpy)
                 for key, value in state.items()}
+    except RecursionError:  # before RuntimeError, its base class
+        raise CheckpointError(f"{path}: not a HOMER checkpoint (containers nested too deeply: "
+                              "a run's are at most a few levels deep)") from None
     except (RuntimeError, TypeError) as error:  # a tensor numpy cannot hold (bfloat16, grad)
         raise CheckpointError(f"{path}: not a HOMER checkpoint (a tensor that is not an "
                               f"array: {str(error).splitlines()[0]})") from None

@@ -4,6 +4,7 @@ MDP of the run, not only its name; a write goes to its target only, never throug
 
 import errno
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -66,6 +67,21 @@ def test_an_empty_or_foreign_checkpoint_is_named(tmp_path, content):
     path.write_bytes(content)
     with pytest.raises(CheckpointError, match=f"^{path}: not a HOMER checkpoint"):
         load_checkpoint(path)
+
+
+def test_a_checkpoint_nested_too_deeply_is_named(tmp_path):
+    nested: list = []
+    for _ in range(5000):
+        nested = [nested]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)  # for the pickler to write it; the reader keeps its limit
+    try:
+        save_checkpoint(tmp_path / "checkpoint.pt", {"log": nested})
+    finally:
+        sys.setrecursionlimit(limit)
+    with pytest.raises(CheckpointError, match=r"\(containers nested too deeply: a run's are at "
+                                              r"most a few levels deep\)$"):
+        load_checkpoint(tmp_path / "checkpoint.pt")
 
 
 def test_a_checkpoint_round_trips_arrays_containers_and_generator_states(tmp_path):
