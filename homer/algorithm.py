@@ -390,7 +390,7 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     }
     _claim_run_directory(run_dir, identity, resume, force)
     checkpoint = run_dir / CHECKPOINT
-    if resume and (checkpoint.exists() or checkpoint.is_symlink()):
+    if resume and checkpoint.exists():  # not a link: check_run_directory refused it
         stored = read_run_checkpoint(checkpoint, mdp, identity)
         state = stored.state()
         rng.bit_generator.state = stored.numpy_rng

@@ -48,10 +48,10 @@ class UnsafePathError(ValueError):
 
 
 def _kind(mode: int) -> str:
-    """What a file of ``os.stat`` mode ``mode`` is, in words."""
+    """What a file of ``os.stat`` mode ``mode`` is, in words (links are refused before, by
+    ``lstat`` or ``O_NOFOLLOW``)."""
     for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket")):
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return kind
     return "a device"

@@ -47,13 +47,16 @@ from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
-__all__ = ["MAX_BUDGET", "MAX_SEEDS", "main"]
+__all__ = ["MAX_BUDGET", "MAX_SEEDS", "MAX_WORKERS", "main"]
 
 MAX_SEEDS = 1000
 """Most seeds of a sweep: 200 times the paper's 5 (a sweep's tasks are listed, and run,
 before anything else: a typo of a few zeros would fill the memory with tasks first)."""
 MAX_BUDGET = 10**9
 """Most episodes of one PPO / A2C run: 100 times the paper's 10^7."""
+MAX_WORKERS = 64
+"""Most processes of the local executor (each imports torch and HOMER: 343 MiB resident
+before any work, measured on the development machine)."""
 
 SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
 """The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
@@ -125,8 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
     sweep.add_argument("--address", default=None,
                        help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
-    sweep.add_argument("--workers", type=at_least(1), default=2,
-                       help="local executor: processes")
+    sweep.add_argument("--workers", type=NumberRange(int, low=1, high=MAX_WORKERS), default=2,
+                       help=f"local executor: processes (at most {MAX_WORKERS}; each imports "
+                            "torch)")
     counter = commands.add_parser(
         "counterexamples",
         help="Section 5 learned: each failing objective and HOMER on the same MDPs, both "

@@ -101,6 +101,7 @@ def test_each_config_flag_names_itself(name, capsys, tmp_path):
     (["sweep", "--budget", "0"], "--budget"),
     (["sweep", "--seeds", "1001"], "--seeds"),
     (["sweep", "--budget", str(10**9 + 1)], "--budget"),
+    (["sweep", "--workers", "65"], "--workers"),
     (["sweep", "--workers", "0"], "--workers"),
 ])
 def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
