@@ -135,9 +135,10 @@ def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -
     episodes - a time step's rounds (``max_transitions`` episodes, held twice once merged, and
     once more as training inputs), a PSDP batch (``psdp_samples``, ``eval_samples``) or the
     evaluation (``evaluation_episodes``), each of ``H`` steps at most - and the contrastive
-    models of a round (their parameters five times over: values, gradients, Adam's two moments
-    and the best epoch's copy; and the activations of the validation pass, which takes the
-    held-out share of every real and imposter transition at once, and of three mini-batches).
+    models of a round: their parameters five times over (values, gradients, Adam's two moments
+    and the best epoch's copy) and the activations of the validation pass, which takes the
+    held-out share of every real and imposter transition at once, and of three mini-batches.
+    Section 5's objectives train models of the same shape; ``one_class`` trains none.
     """
     largest, name = max((3 * config.max_transitions, "max_transitions"),
                         (config.psdp_samples, "psdp_samples"),
@@ -147,6 +148,8 @@ def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -
     where = f"on {mdp.name!r} (H = {mdp.horizon}, observations of dimension {dimension})"
     check_memory(batch_bytes(largest, mdp.horizon, dimension),
                  f"HOMER with {name} = {getattr(config, name):,} ({flag_of(name)}) {where}")
+    if config.objective == "one_class":  # nothing is trained
+        return
     members = config.restarts + config.forward_restarts
     parameters = ContrastiveEnsemble.parameter_count(dimension, mdp.number_of_actions, members,
                                                      config)
@@ -176,6 +179,8 @@ def check_run_time(mdp: BlockMDP, config: HomerConfig) -> None:
     transitions, in mini-batches of ``batch_size``, each step taking at least
     :data:`SECONDS_PER_STEP`. Early stopping usually ends far sooner: this refuses a typo of a
     few zeros, not a long experiment."""
+    if config.objective == "one_class":  # nothing is trained
+        return
     steps = 0
     for collected in range(config.transitions, config.max_transitions + 1, config.transitions):
         samples = 2 * collected  # real and imposter transitions; split as split_indices does

@@ -152,6 +152,14 @@ def test_the_batch_estimate_is_what_a_batch_holds():
     assert batch_bytes(50, mdp.horizon, encoder.dimension(mdp)) == held
 
 
+def test_an_objective_that_trains_nothing_is_not_refused_for_its_model_settings(tmp_path):
+    config = HomerConfig(objective="one_class", hidden=10**9, max_epochs=10**9,
+                         min_epochs=100, transitions=100, max_transitions=100,
+                         evaluation_episodes=10)
+    result = run_homer(combination_lock(2, 2, 0), tmp_path, config, progress=False)
+    assert result.episodes > 0
+
+
 def test_the_model_estimate_counts_what_an_ensemble_allocates():
     config = HomerConfig(hidden=7, pretraining_width=5)
     ensemble = ContrastiveEnsemble(16, 3, [True, True, False], config, torch.Generator())
