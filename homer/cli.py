@@ -299,6 +299,9 @@ def _after_interrupt(args: argparse.Namespace) -> str:
     """What a Ctrl-C left of the command's work, and how to go on."""
     if args.command == "run":
         instead = " instead of --force" if args.force else ""
+        if not (args.out / CHECKPOINT).is_file():
+            return (f"no time step was completed yet: rerun the same command with "
+                    f"--resume{instead} to start again in {args.out}")
         return (f"the time steps completed so far are saved in {args.out} ({CHECKPOINT}): "
                 f"rerun the same command with --resume{instead} to continue")
     if args.command == "sweep":

@@ -136,6 +136,19 @@ def test_ctrl_c_during_run_exits_130_saying_how_to_resume_and_the_resumed_run_is
         f"error: interrupted; the time steps completed so far are saved in {stopped} "
         "(checkpoint.pt): rerun the same command with --resume to continue"]
     assert load_checkpoint(stopped / "checkpoint.pt")["completed_step"] == 1
+    early = tmp_path / "early"
+
+    def interrupt(*args):
+        raise KeyboardInterrupt  # Ctrl-C during the first step, before any checkpoint
+
+    monkeypatch.setattr(algorithm, "_learn_step", interrupt)
+    assert main([*command, "--out", str(early)]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: interrupted; no time step was completed yet: rerun the same command with "
+        f"--resume to start again in {early}"]
+    monkeypatch.undo()
+    assert main([*command, "--out", str(early), "--resume"]) == 0  # as the line says
+    capsys.readouterr()
     monkeypatch.setattr(algorithm, "_save", original)
     assert main([*command, "--out", str(stopped), "--resume"]) == 0
 
