@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from kinematic.json_input import display_path
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
-__all__ = ["MAX_EXAMPLES", "main"]
+__all__ = ["MAX_EXAMPLES", "interruptible", "main"]
 
 MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
 """``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
@@ -146,18 +147,24 @@ def _find(args: argparse.Namespace) -> int:
     return 0
 
 
+def interruptible(command: Callable[[Sequence[str] | None], int]
+                  ) -> Callable[[Sequence[str] | None], int]:
+    """``command``, a command line's ``main``, ending on Ctrl-C with exit status 130 and one
+    line on standard error instead of a traceback."""
+    @functools.wraps(command)
+    def main(argv: Sequence[str] | None = None) -> int:
+        try:
+            return command(argv)
+        except KeyboardInterrupt:
+            print("error: interrupted before the command finished; rerun it to start again",
+                  file=sys.stderr)
+            return 130
+    return main
+
+
+@interruptible
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 on invalid input, 130 when
-    interrupted by Ctrl-C: one line, no traceback)."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        print("error: interrupted before the command finished; rerun it to start again",
-              file=sys.stderr)
-        return 130
-
-
-def _main(argv: Sequence[str] | None) -> int:
+    """Run the command line; returns the exit status (2 on invalid input, 130 on Ctrl-C)."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "counterexamples":

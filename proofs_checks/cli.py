@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from kinematic.arguments import WorkCount
+from kinematic.cli import interruptible
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
@@ -101,18 +102,9 @@ def _sample_sizes(args: argparse.Namespace) -> int:
     return 0
 
 
+@interruptible
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 on invalid input, 130 when
-    interrupted by Ctrl-C: one line, no traceback)."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        print("error: interrupted before the command finished; rerun it to start again",
-              file=sys.stderr)
-        return 130
-
-
-def _main(argv: Sequence[str] | None) -> int:
+    """Run the command line; returns the exit status (2 on invalid input, 130 on Ctrl-C)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["sample-sizes"]:
         parser = argparse.ArgumentParser(
