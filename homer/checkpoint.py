@@ -178,10 +178,10 @@ def read_regular_file(path: Path) -> bytes:
             raise _symbolic_link(path, "regular file") from None
         raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
     with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise UnsafePathError(f"{path}: not a regular file ({_kind(mode)})")
-        check_memory(os.fstat(handle.fileno()).st_size, f"reading {path}")
+        status = os.fstat(handle.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise UnsafePathError(f"{path}: not a regular file ({_kind(status.st_mode)})")
+        check_memory(status.st_size, f"reading {path}")
         try:
             return handle.read()
         except OSError as error:
