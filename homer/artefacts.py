@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from homer.algorithm import CHECKPOINT, CONFIG, MDP_SPEC, covers_from_state, mdp_fingerprint
-from homer.checkpoint import read_regular_file
+from homer.checkpoint import present, read_regular_file
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.run_state import check_policy_step, check_run_checkpoint, read_checkpoint_fields
@@ -47,7 +47,7 @@ class RunArtefacts:
 
 
 def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
-    if not _present(path):
+    if not present(path):
         return None
     data = read_regular_file(path)
     try:
@@ -65,12 +65,6 @@ def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
     return LinearPolicy(stored[:horizon], stored[horizon:])
 
 
-def _present(path: Path) -> bool:
-    """Whether ``path`` is there, as anything (a dangling symlink too: reading it is refused
-    naming it, rather than the file being taken as absent)."""
-    return path.is_symlink() or path.exists()
-
-
 def _json(path: Path) -> object:
     """The JSON document in ``path`` (a regular file of UTF-8 text), errors naming it."""
     try:
@@ -83,7 +77,7 @@ def _json(path: Path) -> object:
 
 def _run_mdp(path: Path) -> BlockMDP:
     """The run's MDP from its spec ``mdp.json``; errors name the file."""
-    if not _present(path):
+    if not present(path):
         raise FileNotFoundError(f"{path} not found: pass the run's MDP (--spec)")
     try:
         return from_spec(_json(path))
@@ -103,8 +97,8 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     """
     run_dir = Path(run_dir)
     checkpoint = run_dir / CHECKPOINT
-    if not _present(checkpoint):
-        if _present(run_dir / CONFIG):
+    if not present(checkpoint):
+        if present(run_dir / CONFIG):
             raise FileNotFoundError(f"{checkpoint} not found: the run in {run_dir} stopped "
                                     "before its first step, or has horizon 1 (nothing learned "
                                     "to compare)")
@@ -117,7 +111,7 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     stored = check_run_checkpoint(fields, checkpoint, mdp,
                                   {"mdp_sha256": mdp_fingerprint(mdp)}, source)
     result = run_dir / "result.json"
-    summary = _json(result) if _present(result) else {}
+    summary = _json(result) if present(result) else {}
     if not isinstance(summary, dict):
         raise ValueError(f"{result}: not a HOMER result (a JSON {type(summary).__name__})")
     summary.pop("log", None)

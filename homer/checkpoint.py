@@ -30,7 +30,8 @@ from kinematic.errors import TooLarge
 from kinematic.resources import check_memory
 
 __all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
-           "own_subdirectory", "read_regular_file", "save_checkpoint", "write_atomically"]
+           "own_subdirectory", "present", "read_regular_file", "save_checkpoint",
+           "write_atomically"]
 
 TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
 """Entries that are torch tensors in the run's state as well (random generator states)."""
@@ -161,6 +162,12 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     buffer = io.BytesIO()
     torch.save(stored, buffer)
     write_atomically(path, buffer.getvalue())
+
+
+def present(path: Path) -> bool:
+    """Whether ``path`` is there, as anything (a dangling symbolic link too: reading it is then
+    refused naming it, rather than the file being taken as absent)."""
+    return path.is_symlink() or path.exists()
 
 
 def read_regular_file(path: Path) -> bytes:

@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from homer.checkpoint import (
     check_own_path,
     own_subdirectory,
+    present,
     read_regular_file,
     write_atomically,
 )
@@ -155,7 +156,7 @@ def _finished(out: Path) -> dict[str, dict]:
     writing it) is dropped with a warning naming the file, and its task runs again.
     """
     path = out / RECORDS
-    if not (path.exists() or path.is_symlink()):
+    if not present(path):
         return {}
     lines = read_regular_file(path).splitlines()
     records = {}
