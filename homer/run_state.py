@@ -241,8 +241,8 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
         step = entry.get("step")
         if not (isinstance(step, int) and step == number
                 and at_least(0).contains(entry.get("episodes"))):
-            raise _Refused(f"log record {entry!r}"[:200] + f": needs step {number} and a number "
-                           "of episodes >= 0")
+            raise _Refused(f"log record {short_repr(entry, limit=190)}: needs step {number} "
+                           "and a number of episodes >= 0")
     return log
 
 
