@@ -23,7 +23,14 @@ from kinematic.contrastive import (
     level_sets,
 )
 from kinematic.cover import CoverReport, is_policy_cover, policy_cover_alpha
-from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP, InvalidPolicy
+from kinematic.errors import (
+    AmbiguousTolerance,
+    InvalidBlockMDP,
+    InvalidPolicy,
+    TooLarge,
+    UnknownLayer,
+    UnknownName,
+)
 from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
 from kinematic.inseparability import (
@@ -53,6 +60,9 @@ __all__ = [
     "NumberMode",
     "Partition",
     "Policy",
+    "TooLarge",
+    "UnknownLayer",
+    "UnknownName",
     "__version__",
     "analyze",
     "backward_ki_partition",

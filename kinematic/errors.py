@@ -5,8 +5,8 @@ All are ``ValueError`` subclasses so that callers catching bad input in the usua
 
 from collections.abc import Mapping
 
-__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "require_mapping",
-           "short_repr"]
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "UnknownLayer",
+           "UnknownName", "require_mapping", "short_repr"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -34,6 +34,21 @@ class TooLarge(ValueError):
     """A request (horizon, actions, width, observation dimension, a learner's settings) would
     need more memory than the machine has, or run for longer than is accepted; the message
     gives the estimate and the limit."""
+
+
+class UnknownName(KeyError, ValueError):
+    """An argument names a state, observation or action the MDP does not have (the argument is
+    at fault, not the MDP). The message names the argument and the closest valid names, e.g.
+    ``state: unknown state 'zzz' (did you mean 's2a'?)``. A ``KeyError`` for lookups, a
+    ``ValueError`` for bad input; printed without the quotes ``KeyError`` adds."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownLayer(IndexError, ValueError):
+    """A layer number (from 1) or a layer position (from 0) out of range, or not an int; the
+    message gives the valid range."""
 
 
 def require_mapping(value: object, where: str) -> Mapping:
