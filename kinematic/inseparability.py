@@ -20,7 +20,7 @@ more (the block's diameter, whatever the order the states are listed in),
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -54,11 +54,15 @@ class Partition:
     labels : tuple of int ndarrays
         ``labels[h][i]`` is the block of state ``layers[h][i]``; blocks are numbered
         0, 1, ... per layer in order of first appearance.
+    mdp : BlockMDP or None
+        The MDP whose states are partitioned, when known (the partitions computed here keep
+        it), for operations that need its dynamics (drawing, quotients).
     """
 
     kind: str
     layers: tuple[tuple[str, ...], ...]
     labels: tuple[np.ndarray, ...]
+    mdp: BlockMDP | None = field(default=None, repr=False, compare=False)
 
     def blocks_of_layer(self, layer: int) -> list[list[str]]:
         """The blocks of layer ``layer`` (0-based), each a list of state names."""
@@ -243,7 +247,7 @@ def backward_ki_partition(mdp: BlockMDP) -> Partition:
     for h in range(1, mdp.horizon):
         labels.append(_exact_backward_labels(mdp, h) if mdp.mode.exact else
                       _group_float(_incoming_columns(mdp, h), mdp.mode.atol, mdp.layers[h]))
-    return Partition("backward", mdp.layers, tuple(labels))
+    return Partition("backward", mdp.layers, tuple(labels), mdp)
 
 
 def forward_ki_partition(mdp: BlockMDP) -> Partition:
@@ -257,7 +261,7 @@ def forward_ki_partition(mdp: BlockMDP) -> Partition:
         for h in range(mdp.horizon - 1)
     ]
     labels.append(np.zeros(mdp.width(mdp.horizon - 1), dtype=np.intp))
-    return Partition("forward", mdp.layers, tuple(labels))
+    return Partition("forward", mdp.layers, tuple(labels), mdp)
 
 
 def ki_partition(
@@ -273,4 +277,4 @@ def ki_partition(
         _first_appearance(list(zip(b.tolist(), f.tolist(), strict=True)))
         for b, f in zip(backward.labels, forward.labels, strict=True)
     )
-    return Partition("ki", mdp.layers, labels)
+    return Partition("ki", mdp.layers, labels, mdp)
