@@ -1,20 +1,29 @@
 """One call that computes every exact quantity of Sections 2-3 for a Block MDP, as JSON-ready data
-(the output format of ``python -m kinematic analyze``, DESIGN.md "JSON spec and analysis").
+(the output of ``python -m kinematic analyze --json``), and its readable text report.
 """
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
 from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
-from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
+from kinematic.inseparability import (
+    Partition,
+    backward_ki_partition,
+    forward_ki_partition,
+    ki_partition,
+)
 from kinematic.model import BlockMDP
+from kinematic.planning import optimal_values
+from kinematic.policies import Policy
 from kinematic.spec import to_spec
 
 __all__ = ["SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze", "exact_operations",
-           "format_report"]
+           "format_report", "has_rewards", "merged_blocks", "tie_rule"]
 
 EXACT_SECONDS_PER_OPERATION = 2.5e-7
 """Seconds of exact eta per integer multiply-add of :func:`exact_operations`, everything
@@ -43,17 +52,72 @@ def _warn_if_slow(mdp: BlockMDP) -> None:
             stacklevel=3)
 
 
+def has_rewards(mdp: BlockMDP) -> bool:
+    """Whether some observation and action has a non-zero expected reward.
+
+    >>> from kinematic import figure2_split
+    >>> has_rewards(figure2_split())
+    False
+    """
+    return any(bool(np.any(rewards != 0)) for rewards in mdp.rewards)
+
+
+def _blocks_with_layers(partition: Partition) -> list[dict]:
+    return [{"layer": h + 1, "states": block}
+            for h in range(len(partition.layers)) for block in partition.blocks_of_layer(h)]
+
+
+def _decisions(mdp: BlockMDP, policy: Policy) -> list[dict]:
+    """A deterministic observation policy as ``[{"layer": h, "decisions": {x: action}}]``."""
+    return [
+        {"layer": h + 1,
+         "decisions": {x: mdp.actions[int(np.argmax(row != 0))]
+                       for x, row in zip(mdp.observations[h], table, strict=True)}}
+        for h, table in enumerate(policy.action_probabilities)
+    ]
+
+
 def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = None) -> dict:
     """eta, eta_min, the three KI partitions and their sizes, per-layer counts, the canonical form,
-    and (with ``policies``) a deterministic homing policy for every state.
+    the optimal value ``V*`` when the MDP has rewards, and (with ``policies``) a deterministic
+    homing policy for every state (``def:homing``) and an optimal policy.
 
     Float mode: every eta is within ``eta_error`` (default ``1e-3 atol``, recorded as
     ``"eta_error"``) plus rounding of its exact value (``kinematic.homing.maximum_visitation``);
-    exact mode refuses ``eta_error``.
+    exact mode refuses ``eta_error``. ``V*`` is computed by dynamic programming
+    (:func:`kinematic.planning.optimal_values`), exact in exact mode.
 
-    Exact numbers are ``"p/q"`` strings, float numbers JSON numbers. An exact analysis estimated
-    (:func:`exact_operations`) to take over :data:`SLOW_EXACT_SECONDS` warns first
-    (:class:`SlowExactAnalysis`).
+    Exact numbers are ``"p/q"`` (or ``"p"``) strings, float numbers JSON numbers. Layers count
+    from 1. The keys:
+
+    - ``name``, ``mode`` (``"exact"`` or ``"float"``), ``horizon``, ``states`` (their number);
+    - ``eta``: state -> ``eta(s) = max_pi P_pi(s)``; ``eta_min``: the smallest;
+    - ``partitions``: ``"backward"``, ``"forward"``, ``"ki"`` (``def:bki``, ``def:fki``,
+      ``def:ki``), each a list of blocks ``{"layer": 2, "states": ["s2a", "s2b"]}``, layer by
+      layer;
+    - ``n_bd``, ``n_fd``, ``n_kd``: the numbers of blocks;
+    - ``per_layer``: ``{"layer", "states", "n_bd", "n_fd", "n_kd", "eta_min"}`` per layer;
+    - ``canonical``: the spec of the canonical form; ``canonical_state_map``: state -> its
+      state there;
+    - ``eta_error`` (float mode): the bound on the error of every eta;
+    - ``optimal_value`` (only when some expected reward is non-zero): ``V* = max_pi V(pi; R)``
+      from the start distribution;
+    - ``homing_policies`` (with ``policies``): state ``s`` -> {earlier state: action} of a
+      deterministic policy reaching ``s`` with probability ``eta(s)``;
+    - ``optimal_policy`` (with ``policies``, when ``optimal_value`` is there): per layer
+      ``{"layer": 1, "decisions": {observation: action}}``, a deterministic policy attaining
+      ``V*``; ties go to the action listed first in the spec (in float mode every action
+      within ``atol`` of the best is a tie).
+
+    An exact analysis estimated (:func:`exact_operations`) to take over
+    :data:`SLOW_EXACT_SECONDS` warns first (:class:`SlowExactAnalysis`).
+
+    >>> from kinematic import figure2_split
+    >>> result = analyze(figure2_split())
+    >>> result["eta_min"], result["n_kd"]
+    ('1/5', 3)
+    >>> [block for block in result["partitions"]["ki"] if len(block["states"]) > 1]
+    [{'layer': 2, 'states': ['s2a', 's2b']}]
     """
     _warn_if_slow(mdp)
     number = mdp.mode.to_json
@@ -73,7 +137,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
             for state, value in zip(layer, values, strict=True)
         },
         "eta_min": number(min(min(values) for values in eta_per_layer)),
-        "partitions": {p.kind: p.blocks() for p in (backward, forward, ki)},
+        "partitions": {p.kind: _blocks_with_layers(p) for p in (backward, forward, ki)},
         "n_bd": backward.number_of_blocks,
         "n_fd": forward.number_of_blocks,
         "n_kd": ki.number_of_blocks,
@@ -93,9 +157,42 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     }
     if not mdp.mode.exact:
         result["eta_error"] = eta_error_bound(mdp, eta_error)
+    optimum = optimal_values(mdp) if has_rewards(mdp) else None
+    if optimum is not None:
+        result["optimal_value"] = number(optimum.value)
     if policies:
         result["homing_policies"] = homing_policies(mdp)
+        if optimum is not None:
+            result["optimal_policy"] = _decisions(mdp, optimum.policy)
     return result
+
+
+def merged_blocks(blocks: list[dict]) -> str:
+    """The blocks of more than one state of a partition in :func:`analyze`'s format, with their
+    layers, or ``"none"``.
+
+    >>> merged_blocks([{"layer": 1, "states": ["s1"]}, {"layer": 2, "states": ["a", "b"]}])
+    'layer 2: {a, b}'
+    """
+    per_layer: dict[int, list[str]] = {}
+    for block in blocks:
+        if len(block["states"]) > 1:
+            per_layer.setdefault(block["layer"], []).append(
+                "{" + ", ".join(block["states"]) + "}")
+    return "; ".join(f"layer {layer}: {', '.join(sets)}"
+                     for layer, sets in per_layer.items()) or "none"
+
+
+def tie_rule(mode: str) -> str:
+    """How :func:`analyze`'s optimal policy breaks ties in ``mode`` (``"exact"`` or ``"float"``),
+    as the reports state it.
+
+    >>> tie_rule("exact")
+    'ties go to the action listed first in the spec'
+    """
+    if mode == "exact":
+        return "ties go to the action listed first in the spec"
+    return "ties (actions within atol of the best) go to the one listed first in the spec"
 
 
 def format_report(analysis: dict) -> str:
@@ -106,9 +203,11 @@ def format_report(analysis: dict) -> str:
         f"eta_min = {analysis['eta_min']}",
         f"N_BD = {analysis['n_bd']}, N_FD = {analysis['n_fd']}, N_KD = {analysis['n_kd']}, "
         f"|S| = {analysis['states']}",
-        "",
-        f"{'layer':>5} {'states':>6} {'N_BD':>5} {'N_FD':>5} {'N_KD':>5}  eta_min",
     ]
+    if "optimal_value" in analysis:
+        lines.append(f"V* = {analysis['optimal_value']} (the optimal expected total reward "
+                     "from the start distribution)")
+    lines += ["", f"{'layer':>5} {'states':>6} {'N_BD':>5} {'N_FD':>5} {'N_KD':>5}  eta_min"]
     for row in analysis["per_layer"]:
         lines.append(
             f"{row['layer']:>5} {row['states']:>6} {row['n_bd']:>5} {row['n_fd']:>5} "
@@ -117,10 +216,9 @@ def format_report(analysis: dict) -> str:
     lines += ["", "eta(s):"]
     lines += [f"  {state}: {value}" for state, value in analysis["eta"].items()]
     for kind in ("backward", "forward", "ki"):
-        blocks = [b for b in analysis["partitions"][kind] if len(b) > 1]
         label = "KI" if kind == "ki" else f"{kind} KI"
-        merged = ", ".join("{" + ", ".join(b) + "}" for b in blocks) or "none"
-        lines.append(f"{label} blocks with more than one state: {merged}")
+        lines.append(f"{label} blocks with more than one state: "
+                     f"{merged_blocks(analysis['partitions'][kind])}")
     canonical_size = sum(len(layer) for layer in analysis["canonical"]["layers"])
     lines.append(
         f"canonical form: {canonical_size} states (from {analysis['states']})"
@@ -131,4 +229,10 @@ def format_report(analysis: dict) -> str:
         for state, choices in analysis["homing_policies"].items():
             decisions = ", ".join(f"{s}->{a}" for s, a in choices.items()) or "(start state)"
             lines.append(f"  {state}: {decisions}")
+    if "optimal_policy" in analysis:
+        lines += ["", "optimal policy (observation->action per layer; "
+                      f"{tie_rule(analysis['mode'])}):"]
+        for layer in analysis["optimal_policy"]:
+            decisions = ", ".join(f"{x}->{a}" for x, a in layer["decisions"].items())
+            lines.append(f"  layer {layer['layer']}: {decisions}")
     return "\n".join(lines)

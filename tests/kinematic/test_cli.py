@@ -1,4 +1,4 @@
-"""``python -m kinematic`` (DESIGN.md, "JSON spec and analysis")."""
+"""``python -m kinematic``: its subcommands, output formats, exit statuses and help."""
 
 import json
 import subprocess
@@ -39,7 +39,7 @@ def test_family_then_analyze_json(tmp_path):
     assert analysis["per_layer"][0] == {
         "layer": 1, "states": 2, "n_bd": 1, "n_fd": 2, "n_kd": 2, "eta_min": "1/2"
     }
-    assert ["s2a", "s2b"] in analysis["partitions"]["backward"]
+    assert {"layer": 2, "states": ["s2a", "s2b"]} in analysis["partitions"]["backward"]
     assert analysis["n_kd"] == len(analysis["partitions"]["ki"])
     assert sum(len(layer) for layer in analysis["canonical"]["layers"]) == analysis["n_kd"]
     assert "homing_policies" not in analysis
@@ -51,10 +51,12 @@ def test_policies_are_opt_in_and_readable_report(tmp_path, capsys):
     assert main(["analyze", str(spec), "--json", "--policies"]) == 0
     analysis = json.loads(capsys.readouterr().out)
     assert analysis["homing_policies"]["s3"] == {"s1": "a", "s2a": "a", "s2b": "a"}
-    assert analysis["partitions"]["ki"] == [["s1"], ["s2a", "s2b"], ["s3"]]
+    assert analysis["partitions"]["ki"] == [{"layer": 1, "states": ["s1"]},
+                                            {"layer": 2, "states": ["s2a", "s2b"]},
+                                            {"layer": 3, "states": ["s3"]}]
     assert main(["analyze", str(spec)]) == 0
     report = capsys.readouterr().out
-    assert "KI blocks with more than one state: {s2a, s2b}" in report
+    assert "\nKI blocks with more than one state: layer 2: {s2a, s2b}\n" in report
     assert "canonical form: 3 states (from 4)" in report
 
 
