@@ -1,4 +1,5 @@
-"""Command line: ``python -m kinematic analyze SPEC.json [--json] [--policies] [--eta-error E]``,
+"""Command line: ``python -m kinematic analyze SPEC.json [--json | --markdown | --latex]
+[--policies] [--eta-error E]``,
 ``python -m kinematic family combolock|figure2 ...`` (writes a spec),
 ``python -m kinematic counterexamples [--json]`` (Section 5) and
 ``python -m kinematic find-counterexample --objective inverse_dynamics|pcid_target``.
@@ -16,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from kinematic.analysis import analyze, format_report
+from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
@@ -24,11 +26,29 @@ from kinematic.json_input import display_path
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
-__all__ = ["MAX_EXAMPLES", "interruptible", "main"]
+__all__ = ["MAX_EXAMPLES", "DefaultsHelpFormatter", "interruptible", "main"]
 
 MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
 """``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
 ``--objective inverse_dynamics``), so the bound is about 6 hours."""
+
+
+class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` that ends an option's help with ``(default: ...)``, except where that would
+    read badly: flags (off unless given), options whose default is None (their help says what
+    happens without them) and help that already names its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if (action.default is None or action.default is False
+                or "default" in (action.help or "")):
+            return action.help
+        return super()._get_help_string(action)
+
+
+_REPORTS: dict[str, Callable[[dict], str]] = {
+    "json": json.dumps, "markdown": markdown_report, "latex": latex_report,
+}
+"""``analyze``'s output flags and what they print; no flag prints :func:`format_report`."""
 
 
 def _threshold(text: str) -> Fraction:
@@ -48,30 +68,51 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m kinematic",
         description="Exact ground truth of small Block MDPs (Misra et al., Sections 2-3).",
+        formatter_class=DefaultsHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
     analyze_cmd = commands.add_parser(
-        "analyze", help="eta, eta_min, KI partitions and canonical form of a JSON spec"
+        "analyze", help="eta, eta_min, KI partitions, canonical form and V* of a JSON spec",
+        description="Every exact quantity of Sections 2-3 for the Block MDP of a JSON spec: "
+                    "eta and eta_min, the backward, forward and full KI partitions, the "
+                    "canonical form and, when the spec has rewards, the optimal value V*.",
+        formatter_class=DefaultsHelpFormatter,
     )
-    analyze_cmd.add_argument("spec", type=Path, help="a Block MDP JSON spec (see DESIGN.md)")
-    analyze_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     analyze_cmd.add_argument(
-        "--policies", action="store_true", help="include a homing policy for every state"
+        "spec", type=Path,
+        help="a Block MDP as a JSON file: name, horizon, actions, layers, start, transitions, "
+             "optional emissions and rewards (README, 'The JSON spec'; 'python -m kinematic "
+             "family' writes examples)")
+    output = analyze_cmd.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="print one JSON object (blocks with their layer, numbers 'p/q')")
+    output.add_argument("--markdown", action="store_true",
+                        help="print Markdown tables: per layer, the partitions, the policies")
+    output.add_argument("--latex", action="store_true",
+                        help="print the same as LaTeX tabular environments (names escaped, "
+                             "exact numbers as \\frac{p}{q})")
+    analyze_cmd.add_argument(
+        "--policies", action="store_true",
+        help="include a deterministic homing policy for every state and, when the spec has "
+             "rewards, an optimal policy (ties go to the action listed first in the spec)"
     )
     analyze_cmd.add_argument(
         "--atol", type=tolerance(), default=DEFAULT_ATOL,
-        help=f"tolerance of float-mode specs ({tolerance().describe()})"
+        help=f"tolerance of float-mode specs: {tolerance().describe()}"
     )
     analyze_cmd.add_argument(
         "--eta-error", type=nonnegative(), default=None,
-        help="float-mode specs: bound on the error of every eta (default 1e-3 atol); a larger "
+        help="float-mode specs: bound on the error of every eta (default: 1e-3 atol); a larger "
              "one ends inductions sooner (random MDPs of width 1000: 33 instead of 43 steps per "
              "target with atol / 2)"
     )
 
-    family_cmd = commands.add_parser("family", help="write the spec of a named Block MDP")
-    family_cmd.add_argument("family", choices=["combolock", "figure2"])
+    family_cmd = commands.add_parser("family", help="write the spec of a named Block MDP",
+                                     formatter_class=DefaultsHelpFormatter)
+    family_cmd.add_argument("family", choices=["combolock", "figure2"],
+                            help="combolock: the combination lock of the paper's experiments; "
+                                 "figure2: the canonical MDP of Figure 2 (--split: the split one)")
     family_cmd.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
     family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
     family_cmd.add_argument("--seed", type=random_seed(), default=0,
@@ -79,18 +120,21 @@ def _parser() -> argparse.ArgumentParser:
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )
-    family_cmd.add_argument("--out", type=Path, help="file to write (default: standard output)")
+    family_cmd.add_argument("--out", type=Path,
+                            help="file to write (default: standard output)")
 
     counter_cmd = commands.add_parser(
-        "counterexamples", help="check the Section 5 counterexamples (exit 1 if one fails)"
+        "counterexamples", help="check the Section 5 counterexamples (exit 1 if one fails)",
+        formatter_class=DefaultsHelpFormatter,
     )
     counter_cmd.add_argument("--json", action="store_true", help="print one JSON list")
 
     find_cmd = commands.add_parser(
-        "find-counterexample", help="search for a minimal counterexample to an objective"
+        "find-counterexample", help="search for a minimal counterexample to an objective",
+        formatter_class=DefaultsHelpFormatter,
     )
     find_cmd.add_argument("--objective", choices=["inverse_dynamics", "pcid_target"],
-                          required=True)
+                          required=True, help="the representation-learning objective to refute")
     find_cmd.add_argument("--threshold", type=_threshold, default=Fraction(1, 2),
                           help="alpha below this is a failure: 'p/q' or a decimal in (0, 1]")
     find_cmd.add_argument("--max-examples", type=MAX_EXAMPLES, default=3000,
@@ -102,10 +146,12 @@ def _parser() -> argparse.ArgumentParser:
     find_cmd.add_argument("--robust", action="store_true",
                           help="count only failures that hold with PSDP ties broken in every "
                                "state's favour (not only against it)")
-    find_cmd.add_argument("--out", type=Path, help="write the found spec here")
+    find_cmd.add_argument("--out", type=Path,
+                          help="write the found spec here (default: only printed)")
     find_cmd.add_argument("--record", type=Path,
                           help="write the whole finding (spec, alphas, search time) here, as "
-                               "stored in kinematic/counterexamples/found/")
+                               "stored in kinematic/counterexamples/found/ (default: not "
+                               "written)")
     find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -181,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     result = analyze(mdp, policies=args.policies, eta_error=args.eta_error)
                 except AmbiguousTolerance as error:
                     raise AmbiguousTolerance(f"{spec}: {error}") from None
-            print(json.dumps(result) if args.json else format_report(result))
+            chosen = [flag for flag in _REPORTS if getattr(args, flag)]
+            print(_REPORTS[chosen[0]](result) if chosen else format_report(result))
             return 0
         if args.family == "combolock":
             mdp = combination_lock(args.horizon, args.actions, args.seed)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from kinematic.arguments import WorkCount
-from kinematic.cli import interruptible
+from kinematic.cli import DefaultsHelpFormatter, interruptible
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
@@ -110,20 +110,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = argparse.ArgumentParser(
             prog="python -m proofs_checks sample-sizes",
             description="Sample sizes of alg:learn_homing_policy and alg:oracle-exp.",
+            formatter_class=DefaultsHelpFormatter,
         )
         parser.add_argument("--abstract-states", "-N", type=PARAMETERS["abstract_states"],
                             required=True, help="N, at least N_KD")
-        parser.add_argument("--horizon", type=PARAMETERS["horizon"], required=True)
-        parser.add_argument("--actions", type=PARAMETERS["actions"], required=True)
+        parser.add_argument("--horizon", type=PARAMETERS["horizon"], required=True, help="H")
+        parser.add_argument("--actions", type=PARAMETERS["actions"], required=True,
+                            help="K, the number of actions")
         parser.add_argument("--eta", type=PARAMETERS["eta"], required=True,
                             help="eta <= eta_min")
-        parser.add_argument("--epsilon", type=PARAMETERS["epsilon"], default=0.1)
-        parser.add_argument("--delta", type=PARAMETERS["delta"], default=0.1)
+        parser.add_argument("--epsilon", type=PARAMETERS["epsilon"], default=0.1,
+                            help="epsilon, the suboptimality allowed to the returned policy")
+        parser.add_argument("--delta", type=PARAMETERS["delta"], default=0.1,
+                            help="delta, the failure probability")
         parser.add_argument("--log-policies", type=PARAMETERS["log_policies"], required=True,
                             help="ln |Pi|")
         parser.add_argument("--log-abstractions", type=PARAMETERS["log_abstractions"],
                             required=True, help="ln |Phi_N|")
-        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--json", action="store_true", help="print one JSON list")
         try:
             return _sample_sizes(parser.parse_args(argv[1:]))
         except ValueError as error:
@@ -133,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m proofs_checks",
         description="Check every registered claim of the paper, with its negative control. "
                     "Subcommand: sample-sizes.",
+        formatter_class=DefaultsHelpFormatter,
     )
     parser.add_argument("--examples", type=EXAMPLES, default=100,
                         help="instances per claim (sampling-heavy claims run a share of it), at "
@@ -140,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON list")
     parser.add_argument("--markdown", action="store_true",
                         help="print the README's table of claims and the coverage line")
-    parser.add_argument("--only", nargs="+", metavar="LABEL", help="run only these labels")
+    parser.add_argument("--only", nargs="+", metavar="LABEL",
+                        help="run only these labels (default: every claim)")
     args = parser.parse_args(argv)
     if not (args.json or args.markdown):
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
