@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from kinematic.cli import main
+from tests.kinematic.test_analysis import REWARDED_SPEC
 from tests.kinematic.test_homing import MIDPOINT_SPEC
 
 
@@ -104,3 +105,60 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == (
         "error: interrupted before the command finished; rerun it to start again\n")
+
+
+def test_analyze_reports_v_star_and_the_optimal_policy_in_json(tmp_path, capsys):
+    spec = tmp_path / "rewarded.json"
+    spec.write_text(json.dumps(REWARDED_SPEC))
+    assert main(["analyze", str(spec), "--json", "--policies"]) == 0
+    analysis = json.loads(capsys.readouterr().out)
+    assert analysis["optimal_value"] == "3/2"
+    assert analysis["optimal_policy"][1] == {
+        "layer": 2, "decisions": {"s2a": "right", "y": "left", "z": "right"}}
+
+
+@pytest.mark.parametrize(("flag", "first_line"), [
+    ("--markdown", "**Block MDP rewarded** (horizon 2, 3 states, exact arithmetic): "
+                   "eta_min = 2/3, N_BD = 3, N_FD = 2, N_KD = 3, V\\* = 3/2"),
+    ("--latex", "% python -m kinematic analyze: Block MDP rewarded (horizon 2, 3 states, exact "
+                "arithmetic)"),
+])
+def test_markdown_and_latex_flags_print_the_tables(tmp_path, capsys, flag, first_line):
+    spec = tmp_path / "rewarded.json"
+    spec.write_text(json.dumps(REWARDED_SPEC))
+    assert main(["analyze", str(spec), flag]) == 0
+    assert capsys.readouterr().out.split("\n")[0] == first_line
+
+
+def test_output_flags_are_mutually_exclusive(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["analyze", str(tmp_path / "any.json"), "--json", "--latex"])
+    assert stop.value.code == 2
+    assert "argument --latex: not allowed with argument --json" in capsys.readouterr().err
+
+
+def help_text(capsys, argv: list[str], command=main) -> str:
+    """``--help`` of a command line, with whitespace runs (argparse's wrapping) made one space."""
+    with pytest.raises(SystemExit) as stop:
+        command([*argv, "--help"])
+    assert stop.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize(("argv", "defaults"), [
+    (["analyze"], ["--atol ATOL tolerance of float-mode specs: a finite number in [0, 0.001] "
+                   "(default: 1e-09)",
+                   "--eta-error ETA_ERROR float-mode specs: bound on the error of every eta "
+                   "(default: 1e-3 atol);"]),
+    (["family"], ["combolock: H (default: 10)", "combolock: K (default: 10)",
+                  "seed of u, v (default: 0)", "(default: standard output)"]),
+    (["find-counterexample"], ["(0, 1] (default: 1/2)", "(default: 3000)",
+                               "(default: only printed)", "(default: not written)"]),
+])
+def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defaults):
+    text = help_text(capsys, argv)
+    for default in defaults:
+        assert default in text
+    assert text.count("default") == len(defaults)
+    assert "(default: None)" not in text and "(default: False)" not in text
+    assert "DESIGN.md" not in text

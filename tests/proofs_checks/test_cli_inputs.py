@@ -93,3 +93,18 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
                  "--log-policies", "1", "--log-abstractions", "1"]) == 130
     assert capsys.readouterr().err == (
         "error: interrupted before the command finished; rerun it to start again\n")
+
+
+@pytest.mark.parametrize(("argv", "defaults"), [
+    ([], ["at most 100000 (default: 100)", "run only these labels (default: every claim)"]),
+    (["sample-sizes"], ["returned policy (default: 0.1)", "failure probability (default: 0.1)"]),
+])
+def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defaults):
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for default in defaults:
+        assert default in text
+    assert text.count("default") == len(defaults)
+    assert "(default: None)" not in text and "(default: False)" not in text

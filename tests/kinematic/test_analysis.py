@@ -1,0 +1,183 @@
+"""``kinematic.analyze``'s V*, optimal policy and layered blocks, and its Markdown and LaTeX
+tables (``kinematic.analysis_tables``)."""
+
+import re
+import shutil
+import subprocess
+from fractions import Fraction
+
+import pytest
+
+from kinematic import analyze, combination_lock, figure2_split, from_spec
+from kinematic.analysis import format_report
+from kinematic.analysis_tables import latex_report, markdown_report
+from kinematic.policies import Policy
+from kinematic.visitation import policy_value
+
+REWARDED_SPEC = {
+    "name": "rewarded", "horizon": 2, "actions": ["right", "left"],
+    "layers": [["s1"], ["s2a", "s2b"]], "start": {"s1": "1"},
+    "transitions": {"s1": {"right": {"s2a": "1/3", "s2b": "2/3"}, "left": {"s2a": "1"}}},
+    "emissions": {"s2b": {"y": "1/2", "z": "1/2"}},
+    "rewards": {"s1": {"right": "1/2"}, "s2a": {"right": "1", "left": "1"},
+                "y": {"left": "3/2"}, "z": {"right": "1/2"}},
+}
+"""By hand: V(s2a) = 1 (both actions: a tie), V(y) = 3/2 (left), V(z) = 1/2 (right), so s2b is
+worth 1/2 * 3/2 + 1/2 * 1/2 = 1; Q(s1, right) = 1/2 + 1/3 * 1 + 2/3 * 1 = 3/2 beats
+Q(s1, left) = 1, so V* = 3/2. The actions are listed against alphabetical order, so the tie at
+s2a goes to "right" only if ties follow the spec."""
+
+ODD_NAME = "s_1#&%{x}"
+
+ODD_SPEC = {
+    "name": "odd_names #1", "horizon": 3, "actions": ["a_1", "a&2"],
+    "layers": [["start"], [ODD_NAME, "s2~}b"], ["end"]], "start": {"start": "1"},
+    "transitions": {"start": {"a_1": {ODD_NAME: "1/2", "s2~}b": "1/2"},
+                              "a&2": {ODD_NAME: "1/4", "s2~}b": "3/4"}},
+                    ODD_NAME: {"a_1": {"end": "1"}, "a&2": {"end": "1"}},
+                    "s2~}b": {"a_1": {"end": "1"}, "a&2": {"end": "1"}}},
+    "rewards": {"end": {"a&2": "1/8"}},
+}
+"""Layer 2's states are not backward KI (their incoming columns (1/2, 1/4) and (1/2, 3/4) are not
+proportional) but forward KI (both go to ``end``): one merged block, of names LaTeX and Markdown
+treat specially. eta is 1/2 and 3/4 on layer 2; the only reward, 1/8, is certain: V* = 1/8."""
+
+
+def decisions_policy(mdp, optimal_policy: list[dict]) -> Policy:
+    """The deterministic observation policy of ``analyze``'s ``optimal_policy``."""
+    tables = []
+    for h, layer in enumerate(optimal_policy):
+        assert layer["layer"] == h + 1
+        table = mdp.mode.zeros((len(mdp.observations[h]), mdp.number_of_actions))
+        for x, observation in enumerate(mdp.observations[h]):
+            table[x, mdp.action_index[layer["decisions"][observation]]] = mdp.mode.scalar(1)
+        tables.append(table)
+    return Policy(tuple(tables))
+
+
+def test_v_star_of_a_spec_with_rewards_is_the_hand_computed_fraction():
+    analysis = analyze(from_spec(REWARDED_SPEC))
+    assert analysis["optimal_value"] == "3/2"
+    assert "V* = 3/2 (" in format_report(analysis)
+
+
+def test_an_mdp_without_rewards_has_no_v_star_in_any_format():
+    analysis = analyze(figure2_split(), policies=True)
+    assert "optimal_value" not in analysis and "optimal_policy" not in analysis
+    assert "V*" not in format_report(analysis)
+    assert "V\\*" not in markdown_report(analysis)
+    assert "V^*" not in latex_report(analysis)
+
+
+def test_the_optimal_policy_decides_per_observation_and_ties_go_to_the_first_listed_action():
+    analysis = analyze(from_spec(REWARDED_SPEC), policies=True)
+    assert analysis["optimal_policy"] == [
+        {"layer": 1, "decisions": {"s1": "right"}},
+        {"layer": 2, "decisions": {"s2a": "right", "y": "left", "z": "right"}},
+    ]
+
+
+@pytest.mark.parametrize("mdp", [from_spec(REWARDED_SPEC),
+                                 combination_lock(horizon=4, actions=3, seed=1)],
+                         ids=["rewarded", "lock"])
+def test_the_optimal_policy_achieves_v_star(mdp):
+    analysis = analyze(mdp, policies=True)
+    value = policy_value(mdp, decisions_policy(mdp, analysis["optimal_policy"]))
+    assert value == Fraction(analysis["optimal_value"])
+
+
+def test_json_blocks_carry_their_layer_when_two_layers_have_merged_blocks():
+    analysis = analyze(combination_lock(horizon=3, actions=2, seed=0))
+    assert analysis["partitions"]["backward"] == [
+        {"layer": 1, "states": ["s1a", "s1b"]},
+        {"layer": 2, "states": ["s2a", "s2b"]}, {"layer": 2, "states": ["s2c"]},
+        {"layer": 3, "states": ["s3a", "s3b"]}, {"layer": 3, "states": ["s3c"]},
+    ]
+    assert analysis["partitions"]["ki"][-2:] == [{"layer": 3, "states": ["s3a", "s3b"]},
+                                                 {"layer": 3, "states": ["s3c"]}]
+
+
+def test_the_text_report_names_the_layer_of_each_merged_block():
+    report = format_report(analyze(combination_lock(horizon=3, actions=2, seed=0)))
+    assert ("backward KI blocks with more than one state: layer 1: {s1a, s1b}; "
+            "layer 2: {s2a, s2b}; layer 3: {s3a, s3b}\n") in report
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a Markdown table row, splitting at unescaped ``|`` only."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row)[1:-1]]
+
+
+def test_markdown_gives_a_row_per_layer_and_one_for_the_mdp_and_partitions_by_layer():
+    lines = markdown_report(analyze(combination_lock(horizon=3, actions=2, seed=0))).split("\n")
+    per_layer = lines[lines.index("| layer | states | N_BD | N_FD | N_KD | eta_min |"):][:6]
+    assert [cells(row) for row in per_layer[2:]] == [
+        ["1", "2", "1", "2", "2", "1/2"], ["2", "3", "2", "3", "3", "1/2"],
+        ["3", "3", "2", "1", "2", "1/2"], ["all", "8", "5", "6", "7", "1/2"]]
+    partitions = lines[lines.index("| layer | backward KI | forward KI | KI |"):]
+    assert cells(partitions[4]) == [
+        "3", "**{s3a, s3b}**, {s3c}", "**{s3a, s3b, s3c}**", "**{s3a, s3b}**, {s3c}"]
+    assert lines[0].endswith("V\\* = 1")
+
+
+def test_markdown_escapes_names_so_cells_stay_cells():
+    report = markdown_report(analyze(from_spec(ODD_SPEC), policies=True))
+    lines = report.split("\n")
+    row = lines[lines.index("| layer | backward KI | forward KI | KI |") + 3]
+    assert cells(row) == ["2", "{s\\_1\\#&%{x}}, {s2\\~}b}", "**{s\\_1\\#&%{x}, s2\\~}b}**",
+                          "{s\\_1\\#&%{x}}, {s2\\~}b}"]
+
+
+def unescaped(text: str, character: str) -> int:
+    """Occurrences of ``character`` in LaTeX source not preceded by a backslash."""
+    return len(re.findall(r"(?<!\\)" + re.escape(character), text))
+
+
+def test_latex_escapes_special_characters_in_every_name():
+    report = latex_report(analyze(from_spec(ODD_SPEC), policies=True))
+    assert r"s\_1\#\&\%\{x\}" in report
+    assert r"odd\_names \#1" in report and r"a\&2" in report and r"s2\textasciitilde{}\}b" in report
+    body = "\n".join(line for line in report.split("\n") if not line.startswith("%"))
+    assert ODD_NAME not in body
+    text = re.sub(r"(?<!\\)\$[^$]*(?<!\\)\$", "", body)  # math ($N_{BD}$) may use _
+    assert unescaped(text, "%") == unescaped(text, "#") == unescaped(text, "_") == 0
+
+
+def test_latex_braces_balance_and_each_row_has_a_cell_per_column():
+    report = latex_report(analyze(from_spec(ODD_SPEC), policies=True))
+    depth = 0
+    for character in re.sub(r"\\[{}]", "", report):
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        assert depth >= 0
+    assert depth == 0
+    columns = 0
+    for line in report.split("\n"):
+        if line.startswith(r"\begin{tabular}"):
+            columns = len(re.search(r"\{tabular\}\{(\w+)\}", line).group(1))
+        elif line.endswith(r" \\"):
+            assert unescaped(line, "&") == columns - 1, line
+
+
+def test_latex_writes_exact_numbers_as_fractions():
+    report = latex_report(analyze(from_spec(ODD_SPEC)))
+    assert report.endswith(r"$V^* = \frac{1}{8}$.")
+    assert "\n2 & 2 & 2 & 1 & 2 & $\\frac{1}{2}$ \\\\\n" in report
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_latex_compiles(tmp_path):
+    report = latex_report(analyze(from_spec(ODD_SPEC), policies=True))
+    document = tmp_path / "tables.tex"
+    document.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
+                        f"\\begin{{document}}\n{report}\n\\end{{document}}\n")
+    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                             document.name], cwd=tmp_path, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout[-2000:]
+
+
+def test_float_specs_report_v_star_as_a_number():
+    spec = {**REWARDED_SPEC, "rewards": {"s1": {"right": 0.5}}}
+    analysis = analyze(from_spec(spec))
+    assert analysis["optimal_value"] == pytest.approx(0.5)
+    assert isinstance(analysis["optimal_value"], float)
