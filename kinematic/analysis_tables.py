@@ -6,8 +6,8 @@ row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:
 ``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
 partition sizes and ``V*`` when the MDP has rewards, and the policies when the analysis has
 them. Names are escaped for the target language; exact numbers are ``p/q`` in Markdown and
-``\\frac{p}{q}`` in LaTeX. The LaTeX uses no package beyond LaTeX itself (``tabular``,
-``\\hline``).
+``\\frac{p}{q}`` in LaTeX, floats are rounded to :data:`FLOAT_DIGITS` significant digits. The
+LaTeX uses no package beyond LaTeX itself (``tabular``, ``\\hline``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ from collections.abc import Callable
 
 from kinematic.analysis import tie_rule
 
-__all__ = ["latex_escape", "latex_number", "latex_report", "markdown_escape", "markdown_report"]
+__all__ = ["FLOAT_DIGITS", "latex_escape", "latex_number", "latex_report", "markdown_escape",
+           "markdown_number", "markdown_report"]
+
+FLOAT_DIGITS = 10
+"""Significant digits of float numbers in the tables: more than float mode's results are worth
+(every eta is within ``1e-3 atol``, at most ``1e-6``, plus rounding), fewer than ``repr``'s 17,
+which would print 0.95 as ``0.9500000000000001``."""
 
 _KINDS = (("backward", "backward KI"), ("forward", "forward KI"), ("ki", "KI"))
 
@@ -53,8 +59,18 @@ def _latex_math(value: str | float) -> str:
         sign = "-" if value.startswith("-") else ""
         numerator, _, denominator = value.lstrip("-").partition("/")
         return sign + (rf"\frac{{{numerator}}}{{{denominator}}}" if denominator else numerator)
-    mantissa, _, exponent = repr(value).partition("e")
+    mantissa, _, exponent = markdown_number(value).partition("e")
     return f"{mantissa} \\times 10^{{{int(exponent)}}}" if exponent else mantissa
+
+
+def markdown_number(value: str | float) -> str:
+    """A number of :func:`analyze`'s result as text: ``"p/q"`` as it is, a float rounded to
+    :data:`FLOAT_DIGITS` significant digits.
+
+    >>> markdown_number("3/4"), markdown_number(0.1 + 0.2), markdown_number(1.0000000000000002e-12)
+    ('3/4', '0.3', '1e-12')
+    """
+    return value if isinstance(value, str) else format(value, f".{FLOAT_DIGITS}g")
 
 
 def latex_number(value: str | float) -> str:
@@ -146,13 +162,15 @@ def markdown_report(analysis: dict) -> str:
     """
     header = (f"**Block MDP {markdown_escape(analysis['name'])}** (horizon {analysis['horizon']}, "
               f"{analysis['states']} states, {analysis['mode']} arithmetic): "
-              + ", ".join(f"{_MARKDOWN_QUANTITIES.get(quantity, quantity)} = {value}"
+              + ", ".join(f"{_MARKDOWN_QUANTITIES.get(quantity, quantity)} = "
+                          f"{markdown_number(value)}"
                           for quantity, value in _summary(analysis)))
     if "eta_error" in analysis:
-        header += f"; every eta within {analysis['eta_error']} of its exact value"
+        header += (f"; every eta within {markdown_number(analysis['eta_error'])} of its exact "
+                   "value")
     lines = [header, ""]
     lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
-                             _layer_rows(analysis, str), right=6)
+                             _layer_rows(analysis, markdown_number), right=6)
     lines += ["", "Blocks of the partitions (blocks of more than one state in bold):", ""]
     lines += _markdown_table(["layer", *(label for _, label in _KINDS)],
                              _partition_cells(analysis, markdown_escape, "{", "}",

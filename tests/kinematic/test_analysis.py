@@ -176,8 +176,12 @@ def test_the_latex_compiles(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:]
 
 
-def test_float_specs_report_v_star_as_a_number():
-    spec = {**REWARDED_SPEC, "rewards": {"s1": {"right": 0.5}}}
-    analysis = analyze(from_spec(spec))
-    assert analysis["optimal_value"] == pytest.approx(0.5)
-    assert isinstance(analysis["optimal_value"], float)
+def test_float_v_star_is_a_json_number_and_the_tables_round_it():
+    """0.1 + 0.2 is 0.30000000000000004 in floats: the JSON keeps it, the tables print 0.3."""
+    mdp = from_spec({"name": "float", "horizon": 2, "actions": ["a"], "layers": [["s"], ["t"]],
+                     "start": {"s": 1.0}, "transitions": {"s": {"a": {"t": 1.0}}},
+                     "rewards": {"s": {"a": 0.1}, "t": {"a": 0.2}}})
+    analysis = analyze(mdp)
+    assert analysis["optimal_value"] == 0.1 + 0.2 != 0.3
+    assert "V\\* = 0.3;" in markdown_report(analysis)
+    assert "$V^* = 0.3$;" in latex_report(analysis)
