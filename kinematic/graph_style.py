@@ -125,9 +125,9 @@ def panel_size(mdp: BlockMDP, edge_labels: bool = False,
 
     >>> from kinematic import combination_lock
     >>> panel_size(combination_lock(3, 2, seed=0))
-    (6.3, 4.8)
+    (5.4, 4.8)
     """
-    width = (2.4 if edge_labels else 1.6) * mdp.horizon + 1.5
+    width = (2.4 if edge_labels else 1.3) * mdp.horizon + 1.5
     height = (1.4 if observations else 1.0) * max(map(len, mdp.layers)) + 1.8
     return round(width, 2), round(height, 2)
 
