@@ -29,8 +29,10 @@ from kinematic.graph_style import (
     panel_size,
     partition_description,
     state_colours,
+    text_size,
 )
 from kinematic.inseparability import Partition
+from kinematic.label_placement import Box, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 
@@ -46,6 +48,8 @@ Position = tuple[float, float]
 
 _LEGEND_BLOCKS = 8  # merged blocks named in a legend; the rest are counted
 _EDGE_COLOUR = "0.45"
+_SMALL_FONT_SIZE = 7.0  # edge labels and observations
+_LABEL_PAD = 0.15  # around an edge label, in units of its font size
 
 
 def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph:
@@ -174,6 +178,7 @@ def draw_block_mdp(
     diameters = {state: fits[state][1] for state in graph}
     nodes = list(graph)
     sizes = [diameters[s] ** 2 for s in nodes]  # networkx sizes are marker areas (points^2)
+    _frame(ax, placed)
     nx.draw_networkx_edges(graph, placed, ax=ax, nodelist=nodes, node_size=sizes,
                            edge_color=_EDGE_COLOUR, arrows=True, arrowsize=10)
     nx.draw_networkx_nodes(graph, placed, ax=ax, nodelist=nodes, node_size=sizes,
@@ -181,33 +186,24 @@ def draw_block_mdp(
                            linewidths=0.8)
     labels = {state: ax.text(*placed[state], state, fontsize=fits[state][0], ha="center",
                              va="center", zorder=3) for state in nodes}
-    texts: dict[tuple[str, str], Text] = {}
-    if edge_labels:
-        texts = nx.draw_networkx_edge_labels(
-            graph, placed, ax=ax, font_size=7, rotate=False, label_pos=0.7,
-            edge_labels={(s, t): edge_text(p, mdp.actions)
-                         for s, t, p in graph.edges(data="probabilities")},
-            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none",
-                  "alpha": 0.85})
+    scale = _points_per_unit(ax)
+    obstacles = [_box(_points(placed[s], scale), (d, d)) for s, d in diameters.items()]
     if observations:
-        for state in nodes:
-            ax.annotate(observation_text(mdp, state), placed[state],
-                        xytext=(0, -diameters[state] / 2 - 2), textcoords="offset points",
-                        ha="center", va="top", fontsize=7, color="0.25")
+        obstacles += _draw_observations(ax, mdp, placed, diameters, scale)
+    texts = _draw_edge_labels(ax, mdp, graph, placed, scale, obstacles) if edge_labels else {}
     if legend:
         _legend(ax, partition, colours, edge_labels, observations)
     if title is None:
         title = mdp.name if partition is None else (
             f"{mdp.name}: {partition_description(partition)}")
     ax.set_title(title)
-    _frame(ax, placed)
     return Drawing(ax, placed, colours, labels, texts, diameters)
 
 
 def _positions(mdp: BlockMDP, given: Mapping[str, Position] | None) -> dict[str, Position]:
     """The default layered layout, with ``given`` positions in place of the defaults."""
     placed = {
-        state: (h + 1, -(i - (len(layer) - 1) / 2))
+        state: (h + 1, (len(layer) - 1) / 2 - i)
         for h, layer in enumerate(mdp.layers)
         for i, state in enumerate(layer)
     }
@@ -219,6 +215,62 @@ def _positions(mdp: BlockMDP, given: Mapping[str, Position] | None) -> dict[str,
                              f"got {position!r}")
         placed[state] = (position[0], position[1])
     return placed
+
+
+def _points_per_unit(ax: Axes) -> tuple[float, float]:
+    """Points per data unit along x and y (the axes' size as laid out now)."""
+    box = ax.get_window_extent()
+    per_pixel = 72 / ax.figure.dpi
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return box.width * per_pixel / (x1 - x0), box.height * per_pixel / (y1 - y0)
+
+
+def _points(position: Position, scale: tuple[float, float]) -> Position:
+    return position[0] * scale[0], position[1] * scale[1]
+
+
+def _box(centre: Position, size: tuple[float, float]) -> Box:
+    (x, y), (width, height) = centre, size
+    return x - width / 2, y - height / 2, x + width / 2, y + height / 2
+
+
+def _draw_observations(ax: Axes, mdp: BlockMDP, placed: Mapping[str, Position],
+                       diameters: Mapping[str, float], scale: tuple[float, float]) -> list[Box]:
+    """Each state's emission distribution under its node; their boxes in points."""
+    boxes = []
+    for state, diameter in diameters.items():
+        text = observation_text(mdp, state)
+        gap = diameter / 2 + 2
+        ax.annotate(text, placed[state], xytext=(0, -gap), textcoords="offset points",
+                    ha="center", va="top", fontsize=_SMALL_FONT_SIZE, color="0.25")
+        width, height = text_size(text, _SMALL_FONT_SIZE)
+        x, y = _points(placed[state], scale)
+        boxes.append(_box((x, y - gap - height / 2), (width, height)))
+    return boxes
+
+
+def _draw_edge_labels(ax: Axes, mdp: BlockMDP, graph: nx.DiGraph,
+                      placed: Mapping[str, Position], scale: tuple[float, float],
+                      obstacles: list[Box]) -> dict[tuple[str, str], Text]:
+    """Each edge's actions and probabilities, placed along it clear of the nodes, the
+    observations and the other labels (:func:`kinematic.label_placement.place_labels`)."""
+    edges = list(graph.edges(data="probabilities"))
+    words = [edge_text(probabilities, mdp.actions) for _, _, probabilities in edges]
+    pad = 2 * _LABEL_PAD * _SMALL_FONT_SIZE
+    sizes = [(width + pad, height + pad)
+             for width, height in (text_size(word, _SMALL_FONT_SIZE) for word in words)]
+    fractions = place_labels(
+        [(_points(placed[s], scale), _points(placed[t], scale)) for s, t, _ in edges], sizes,
+        obstacles)
+    texts = {}
+    for (s, t, _), word, fraction in zip(edges, words, fractions, strict=True):
+        (x0, y0), (x1, y1) = placed[s], placed[t]
+        texts[s, t] = ax.text(
+            x0 + fraction * (x1 - x0), y0 + fraction * (y1 - y0), word, ha="center",
+            va="center", fontsize=_SMALL_FONT_SIZE, zorder=2.5,
+            bbox={"boxstyle": f"round,pad={_LABEL_PAD}", "facecolor": "white",
+                  "edgecolor": "none", "alpha": 0.85})
+    return texts
 
 
 def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool) -> Axes:

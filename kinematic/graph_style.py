@@ -32,6 +32,7 @@ __all__ = [
     "panel_size",
     "partition_description",
     "state_colours",
+    "text_size",
 ]
 
 SINGLE_STATE_COLOUR = "#dddddd"
@@ -157,6 +158,23 @@ def fit_name(name: str) -> tuple[float, float]:
     if font * diagonal + _PADDING > _MAX_DIAMETER:
         font = max(_LEGIBLE_FONT_SIZE, (_MAX_DIAMETER - _PADDING) / diagonal)
     return font, max(BASE_DIAMETER, font * diagonal + _PADDING)
+
+
+def text_size(text: str, font_size: float) -> tuple[float, float]:
+    """``(width, height)`` in points of ``text`` (one or more lines) at ``font_size``, as
+    matplotlib lays it out (lines 1.2 font sizes apart).
+
+    >>> width, height = text_size("a1: 1/2\\na2: 1", 10.0)
+    >>> round(height, 6), 30 < width < 40
+    (24.0, True)
+    """
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    lines = text.split("\n")
+    width = max(text_to_path.get_text_width_height_descent(
+        line, FontProperties(size=font_size), ismath=False)[0] for line in lines)
+    return width, 1.2 * font_size * len(lines)
 
 
 def _number(value: object) -> str:

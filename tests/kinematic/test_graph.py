@@ -30,6 +30,7 @@ from kinematic.graph_style import (
     colour_blocks,
     edge_text,
     fit_name,
+    panel_size,
 )
 from kinematic.inseparability import Partition
 
@@ -38,8 +39,8 @@ matplotlib.use("Agg")
 LOCK = combination_lock(horizon=6, actions=3, seed=4)
 
 
-def axes():
-    return new_figure(figsize=(8, 4)).add_subplot()
+def axes(size=(8, 4)):
+    return new_figure(figsize=size).add_subplot()
 
 
 def drawn_colours(drawing):
@@ -137,6 +138,17 @@ def test_edge_labels_give_actions_and_exact_probabilities_as_fractions():
     assert {edge: text.get_text() for edge, text in drawing.edge_labels.items()} == {
         ("s1", "s2a"): "a: 4/5", ("s1", "s2b"): "a: 1/5", ("s2a", "s3"): "a: 1",
         ("s2b", "s3"): "a: 1"}
+
+
+def test_the_edge_labels_of_the_lock_overlap_neither_each_other_nor_the_nodes():
+    drawing = draw_block_mdp(LOCK, ki_partition(LOCK), edge_labels=True,
+                             ax=axes(panel_size(LOCK, edge_labels=True)))
+    renderer = FigureCanvasAgg(drawing.axes.figure).get_renderer()
+    labels = [t.get_window_extent(renderer) for t in drawing.edge_labels.values()]
+    names = [t.get_window_extent(renderer) for t in drawing.labels.values()]
+    assert len(labels) == to_networkx(LOCK).number_of_edges()
+    assert not any(a.overlaps(b) for k, a in enumerate(labels) for b in labels[k + 1:])
+    assert not any(a.overlaps(b) for a in labels for b in names)
 
 
 def test_edges_are_unlabelled_by_default():
