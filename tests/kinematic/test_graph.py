@@ -241,6 +241,11 @@ def test_the_legend_counts_the_merged_blocks_it_does_not_name():
                        "a state alone in its block"]
 
 
+def test_no_legend_is_drawn_on_request():
+    drawing = draw_block_mdp(LOCK, ki_partition(LOCK), ax=axes(), legend=False)
+    assert drawing.axes.get_legend() is None
+
+
 def test_a_partition_of_another_mdp_is_refused():
     with pytest.raises(ValueError, match="partition: its layers are not the states"):
         draw_block_mdp(LOCK, ki_partition(figure2_split()), ax=axes())
