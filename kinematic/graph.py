@@ -138,7 +138,8 @@ def draw_block_mdp(
     positions : state -> ``(x, y)`` for some or all states; the others keep the default layout
         (layer ``h`` at ``x = h``, its states centred on ``y = 0``, one unit apart).
     edge_labels : label each edge ``s -> s'`` with its actions and ``T(s'|s, a)`` (fractions in
-        exact mode; actions of equal probability grouped).
+        exact mode; actions of equal probability grouped), each label placed along its edge
+        clear of the nodes and the other labels.
     observations : write each state's emission distribution ``q(x|s)`` under its node.
     legend : draw the legend (below the axes).
     block_colours : block (frozenset of states) -> colour, to keep colours equal between
