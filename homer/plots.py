@@ -22,6 +22,7 @@ from matplotlib.ticker import MaxNLocator
 
 from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
+from kinematic.figures import new_figure
 from kinematic.model import BlockMDP
 
 __all__ = ["alpha_figure", "confusion_figure", "dynamics_figure", "save_figure",
@@ -45,7 +46,7 @@ def visitation_figure(report: ComparisonReport, mdp: BlockMDP) -> Figure:
     ``fig:traces`` shows them: opacity proportional to ``log(count + 1)``."""
     counts = report.visitation_counts
     rows = max(len(layer) for layer in mdp.layers)
-    figure = Figure(figsize=(max(6.0, 0.16 * mdp.horizon + 1.5), 0.55 * rows + 1.2))
+    figure = new_figure(figsize=(max(6.0, 0.16 * mdp.horizon + 1.5), 0.55 * rows + 1.2))
     axes = figure.add_subplot()
     scale = max(np.log(c + 1).max() for c in counts) or 1.0
     for h, layer_counts in enumerate(counts):
@@ -108,7 +109,7 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
                 strength = np.max(dynamics.estimated[r, seen, c], initial=0.0)
                 if (h - 1, i) in graph and (h, j) in graph and strength >= threshold:
                     graph.add_edge((h - 1, i), (h, j), weight=strength)
-    figure = Figure(figsize=(1.3 * max(len(layers), 2) + 1, 4))
+    figure = new_figure(figsize=(1.3 * max(len(layers), 2) + 1, 4))
     axes = figure.add_subplot()
     nodes = list(graph.nodes)
     nx.draw_networkx_nodes(graph, positions, nodelist=nodes, ax=axes, node_size=700,
@@ -128,7 +129,7 @@ def alpha_figure(report: ComparisonReport) -> Figure:
     eta(s)`` over the states of the step."""
     steps = [s["step"] for s in report.steps]
     alphas = [s["alpha_min"] for s in report.steps]
-    figure = Figure(figsize=(7, 3))
+    figure = new_figure(figsize=(7, 3))
     axes = figure.add_subplot()
     axes.plot(steps, alphas, marker="o", markersize=3, label="learned cover")
     axes.axhline(0.5, color="tab:red", linestyle="--", linewidth=1, label="alpha = 1/2")
@@ -148,7 +149,7 @@ def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
     columns = min(4, max(len(chosen), 1))
     rows = max(1, -(-len(chosen) // columns))
-    figure = Figure(figsize=(3.2 * columns, 2.8 * rows))
+    figure = new_figure(figsize=(3.2 * columns, 2.8 * rows))
     for index, h in enumerate(chosen):
         comparison = report.abstractions[h]["ki"]
         axes = figure.add_subplot(rows, columns, index + 1)

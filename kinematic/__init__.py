@@ -2,8 +2,10 @@
 
 The public API, re-exported from the modules that define it: the model and its JSON spec, the
 paper's quantities (visitation, eta and homing policies, kinematic-inseparability partitions,
-canonical forms, policy covers, the contrastive problem, planning) and the named families.
-Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis (never torch).
+canonical forms, policy covers, the contrastive problem, planning), the named families, and
+drawings (``draw_block_mdp``, ``draw_partitions``; in Jupyter an MDP or a partition shows itself
+as its layered graph). Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis
+(never torch; matplotlib only to draw).
 
 >>> from kinematic import combination_lock, eta_min, ki_partition
 >>> lock = combination_lock(horizon=3, actions=2, seed=0)
@@ -32,6 +34,8 @@ from kinematic.errors import (
     UnknownName,
 )
 from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
+from kinematic.figures import draw_partitions
+from kinematic.graph import draw_block_mdp, to_networkx
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
 from kinematic.inseparability import (
     Partition,
@@ -71,6 +75,8 @@ __all__ = [
     "canonical_form",
     "combination_lock",
     "contrastive_distribution",
+    "draw_block_mdp",
+    "draw_partitions",
     "dumps_spec",
     "eta",
     "eta_min",
@@ -95,6 +101,7 @@ __all__ = [
     "random_sparse_mdp",
     "relabel_states",
     "state_visitation",
+    "to_networkx",
     "to_spec",
     "uniform_policy",
     "with_float_numbers",

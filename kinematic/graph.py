@@ -5,27 +5,63 @@ Nodes are states (attributes ``layer`` from 1, ``block`` when a partition is giv
 probability.
 
 Drawing needs matplotlib (the ``homer`` extra: ``pip install 'kinematic[homer]'``); the graph
-itself needs only networkx.
+itself needs only networkx. Both are imported when first used, so ``import kinematic`` stays
+fast and works without matplotlib.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from numbers import Real
 from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
+from kinematic.graph_style import (
+    SINGLE_STATE_COLOUR,
+    blocks_in_order,
+    colour_blocks,
+    edge_text,
+    fit_name,
+    observation_text,
+    panel_size,
+    partition_description,
+    state_colours,
+    text_size,
+)
 from kinematic.inseparability import Partition
+from kinematic.label_placement import Box, place_labels
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
 
 if TYPE_CHECKING:
-    import matplotlib.pyplot as plt
+    import networkx as nx
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.text import Text
 
-__all__ = ["draw_block_mdp", "to_networkx"]
+__all__ = ["Drawing", "draw_block_mdp", "to_networkx"]
+
+Position = tuple[float, float]
+
+_LEGEND_BLOCKS = 8  # merged blocks named in a legend; the rest are counted
+_EDGE_COLOUR = "0.45"
+_SMALL_FONT_SIZE = 7.0  # edge labels and observations
+_LABEL_PAD = 0.15  # around an edge label, in units of its font size
 
 
 def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph:
-    """The transition graph of ``mdp`` (``partition`` adds a ``block`` attribute per node)."""
+    """The transition graph of ``mdp`` (``partition`` adds a ``block`` attribute per node).
+
+    >>> from kinematic import figure2_split
+    >>> graph = to_networkx(figure2_split())
+    >>> graph.nodes["s2a"], graph.edges["s1", "s2a"]["probabilities"]
+    ({'layer': 2}, {'a': Fraction(4, 5)})
+    """
+    import networkx as nx
+
     graph = nx.DiGraph(name=mdp.name)
     for h, layer in enumerate(mdp.layers):
         for i, state in enumerate(layer):
@@ -47,42 +83,240 @@ def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph
     return graph
 
 
+@dataclass(frozen=True)
+class Drawing:
+    """What :func:`draw_block_mdp` drew, to adjust or reuse it.
+
+    Attributes
+    ----------
+    axes : matplotlib Axes
+        The axes drawn on (``axes.figure`` is the figure).
+    positions : dict
+        State -> ``(x, y)`` in data coordinates: pass it back (changed) as ``positions=``.
+    colours : dict
+        State -> the colour of its node (hex): its block's, or
+        :data:`kinematic.graph_style.SINGLE_STATE_COLOUR`.
+    labels : dict
+        State -> the Text artist of its name.
+    edge_labels : dict
+        ``(s, s')`` -> the Text artist of the edge's label (empty without ``edge_labels=True``).
+    node_diameters : dict
+        State -> the diameter of its node in points (larger for long names).
+    """
+
+    axes: Axes
+    positions: dict[str, Position] = field(repr=False)
+    colours: dict[str, str] = field(repr=False)
+    labels: dict[str, Text] = field(repr=False)
+    edge_labels: dict[tuple[str, str], Text] = field(repr=False)
+    node_diameters: dict[str, float] = field(repr=False)
+
+
 def draw_block_mdp(
     mdp: BlockMDP,
     partition: Partition | None = None,
-    ax: plt.Axes | None = None,
+    *,
+    ax: Axes | None = None,
     title: str | None = None,
-) -> plt.Axes:
-    """Draw ``mdp`` layer by layer (left to right); states of one block of ``partition`` share a
-    colour within their layer, so a block with several states shows as repeated colours."""
+    positions: Mapping[str, Position] | None = None,
+    edge_labels: bool = False,
+    observations: bool = False,
+    legend: bool = True,
+    block_colours: Mapping[frozenset[str], str] | None = None,
+) -> Drawing:
+    """Draw ``mdp`` layer by layer, left to right, with the blocks of ``partition`` coloured.
+
+    Every block with several states has its own colour across the whole MDP; a state alone in
+    its block is light grey, so merges stand out (``def:bki``, ``def:fki``, ``def:ki`` for the
+    partitions of :mod:`kinematic.inseparability`). The legend names the coloured blocks.
+
+    Parameters
+    ----------
+    partition : the blocks to colour (its states must be ``mdp``'s); none: all grey.
+    ax : the matplotlib axes to draw on; none: a new pyplot figure sized to the MDP.
+    title : default ``"<mdp name>: KI partition"`` (the partition's description), or the name.
+    positions : state -> ``(x, y)`` for some or all states; the others keep the default layout
+        (layer ``h`` at ``x = h``, its states centred on ``y = 0``, one unit apart).
+    edge_labels : label each edge ``s -> s'`` with its actions and ``T(s'|s, a)`` (fractions in
+        exact mode; actions of equal probability grouped), each label placed along its edge
+        clear of the nodes and the other labels.
+    observations : write each state's emission distribution ``q(x|s)`` under its node.
+    legend : draw the legend (below the axes).
+    block_colours : block (frozenset of states) -> colour, to keep colours equal between
+        drawings (:func:`kinematic.graph_style.colour_blocks`); default: this partition's.
+
+    Returns
+    -------
+    Drawing
+        The axes, the positions used, the colours and the text artists.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from kinematic import figure2_split, ki_partition
+    >>> split = figure2_split()
+    >>> drawing = draw_block_mdp(split, ki_partition(split), edge_labels=True)
+    >>> drawing.axes.get_title()
+    'figure2: KI partition'
+    >>> drawing.positions["s2b"], drawing.edge_labels["s1", "s2b"].get_text()
+    ((2, -0.5), 'a: 1/5')
+    >>> drawing.colours["s2a"] == drawing.colours["s2b"] != drawing.colours["s1"]
+    True
+    """
+    if partition is not None and partition.layers != mdp.layers:
+        raise ValueError(f"partition: its layers are not the states of the MDP {mdp.name!r} "
+                         f"(a partition of another MDP?)")
+    placed = _positions(mdp, positions)
+    if ax is None:
+        ax = _new_axes(mdp, edge_labels, observations)
+    import networkx as nx
+
+    graph = to_networkx(mdp, partition)
+    colours = {state: SINGLE_STATE_COLOUR for state in mdp.states}
+    if partition is not None:
+        palette = colour_blocks([partition]) if block_colours is None else block_colours
+        colours |= state_colours(partition, palette)
+    fits = {state: fit_name(state) for state in graph}
+    diameters = {state: fits[state][1] for state in graph}
+    nodes = list(graph)
+    sizes = [diameters[s] ** 2 for s in nodes]  # networkx sizes are marker areas (points^2)
+    _frame(ax, placed)
+    nx.draw_networkx_edges(graph, placed, ax=ax, nodelist=nodes, node_size=sizes,
+                           edge_color=_EDGE_COLOUR, arrows=True, arrowsize=10)
+    nx.draw_networkx_nodes(graph, placed, ax=ax, nodelist=nodes, node_size=sizes,
+                           node_color=[colours[s] for s in nodes], edgecolors="black",
+                           linewidths=0.8)
+    labels = {state: ax.text(*placed[state], state, fontsize=fits[state][0], ha="center",
+                             va="center", zorder=3) for state in nodes}
+    scale = _points_per_unit(ax)
+    obstacles = [_box(_points(placed[s], scale), (d, d)) for s, d in diameters.items()]
+    if observations:
+        obstacles += _draw_observations(ax, mdp, placed, diameters, scale)
+    texts = _draw_edge_labels(ax, mdp, graph, placed, scale, obstacles) if edge_labels else {}
+    if legend:
+        _legend(ax, partition, colours, edge_labels, observations)
+    if title is None:
+        title = mdp.name if partition is None else (
+            f"{mdp.name}: {partition_description(partition)}")
+    ax.set_title(title)
+    return Drawing(ax, placed, colours, labels, texts, diameters)
+
+
+def _positions(mdp: BlockMDP, given: Mapping[str, Position] | None) -> dict[str, Position]:
+    """The default layered layout, with ``given`` positions in place of the defaults."""
+    placed = {
+        state: (h + 1, (len(layer) - 1) / 2 - i)
+        for h, layer in enumerate(mdp.layers)
+        for i, state in enumerate(layer)
+    }
+    for state, position in (given or {}).items():
+        find(mdp.state_location, state, "state", "positions")
+        if (not isinstance(position, tuple | list) or len(position) != 2
+                or not all(isinstance(v, Real) and math.isfinite(v) for v in position)):
+            raise ValueError(f"positions[{state!r}] must be a pair of finite numbers (x, y), "
+                             f"got {position!r}")
+        placed[state] = (position[0], position[1])
+    return placed
+
+
+def _points_per_unit(ax: Axes) -> tuple[float, float]:
+    """Points per data unit along x and y (the axes' size as laid out now)."""
+    box = ax.get_window_extent()
+    per_pixel = 72 / ax.figure.dpi
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return box.width * per_pixel / (x1 - x0), box.height * per_pixel / (y1 - y0)
+
+
+def _points(position: Position, scale: tuple[float, float]) -> Position:
+    return position[0] * scale[0], position[1] * scale[1]
+
+
+def _box(centre: Position, size: tuple[float, float]) -> Box:
+    (x, y), (width, height) = centre, size
+    return x - width / 2, y - height / 2, x + width / 2, y + height / 2
+
+
+def _draw_observations(ax: Axes, mdp: BlockMDP, placed: Mapping[str, Position],
+                       diameters: Mapping[str, float], scale: tuple[float, float]) -> list[Box]:
+    """Each state's emission distribution under its node; their boxes in points."""
+    boxes = []
+    for state, diameter in diameters.items():
+        text = observation_text(mdp, state)
+        gap = diameter / 2 + 2
+        ax.annotate(text, placed[state], xytext=(0, -gap), textcoords="offset points",
+                    ha="center", va="top", fontsize=_SMALL_FONT_SIZE, color="0.25")
+        width, height = text_size(text, _SMALL_FONT_SIZE)
+        x, y = _points(placed[state], scale)
+        boxes.append(_box((x, y - gap - height / 2), (width, height)))
+    return boxes
+
+
+def _draw_edge_labels(ax: Axes, mdp: BlockMDP, graph: nx.DiGraph,
+                      placed: Mapping[str, Position], scale: tuple[float, float],
+                      obstacles: list[Box]) -> dict[tuple[str, str], Text]:
+    """Each edge's actions and probabilities, placed along it clear of the nodes, the
+    observations and the other labels (:func:`kinematic.label_placement.place_labels`)."""
+    edges = list(graph.edges(data="probabilities"))
+    words = [edge_text(probabilities, mdp.actions) for _, _, probabilities in edges]
+    pad = 2 * _LABEL_PAD * _SMALL_FONT_SIZE
+    sizes = [(width + pad, height + pad)
+             for width, height in (text_size(word, _SMALL_FONT_SIZE) for word in words)]
+    fractions = place_labels(
+        [(_points(placed[s], scale), _points(placed[t], scale)) for s, t, _ in edges], sizes,
+        obstacles)
+    texts = {}
+    for (s, t, _), word, fraction in zip(edges, words, fractions, strict=True):
+        (x0, y0), (x1, y1) = placed[s], placed[t]
+        texts[s, t] = ax.text(
+            x0 + fraction * (x1 - x0), y0 + fraction * (y1 - y0), word, ha="center",
+            va="center", fontsize=_SMALL_FONT_SIZE, zorder=2.5,
+            bbox={"boxstyle": f"round,pad={_LABEL_PAD}", "facecolor": "white",
+                  "edgecolor": "none", "alpha": 0.85})
+    return texts
+
+
+def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool) -> Axes:
+    """Axes of a new pyplot figure sized to the MDP (so Jupyter shows it after the cell)."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as error:
         raise ImportError(
-            "draw_block_mdp needs matplotlib: pip install 'kinematic[homer]'"
-        ) from error
-    graph = to_networkx(mdp, partition)
-    if ax is None:
-        size = (1.6 * mdp.horizon + 2, 1.2 * max(map(len, mdp.layers)) + 1)
-        ax = plt.subplots(figsize=size)[1]
-    positions = {
-        state: (h, -(i - (len(layer) - 1) / 2))
-        for h, layer in enumerate(mdp.layers)
-        for i, state in enumerate(layer)
-    }
-    palette = plt.get_cmap("tab10")
-    colors = [
-        palette(graph.nodes[s]["block"] % 10) if partition is not None else "lightgray"
-        for s in graph.nodes
-    ]
-    nx.draw_networkx_edges(graph, positions, ax=ax, edge_color="gray", arrows=True,
-                           node_size=900, arrowsize=12)
-    nx.draw_networkx_nodes(graph, positions, ax=ax, node_color=colors, node_size=900,
-                           edgecolors="black")
-    nx.draw_networkx_labels(graph, positions, ax=ax, font_size=8)
-    kinds = {"backward": "backward KI partition", "forward": "forward KI partition",
-             "ki": "KI partition"}
-    suffix = f" - {kinds.get(partition.kind, partition.kind)}" if partition is not None else ""
-    ax.set_title(title or mdp.name + suffix)
+            "draw_block_mdp needs matplotlib: pip install 'kinematic[homer]'") from error
+    return plt.subplots(figsize=panel_size(mdp, edge_labels, observations))[1]
+
+
+def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
+            edge_labels: bool, observations: bool) -> None:
+    """The legend below the axes: the merged blocks by colour (the first few), the colour of a
+    state alone in its block, and what edge labels and the text under a node mean."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles: list[Artist] = []
+    if partition is not None:
+        blocks = [block for block in blocks_in_order(partition) if len(block) > 1]
+        for block in blocks[:_LEGEND_BLOCKS]:
+            handles.append(Patch(facecolor=colours[block[0]], edgecolor="black",
+                                 label="{" + ", ".join(block) + "}"))
+        if len(blocks) > _LEGEND_BLOCKS:
+            handles.append(Patch(visible=False,
+                                 label=f"... {len(blocks) - _LEGEND_BLOCKS} more blocks"))
+        alone = "every state alone in its block" if not blocks else "a state alone in its block"
+        handles.append(Patch(facecolor=SINGLE_STATE_COLOUR, edgecolor="black", label=alone))
+    if edge_labels:
+        handles.append(Line2D([], [], color=_EDGE_COLOUR,
+                              label="edge s -> s': actions: T(s' | s, a)"))
+    if observations:
+        handles.append(Patch(visible=False, label="under a state s: observations x: q(x | s)"))
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  ncols=min(3, len(handles)), fontsize=8, frameon=False)
+
+
+def _frame(ax: Axes, positions: Mapping[str, Position]) -> None:
+    """Limits leaving room for the nodes around the outermost positions; no axis lines."""
+    xs, ys = zip(*positions.values(), strict=True)
+    for limits, values in ((ax.set_xlim, xs), (ax.set_ylim, ys)):
+        low, high = min(values), max(values)
+        pad = 0.5 * max(1.0, (high - low) / 10)
+        limits(low - pad, high + pad)
     ax.set_axis_off()
-    return ax

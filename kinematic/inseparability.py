@@ -91,6 +91,14 @@ class Partition:
         (h1, i1), (h2, i2) = location[first], location[second]
         return h1 == h2 and self.labels[h1][i1] == self.labels[h2][i2]
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the partition: its MDP's layered graph with the blocks coloured
+        (:func:`kinematic.figures.svg_picture`); None, hence text, without ``mdp`` or when
+        large."""
+        from kinematic.figures import svg_picture
+
+        return None if self.mdp is None else svg_picture(self.mdp, self)
+
 
 def _first_appearance(keys: list) -> np.ndarray:
     """Labels numbered by first appearance of each distinct key."""

@@ -185,6 +185,13 @@ class BlockMDP:
             for x in np.flatnonzero(self.emission_state[h] == i)
         }
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the MDP: its layered graph
+        (:func:`kinematic.figures.svg_picture`; None, hence text, when large)."""
+        from kinematic.figures import svg_picture
+
+        return svg_picture(self)
+
 
 def _check_distribution(
     mode: NumberMode, values: Mapping[str, Number], where: str

@@ -76,6 +76,16 @@ def test_drawing_without_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPa
         draw_block_mdp(combination_lock(3, 2, 0))
 
 
+def test_without_matplotlib_kinematic_exports_its_drawings_and_an_mdp_shows_as_text():
+    script = WITHOUT_EXTRAS.split("sys.argv")[0].format(extras=EXTRAS) + (
+        "import kinematic\n"
+        "assert {'draw_block_mdp', 'draw_partitions'} <= set(kinematic.__all__)\n"
+        "print(kinematic.combination_lock(3, 2, 0)._repr_svg_())\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert (result.returncode, result.stdout) == (0, "None\n"), result.stderr
+
+
 def test_version_is_the_installed_distributions():
     from importlib.metadata import version
 

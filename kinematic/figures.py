@@ -1,0 +1,162 @@
+"""Whole figures: matplotlib Figures that Jupyter shows as the value of a cell, side-by-side
+panels of partitions, and the SVG pictures with which a :class:`BlockMDP` or a
+:class:`Partition` shows itself in Jupyter.
+
+A Figure built with ``matplotlib.figure.Figure()`` (outside pyplot, so that scripts do not
+accumulate open figures) has no rich display of its own: Jupyter shows it as text until pyplot's
+inline backend is loaded (``%matplotlib inline`` or ``import matplotlib.pyplot``).
+:func:`new_figure` returns a Figure that also defines ``_repr_png_``, IPython's display protocol,
+so it shows itself as a picture either way (when the inline backend is loaded, its own printer
+for Figures takes precedence and the picture is drawn once).
+
+matplotlib is imported only when a figure is made.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from kinematic.graph import draw_block_mdp
+from kinematic.graph_style import colour_blocks, panel_size, partition_description
+from kinematic.inseparability import (
+    Partition,
+    backward_ki_partition,
+    forward_ki_partition,
+    ki_partition,
+)
+from kinematic.model import BlockMDP
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["MAX_PICTURE_STATES", "draw_partitions", "figure_svg", "new_figure", "svg_picture"]
+
+MAX_PICTURE_STATES = 60
+"""MDPs with more states show as text in Jupyter: their picture would be unreadable."""
+
+_PICTURE_EDGE_LABELS = 20  # the Jupyter picture labels edges up to this many states
+_PANELS_WIDTH = 18.0  # inches of a row of panels before they wrap to the next row
+
+
+@functools.cache
+def _jupyter_figure() -> type[Figure]:
+    """The Figure class that shows itself in Jupyter (made once, when first needed, so that
+    importing this module does not import matplotlib)."""
+    from matplotlib.figure import Figure
+
+    class JupyterFigure(Figure):
+        """A matplotlib Figure that Jupyter displays as a PNG picture."""
+
+        def _repr_png_(self) -> bytes:
+            image = io.BytesIO()
+            self.savefig(image, format="png", bbox_inches="tight")
+            return image.getvalue()
+
+    return JupyterFigure
+
+
+def new_figure(**options: Any) -> Figure:
+    """A matplotlib Figure (``Figure(**options)``, outside pyplot) that Jupyter shows as the
+    value of a cell, with or without ``%matplotlib inline``.
+
+    >>> figure = new_figure(figsize=(3, 2))
+    >>> figure.add_subplot().plot([0, 1])[0].get_xydata().tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    >>> figure._repr_png_()[:4]
+    b'\\x89PNG'
+    """
+    try:
+        figure_class = _jupyter_figure()
+    except ImportError as error:
+        raise ImportError("figures need matplotlib: pip install 'kinematic[homer]'") from error
+    return figure_class(**options)
+
+
+def draw_partitions(
+    mdp: BlockMDP,
+    partitions: Sequence[Partition] | None = None,
+    *,
+    columns: int | None = None,
+    **options: Any,
+) -> Figure:
+    """Side-by-side drawings of ``mdp`` with each of ``partitions`` (default: its backward,
+    forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
+
+    A block found in several partitions has the same colour in each panel, so that a split or a
+    merge shows as a change of colour. Panels fill rows of ``columns`` (default: as many as fit
+    in 18 inches). ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
+    ``observations``, ``positions``, ``legend``).
+
+    >>> from kinematic import combination_lock
+    >>> figure = draw_partitions(combination_lock(horizon=3, actions=2, seed=0))
+    >>> [axes.get_title() for axes in figure.axes]
+    ['backward KI partition', 'forward KI partition', 'KI partition']
+    """
+    if partitions is None:
+        backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
+        partitions = [backward, forward, ki_partition(mdp, backward, forward)]
+    if not partitions:
+        raise ValueError("partitions: give at least one partition to draw")
+    if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
+                                or columns < 1):
+        raise ValueError(f"columns must be a positive int, got {columns!r}")
+    width, height = panel_size(mdp, options.get("edge_labels", False),
+                               options.get("observations", False))
+    if columns is None:
+        columns = max(1, int(_PANELS_WIDTH // width))
+    columns = min(columns, len(partitions))
+    rows = math.ceil(len(partitions) / columns)
+    figure = new_figure(figsize=(columns * width, rows * height + 0.4), layout="constrained")
+    colours = colour_blocks(partitions)
+    for k, partition in enumerate(partitions):
+        draw_block_mdp(mdp, partition, ax=figure.add_subplot(rows, columns, k + 1),
+                       title=partition_description(partition), block_colours=colours,
+                       **options)
+    figure.suptitle(mdp.name)
+    return figure
+
+
+def figure_svg(figure: Figure) -> str:
+    """The SVG of ``figure`` with its text kept as text (``svg.fonttype = 'none'``: names can
+    be searched and copied) and no date or random ids, so that the same figure gives the same
+    SVG.
+
+    >>> figure = new_figure(figsize=(2, 1))
+    >>> _ = figure.text(0.5, 0.5, "s2a+s2b")
+    >>> ">s2a+s2b</text>" in figure_svg(figure)
+    True
+    """
+    from matplotlib import rc_context
+
+    image = io.StringIO()
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "kinematic"}):
+        figure.savefig(image, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return image.getvalue()
+
+
+def svg_picture(mdp: BlockMDP, partition: Partition | None = None) -> str | None:
+    """The picture with which ``mdp`` (or ``partition`` of it) shows itself in Jupyter: its
+    layered graph as SVG, with the blocks coloured and, up to 20 states, the edges labelled.
+    None (Jupyter then shows the text repr) for an MDP of more than
+    :data:`MAX_PICTURE_STATES` states, or without matplotlib.
+
+    >>> from kinematic import figure2_split
+    >>> svg = svg_picture(figure2_split())
+    >>> all(f">{state}</text>" in svg for state in ("s1", "s2a", "s2b", "s3"))
+    True
+    """
+    if len(mdp.states) > MAX_PICTURE_STATES:
+        return None
+    try:
+        import matplotlib  # noqa: F401  (only whether it is there)
+    except ImportError:
+        return None
+    figure = new_figure()
+    edge_labels = len(mdp.states) <= _PICTURE_EDGE_LABELS
+    figure.set_size_inches(panel_size(mdp, edge_labels))
+    draw_block_mdp(mdp, partition, ax=figure.add_subplot(), edge_labels=edge_labels)
+    return figure_svg(figure)

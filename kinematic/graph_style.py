@@ -1,0 +1,224 @@
+"""How a drawing of a Block MDP looks: block colours, names fitted to their nodes, and the text
+of edge labels, observations and titles (used by :func:`kinematic.graph.draw_block_mdp`).
+
+Colours: every block with several states gets its own colour, distinct across the whole MDP
+(so a block of layer 2 and one of layer 3 never share one by accident); a state alone in its
+block is drawn in :data:`SINGLE_STATE_COLOUR`, so that merges stand out.
+
+matplotlib is imported only by the functions that need it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from kinematic.inseparability import Partition
+
+if TYPE_CHECKING:
+    from kinematic.model import BlockMDP
+
+__all__ = [
+    "BASE_DIAMETER",
+    "NAME_FONT_SIZE",
+    "SINGLE_STATE_COLOUR",
+    "blocks_in_order",
+    "colour_blocks",
+    "edge_text",
+    "fit_name",
+    "observation_text",
+    "panel_size",
+    "partition_description",
+    "state_colours",
+    "text_size",
+]
+
+SINGLE_STATE_COLOUR = "#dddddd"
+"""The colour of a state alone in its block (and of every state when no partition is drawn)."""
+
+NAME_FONT_SIZE = 9.0
+"""Font size (points) of a state's name when it fits its node."""
+
+BASE_DIAMETER = 30.0
+"""Diameter (points) of a node whose name fits at :data:`NAME_FONT_SIZE`."""
+
+_MIN_FONT_SIZE = 7.0  # a longer name first grows its node, down to this size
+_MAX_DIAMETER = 64.0  # beyond it, the font shrinks further so that the name still fits,
+_LEGIBLE_FONT_SIZE = 5.0  # down to this size; a longer name then grows its node again
+_PADDING = 4.0  # points between a name's corners and its circle
+
+_DESCRIPTIONS = {"backward": "backward KI partition", "forward": "forward KI partition",
+                 "ki": "KI partition"}
+
+
+def partition_description(partition: Partition) -> str:
+    """What a partition is, for a title: ``"KI partition"`` for kind ``"ki"``, ``"backward KI
+    partition"``, ``"forward KI partition"``, otherwise the kind itself.
+
+    >>> from kinematic import combination_lock, ki_partition
+    >>> partition_description(ki_partition(combination_lock(3, 2, seed=0)))
+    'KI partition'
+    """
+    return _DESCRIPTIONS.get(partition.kind, partition.kind)
+
+
+def _palette(count: int) -> list[str]:
+    """``count`` distinct colours, none of them grey: tab10 and then tab20 without their greys,
+    evenly spaced hues of ``hsv`` beyond 18."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    if count <= 18:
+        name, greys = ("tab10", {7}) if count <= 9 else ("tab20", {14, 15})
+        colours = colormaps[name].colors
+        return [to_hex(c) for i, c in enumerate(colours) if i not in greys][:count]
+    hues = colormaps["hsv"]
+    return [to_hex(hues(k / count)) for k in range(count)]
+
+
+def colour_blocks(partitions: Iterable[Partition]) -> dict[frozenset[str], str]:
+    """One colour per block with several states, over all layers of all ``partitions``; a block
+    found in several partitions (the same set of states) keeps one colour, so side-by-side
+    drawings of several partitions of one MDP can be compared.
+
+    >>> from kinematic import combination_lock, ki_partition
+    >>> colours = colour_blocks([ki_partition(combination_lock(2, 2, seed=0))])
+    >>> sorted(sorted(block) for block in colours)
+    [['s1a', 's1b'], ['s2a', 's2b']]
+    >>> len(set(colours.values()))
+    2
+    """
+    distinct = list(dict.fromkeys(frozenset(block) for partition in partitions
+                                  for block in blocks_in_order(partition) if len(block) > 1))
+    return dict(zip(distinct, _palette(len(distinct)), strict=True))
+
+
+def blocks_in_order(partition: Partition) -> list[list[str]]:
+    """All blocks of ``partition``, layer by layer, each block's states in layer order.
+
+    >>> from kinematic import combination_lock, ki_partition
+    >>> blocks_in_order(ki_partition(combination_lock(2, 2, seed=0)))
+    [['s1a', 's1b'], ['s2a', 's2b'], ['s2c']]
+    """
+    blocks = []
+    for layer, labels in zip(partition.layers, partition.labels, strict=True):
+        members: dict[int, list[str]] = {}
+        for state, label in zip(layer, labels.tolist(), strict=True):
+            members.setdefault(label, []).append(state)
+        blocks.extend(members.values())
+    return blocks
+
+
+def state_colours(partition: Partition,
+                  block_colours: Mapping[frozenset[str], str]) -> dict[str, str]:
+    """The colour of every state of ``partition``: its block's colour in ``block_colours``, or
+    :data:`SINGLE_STATE_COLOUR` (a state alone in its block, or a block not in the mapping)."""
+    return {state: block_colours.get(frozenset(block), SINGLE_STATE_COLOUR)
+            for block in blocks_in_order(partition) for state in block}
+
+
+def panel_size(mdp: BlockMDP, edge_labels: bool = False,
+               observations: bool = False) -> tuple[float, float]:
+    """``(width, height)`` in inches of a drawing of ``mdp``: per layer, wider with edge labels;
+    per state of the widest layer, taller with observations under the nodes.
+
+    >>> from kinematic import combination_lock
+    >>> panel_size(combination_lock(3, 2, seed=0))
+    (5.4, 4.8)
+    """
+    width = (2.4 if edge_labels else 1.3) * mdp.horizon + 1.5
+    height = (1.4 if observations else 1.0) * max(map(len, mdp.layers)) + 1.8
+    return round(width, 2), round(height, 2)
+
+
+def fit_name(name: str) -> tuple[float, float]:
+    """``(font size, node diameter)`` in points so that ``name``, on one line, lies inside its
+    circular node: a short name gets :data:`NAME_FONT_SIZE` in a node of
+    :data:`BASE_DIAMETER`; a longer one (a merged ``s2a+s2b+s2c``) a smaller font and a larger
+    node, up to a limit beyond which only the font shrinks, down to 5 points (a still longer
+    name makes a larger node).
+
+    >>> fit_name("s1")
+    (9.0, 30.0)
+    >>> font, diameter = fit_name("s2a+s2b+s2c")
+    >>> font < 9.0 and diameter > 30.0
+    True
+    """
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    width, height, _ = text_to_path.get_text_width_height_descent(
+        name, FontProperties(size=1.0), ismath=False)
+    diagonal = math.hypot(width, height)  # of the name's box at font size 1
+    font = NAME_FONT_SIZE
+    if font * diagonal + _PADDING > BASE_DIAMETER:
+        font = max(_MIN_FONT_SIZE, (BASE_DIAMETER - _PADDING) / diagonal)
+    if font * diagonal + _PADDING > _MAX_DIAMETER:
+        font = max(_LEGIBLE_FONT_SIZE, (_MAX_DIAMETER - _PADDING) / diagonal)
+    return font, max(BASE_DIAMETER, font * diagonal + _PADDING)
+
+
+def text_size(text: str, font_size: float) -> tuple[float, float]:
+    """``(width, height)`` in points of ``text`` (one or more lines) at ``font_size``, as
+    matplotlib lays it out (lines 1.2 font sizes apart).
+
+    >>> width, height = text_size("a1: 1/2\\na2: 1", 10.0)
+    >>> round(height, 6), 30 < width < 40
+    (24.0, True)
+    """
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    lines = text.split("\n")
+    width = max(text_to_path.get_text_width_height_descent(
+        line, FontProperties(size=font_size), ismath=False)[0] for line in lines)
+    return width, 1.2 * font_size * len(lines)
+
+
+def _number(value: object) -> str:
+    """An exact probability as a fraction (``1/2``), a float to 3 significant digits."""
+    if isinstance(value, Fraction | int):
+        return str(value)
+    return f"{float(value):.3g}"
+
+
+def edge_text(probabilities: Mapping[str, object], actions: Sequence[str]) -> str:
+    """The label of an edge ``s -> s'`` from its ``action -> T(s'|s, a)``: actions with equal
+    probabilities grouped, one group per line (``"a1, a2: 1/2"``); a group of every action (of
+    at least three) is ``"any"``, of all actions but one or two (of at least five) ``"not a3"``.
+
+    >>> from fractions import Fraction
+    >>> edge_text({"a1": Fraction(1, 2), "a2": Fraction(1, 2), "a3": Fraction(1)},
+    ...           ["a1", "a2", "a3"])
+    'a1, a2: 1/2\\na3: 1'
+    >>> edge_text({a: Fraction(1) for a in ["a1", "a2", "a3"]}, ["a1", "a2", "a3"])
+    'any: 1'
+    """
+    groups: dict[object, list[str]] = {}
+    for action in actions:
+        if action in probabilities:
+            groups.setdefault(probabilities[action], []).append(action)
+    lines = []
+    for value, group in groups.items():
+        missing = [a for a in actions if a not in group]
+        if not missing and len(actions) >= 3:
+            names = "any"
+        elif len(actions) >= 5 and len(missing) <= 2:
+            names = "not " + ", ".join(missing)
+        else:
+            names = ", ".join(group)
+        lines.append(f"{names}: {_number(value)}")
+    return "\n".join(lines)
+
+
+def observation_text(mdp: BlockMDP, state: str) -> str:
+    """The emission distribution ``q(. | state)``, one ``observation: probability`` per line.
+
+    >>> from kinematic import figure2_canonical
+    >>> print(observation_text(figure2_canonical(), "s2"))
+    x2a: 4/5
+    x2b: 1/5
+    """
+    return "\n".join(f"{x}: {_number(p)}" for x, p in mdp.observations_of(state).items())

@@ -1,0 +1,136 @@
+"""Whole figures (``kinematic.figures``): panels of partitions, Figures that Jupyter shows, and the
+SVG pictures of a BlockMDP and a Partition in Jupyter."""
+
+import sys
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from IPython.core.formatters import DisplayFormatter
+from matplotlib.colors import to_hex
+
+from kinematic import (
+    backward_ki_partition,
+    block_mdp,
+    combination_lock,
+    draw_partitions,
+    figure2_split,
+    ki_partition,
+)
+from kinematic.figures import MAX_PICTURE_STATES, new_figure, svg_picture
+from kinematic.inseparability import Partition
+
+matplotlib.use("Agg")
+
+LOCK = combination_lock(horizon=6, actions=3, seed=4)
+
+
+def merged_names_mdp():
+    """A small MDP with long merged names (as a canonical form has)."""
+    return block_mdp("merged", [["s1"], ["s2a+s2b", "s2c+s2d+s2e"], ["s3"]], ["a", "b"],
+                     {"s1": 1},
+                     {"s1": {"a": {"s2a+s2b": "1/3", "s2c+s2d+s2e": "2/3"},
+                             "b": {"s2a+s2b": 1}},
+                      "s2a+s2b": {"a": {"s3": 1}, "b": {"s3": 1}},
+                      "s2c+s2d+s2e": {"a": {"s3": 1}, "b": {"s3": 1}}})
+
+
+def node_colour(axes, position):
+    """The face colour of the node drawn at ``position`` on ``axes``."""
+    for collection in axes.collections:
+        for offset, colour in zip(collection.get_offsets().tolist(),
+                                  collection.get_facecolors(), strict=False):
+            if tuple(offset) == tuple(map(float, position)):
+                return to_hex(colour)
+    raise AssertionError(f"no node at {position}")
+
+
+def test_panels_show_the_backward_forward_and_ki_partitions_by_default():
+    figure = draw_partitions(LOCK)
+    assert [axes.get_title() for axes in figure.axes] == [
+        "backward KI partition", "forward KI partition", "KI partition"]
+    assert figure.get_suptitle() == "combolock-H6-K3-seed4"
+
+
+def test_panels_of_given_partitions_keep_the_colour_of_a_block_found_in_both():
+    figure = draw_partitions(LOCK, [backward_ki_partition(LOCK), ki_partition(LOCK)])
+    s4a = (4, 1.0)  # layer 4, first of three states
+    assert len(figure.axes) == 2
+    assert node_colour(figure.axes[0], s4a) == node_colour(figure.axes[1], s4a)
+
+
+def test_panels_fill_rows_of_the_given_number_of_columns():
+    figure = draw_partitions(figure2_split(), columns=2)
+    geometry = [axes.get_subplotspec().get_geometry()[:2] for axes in figure.axes]
+    assert geometry == [(2, 2)] * 3
+
+
+@pytest.mark.parametrize("columns", [0, -1, 1.5, True])
+def test_a_number_of_columns_that_is_not_a_positive_int_is_refused(columns):
+    with pytest.raises(ValueError, match="columns must be a positive int"):
+        draw_partitions(figure2_split(), columns=columns)
+
+
+def test_no_partitions_to_draw_is_refused():
+    with pytest.raises(ValueError, match="partitions: give at least one"):
+        draw_partitions(figure2_split(), [])
+
+
+def test_figures_are_not_left_open_in_pyplot():
+    before = plt.get_fignums()
+    draw_partitions(figure2_split())
+    svg_picture(figure2_split())
+    assert plt.get_fignums() == before
+
+
+def test_ipython_shows_a_new_figure_as_a_png():
+    figure = new_figure(figsize=(2, 1))
+    figure.add_subplot().plot([0, 1])
+    data, _ = DisplayFormatter().format(figure)
+    assert data["image/png"].startswith(b"\x89PNG")
+
+
+def test_ipython_shows_an_mdp_and_its_partition_as_svg():
+    split = figure2_split()
+    for shown in (split, ki_partition(split)):
+        data, _ = DisplayFormatter().format(shown)
+        assert "<svg" in data["image/svg+xml"]
+        assert data["text/plain"] == repr(shown)
+
+
+def test_the_svg_of_an_mdp_contains_every_state_name_as_text():
+    mdp = merged_names_mdp()
+    svg = mdp._repr_svg_()
+    assert all(f">{state}</text>" in svg for state in mdp.states)
+    assert ">a: 1/3</text>" in svg  # a small MDP's edges are labelled
+
+
+def test_the_svg_of_a_partition_colours_its_blocks_and_names_it():
+    svg = ki_partition(LOCK)._repr_svg_()
+    assert all(f">{state}</text>" in svg for state in LOCK.states)
+    assert ">combolock-H6-K3-seed4: KI partition</text>" in svg
+    assert ">{s4a, s4b}</text>" in svg  # the legend of its merged blocks
+
+
+def test_the_svg_is_the_same_each_time():
+    assert figure2_split()._repr_svg_() == figure2_split()._repr_svg_()
+
+
+def test_a_partition_without_its_mdp_shows_as_text():
+    partition = ki_partition(LOCK)
+    bare = Partition(partition.kind, partition.layers, partition.labels)
+    assert bare._repr_svg_() is None
+
+
+def test_an_mdp_with_more_than_the_limit_of_states_shows_as_text():
+    small = combination_lock(horizon=20, actions=2, seed=0)
+    large = combination_lock(horizon=21, actions=2, seed=0)
+    assert len(small.states) <= MAX_PICTURE_STATES < len(large.states)
+    assert large._repr_svg_() is None
+    assert ki_partition(large)._repr_svg_() is None
+    assert small._repr_svg_() is not None
+
+
+def test_without_matplotlib_an_mdp_shows_as_text(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert figure2_split()._repr_svg_() is None
