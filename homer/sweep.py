@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from homer.checkpoint import (
     check_own_path,
@@ -308,6 +309,7 @@ def horizon_figure(records: list[dict]) -> Figure:
             axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
                          label=None if medians else algorithm)
     axes.set_yscale("log")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("horizon H")
     axes.set_ylabel("episodes to reach half the optimal value")
     axes.set_title("combination lock, K = 10 (x: not reached within the budget)")
