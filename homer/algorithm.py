@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from homer.capacity import check_capacities
 from homer.checkpoint import (
     UnsafePathError,
     check_own_path,
@@ -55,6 +56,7 @@ from homer.psdp import greedy_policy_search, psdp
 from homer.run_state import check_reward_scale, read_run_checkpoint
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.threads import use_torch_threads
+from homer.wording import setting
 from kinematic.arguments import format_duration
 from kinematic.errors import TooLarge
 from kinematic.json_input import read_json_file
@@ -274,8 +276,8 @@ def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: boo
         if not _holds_run(run_dir, identity):
             raise FileExistsError(
                 f"{run_dir} holds {', '.join(present)} but no HOMER run ({run_dir / CONFIG} "
-                "is not a run's identity): --force replaces only a run; move them or use "
-                "another directory")
+                f"is not a run's identity): {setting('force')} replaces only a run; move them "
+                "or use another directory")
         _delete_run(run_dir, present)
     elif resume:
         config = run_dir / CONFIG
@@ -286,11 +288,12 @@ def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: boo
                       if not isinstance(stored, dict) or stored.get(key) != value]
             if differ:
                 raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} differ "
-                                 f"in {config}): use another --out, or --force to replace it")
+                                 f"in {config}): use another directory, or {setting('force')} to "
+                                 "replace it")
     else:
         raise FileExistsError(
-            f"{run_dir} holds a run ({', '.join(present)}): pass resume=True (--resume) to "
-            "continue it, force=True (--force) to replace it, or use another directory")
+            f"{run_dir} holds a run ({', '.join(present)}): pass {setting('resume')} to "
+            f"continue it, {setting('force')} to replace it, or use another directory")
 
 
 def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
@@ -375,6 +378,7 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     check_run_fits(mdp, config, encoder)
     check_run_time(mdp, config)
     check_reward_scale(mdp, config)
+    check_capacities(mdp, config)
     use_torch_threads(config.torch_threads)
     check_run_directory(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)

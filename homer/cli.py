@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -41,6 +42,7 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.wording import command_line_wording
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
@@ -77,18 +79,33 @@ def _horizons(text: str) -> list[int]:
     return [at_least(1)(part) for part in text.split(",")]
 
 
+class _ShowDefaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, except a default of None or False: an option
+    that is off unless given, or whose help says in words what happens without it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m homer",
                                      description="HOMER on rich-observation Block MDPs.")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run HOMER and write its artefacts to --out")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, formatter_class=_ShowDefaults)
+
+    run = command("run", "run HOMER and write its artefacts to --out")
     source = run.add_mutually_exclusive_group(required=True)
     source.add_argument("--env", choices=["combolock"], help="the diabolical combination lock")
     source.add_argument("--spec", type=Path, help="a kinematic JSON spec")
     run.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
     run.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
     run.add_argument("--lock-seed", type=random_seed(), default=None,
-                     help="combolock: seed of the good actions (default: --seed)")
+                     help="combolock: seed of the good actions (default: the value "
+                          "of --seed)")
     run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=HadamardNoise().noise_variance,
@@ -102,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     reuse.add_argument("--force", action="store_true",
                        help="replace the run in --out (its artefacts are deleted)")
     run.add_argument("--json", action="store_true", help="last line: one JSON summary")
-    compare = commands.add_parser("compare", help="compare a run with the exact answers")
+    compare = command("compare", "compare a run with the exact answers")
     compare.add_argument("run_dir", type=Path, help="directory written by 'run'")
     compare.add_argument("--spec", type=Path, default=None,
                          help="the run's MDP (default: RUN_DIR/mdp.json)")
@@ -113,10 +130,12 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=random_seed(), default=0,
                          help="seed of the sampling")
     compare.add_argument("--out", type=_output_path, default=None,
-                         help="default: RUN_DIR/compare")
+                         help="directory of the report and the plots (default: "
+                              "RUN_DIR/compare)")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
-    sweep = commands.add_parser("sweep", help="algorithms x horizons x seeds on the lock")
-    sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid")
+    sweep = command("sweep", "algorithms x horizons x seeds on the lock")
+    sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid",
+                       help="comma-separated algorithms")
     sweep.add_argument("--horizons", type=_horizons, default="3,6,12,25,50,100",
                        help="comma-separated horizons, each an int >= 1")
     sweep.add_argument("--seeds", type=NumberRange(int, low=1, high=MAX_SEEDS), default=5,
@@ -125,16 +144,17 @@ def _parser() -> argparse.ArgumentParser:
                        default=100_000, help=f"episodes per PPO / A2C run (at most "
                                              f"{MAX_BUDGET:,}; the paper: 10^7)")
     sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
-    sweep.add_argument("--executor", choices=["ray", "local"], default="ray")
+    sweep.add_argument("--executor", choices=["ray", "local"], default="ray",
+                       help="where the runs go: a Ray cluster or local processes")
     sweep.add_argument("--address", default=None,
                        help="Ray cluster: auto or HOST:PORT (default: a local Ray instance)")
     sweep.add_argument("--workers", type=NumberRange(int, low=1, high=MAX_WORKERS), default=2,
                        help=f"local executor: processes (at most {MAX_WORKERS}; each imports "
                             "torch)")
-    counter = commands.add_parser(
+    counter = command(
         "counterexamples",
-        help="Section 5 learned: each failing objective and HOMER on the same MDPs, both "
-             "compared with the exact truth (exit 1 if a row is not as predicted)")
+        "Section 5 learned: each failing objective and HOMER on the same MDPs, both compared "
+        "with the exact truth (exit 1 if a row is not as predicted)")
     counter.add_argument("--out", type=_output_path, required=True,
                          help="directory for the runs (one subdirectory each; replaced)")
     counter.add_argument("--cases", default=None,
@@ -145,16 +165,17 @@ def _parser() -> argparse.ArgumentParser:
                          help="real transitions per step of every run (one round each)")
     counter.add_argument("--json", action="store_true",
                          help="last line: the table as one JSON list")
-    helps = HomerConfig.field_help()
+    helps = {name: text.rstrip(".").replace("%", "%%")  # argparse formats help with %
+             for name, text in HomerConfig.field_help().items()}
     for item in fields(HomerConfig):
-        flag = flag_of(item.name)
-        if item.name not in RANGES:  # objective
-            run.add_argument(flag, choices=OBJECTIVES, default=item.default,
-                             help=helps[item.name])
-            continue
-        text = f"{helps[item.name]} ({RANGES[item.name].describe()})"
-        run.add_argument(flag, type=RANGES[item.name], default=item.default,
-                         help=text.replace("%", "%%"))  # argparse formats help with %
+        flag, text = flag_of(item.name), helps[item.name]
+        if item.name == "objective":
+            run.add_argument(flag, choices=OBJECTIVES, default=item.default, help=text)
+        elif item.name == "allow_small_capacity":
+            run.add_argument(flag, action="store_true", help=text)
+        else:
+            run.add_argument(flag, type=RANGES[item.name], default=item.default,
+                             help=f"{text}; {RANGES[item.name].describe()}")
     return parser
 
 
@@ -279,9 +300,12 @@ def _run(args: argparse.Namespace) -> int:
             mdp = combination_lock(args.horizon, args.actions, lock_seed)
         else:
             mdp = load_spec(args.spec)
-        result = run_homer(mdp, args.out, config, seed=args.seed,
-                           encoder=encoder, sample_rewards=not args.expected_rewards,
-                           resume=args.resume, force=args.force, progress=not args.json)
+        with warnings.catch_warnings():  # a warning is one line on stderr, then the run
+            warnings.showwarning = lambda message, *_: print(
+                f"warning: {message}", file=sys.stderr, flush=True)
+            result = run_homer(mdp, args.out, config, seed=args.seed,
+                               encoder=encoder, sample_rewards=not args.expected_rewards,
+                               resume=args.resume, force=args.force, progress=not args.json)
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -318,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = {"run": _run, "compare": _compare, "sweep": _sweep,
                "counterexamples": _counterexamples}[args.command]
     try:
-        return command(args)
+        with command_line_wording():
+            return command(args)
     except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
         print(f"error: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130

@@ -47,9 +47,9 @@ from kinematic.resources import check_memory
 from kinematic.visitation import policy_value, state_visitation
 
 __all__ = [
-    "AbstractionComparison", "ComparisonReport", "DynamicsComparison", "PolicyEstimator",
-    "combined_classifier", "compare_abstraction", "compare_dynamics", "compare_run",
-    "format_summary",
+    "ABSTRACTION_NAMES", "SUMMARY_LEGEND", "AbstractionComparison", "ComparisonReport",
+    "DynamicsComparison", "PolicyEstimator", "combined_classifier", "compare_abstraction",
+    "compare_dynamics", "compare_run", "format_summary",
 ]
 
 Classifier = Callable[[np.ndarray], np.ndarray]
@@ -324,6 +324,10 @@ class ComparisonReport:
         return min(s["alpha_min"] for s in self.steps if s["alpha_min"] is not None)
 
     def to_json(self) -> dict[str, Any]:
+        """``report.json``: ``steps_with_wrong_merges`` and each step's ``wrong_merges`` and
+        ``splits`` are phi-bar's against KI (``steps_with_wrong_merges_by_abstraction`` and each
+        step's ``abstractions`` hold phi_B's and phi_F's); ``policy_standard_error`` is the
+        largest standard error of the learned policy's estimated action probabilities."""
         return {
             "mdp": self.mdp, "samples": self.samples,
             "steps_with_wrong_merges": self.steps_with_wrong_merges,
@@ -430,24 +434,86 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     )
 
 
-def format_summary(report: ComparisonReport) -> str:
-    """The short text summary of ``homer compare``."""
-    erroneous = [s["step"] for s in report.steps if s["wrong_merges"]]
-    lowest = min(report.steps, key=lambda s: s["alpha_min"])
-    lines = [
-        f"{report.mdp}: {len(report.steps)} time steps compared "
-        f"({report.samples} encodings per latent observation)",
-        f"steps with abstraction errors (wrong merges of phi-bar vs KI): "
-        f"{len(erroneous)}" + (f" - steps {erroneous}" if erroneous else ""),
-        f"steps where phi_B merges backward-KI classes: "
-        f"{report.steps_with_wrong_merges_of('backward')}; phi_F forward-KI classes: "
-        f"{report.steps_with_wrong_merges_of('forward')}",
-        f"minimum alpha of the policy cover: {report.alpha_min:.3f} (step {lowest['step']})",
-    ]
-    if report.value is None:
-        lines.append("no reward-sensitive policy (the run stopped before it)")
+ABSTRACTION_NAMES = {"ki": "phi-bar = (phi_F, phi_B) vs KI", "backward": "phi_B vs backward KI",
+                "forward": "phi_F vs forward KI"}
+"""The rows of the summary's abstraction table: each learned abstraction against its exact
+partition (``def:ki``, ``def:bki``, ``def:fki``)."""
+
+SUMMARY_LEGEND = (
+    "  each latent observation is assigned to the learned class most of its encodings fall into;",
+    "  wrong merge: one learned class is assigned the observations of two exact classes;",
+    "  split: the observations of one exact class are assigned to two or more learned classes;",
+    "  misassigned: the share of a step's encodings outside their observation's assigned class;",
+    "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's classes.",
+)
+"""What the summary's abstraction table counts, printed below it."""
+
+
+def _steps(hits: list[int], total: int, shown: int = 3) -> str:
+    """``'1 of 3 (step 2)'``: how many of ``total`` steps are ``hits``, the first few named."""
+    if not hits:
+        return f"0 of {total}"
+    named = ", ".join(str(h) for h in hits[:shown]) + (", ..." if len(hits) > shown else "")
+    return f"{len(hits)} of {total} (step{'s' if len(hits) > 1 else ''} {named})"
+
+
+def _abstraction_rows(report: ComparisonReport) -> list[str]:
+    """The table of wrong merges, splits and misassigned shares per learned abstraction."""
+    header = ("learned vs exact", "steps with wrong merges", "steps with splits",
+              "max misassigned")
+    rows = []
+    for kind, name in ABSTRACTION_NAMES.items():
+        compared = {h + 1: layer[kind] for h, layer in sorted(report.abstractions.items())
+                    if kind in layer}
+        if not compared:
+            continue
+        worst = max(compared, key=lambda step: compared[step].misassigned)
+        most = compared[worst].misassigned
+        rows.append((name,
+                     _steps([h for h, c in compared.items() if c.wrong_merges], len(compared)),
+                     _steps([h for h, c in compared.items() if c.splits], len(compared)),
+                     f"{most:.3f}" + (f" (step {worst})" if most else "")))
+    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
+    return ["  " + "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+            .rstrip() for row in [header, *rows]]
+
+
+def _cover_lines(report: ComparisonReport) -> list[str]:
+    """The smallest alpha over the steps after the first (layer 1 is reached by the start
+    distribution alone: alpha 1 there), and what alpha is."""
+    later = [s for s in report.steps if s["step"] >= 2]
+    if not later:
+        return ["policy cover: only step 1 compared (the run stopped before learning step 2)"]
+    lowest = min(later, key=lambda s: s["alpha_min"])
+    steps = f"steps 2-{later[-1]['step']}" if len(later) > 1 else "step 2"
+    if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
+        found = f"alpha {lowest['alpha_min']:.3f} at each of {steps}"
     else:
-        lines.append(f"value of the learned policy: {report.value:.3f} (+- "
-                     f"{report.policy_standard_error:.3f} per action probability) vs optimal "
-                     f"{report.optimal_value:.3f}")
+        found = f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {steps}"
+    return [f"policy cover: {found} (step 1 needs no policy)",
+            "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
+            "(def:policy-cover)"]
+
+
+def format_summary(report: ComparisonReport) -> str:
+    """The text summary of ``homer compare``: which learned abstraction is compared with which
+    exact partition (with a legend of what is counted), the cover's smallest alpha after step 1
+    and the learned policy's value.
+
+    The value is exact for the policy's action probabilities at each latent observation, which
+    are shares of ``report.samples`` encodings; their largest standard error
+    ``sqrt(p (1 - p) / samples)`` (one standard error, estimated) is given with it.
+    """
+    lines = [f"{report.mdp} vs the exact answers: {len(report.steps)} time steps, "
+             f"{report.samples} encodings of each latent observation",
+             *_abstraction_rows(report), *SUMMARY_LEGEND, *_cover_lines(report)]
+    if report.value is None:
+        lines.append("learned policy: none (the run stopped before the reward-sensitive PSDP)")
+    else:
+        lines += [
+            f"learned policy: value {report.value:.3f} vs optimal {report.optimal_value:.3f}",
+            "  exact, given its action probabilities at the latent observations, each the share "
+            f"of the {report.samples}",
+            "  encodings of an observation on which it takes the action (largest standard error: "
+            f"{report.policy_standard_error:.3f})"]
     return "\n".join(lines)

@@ -72,9 +72,11 @@ class HomerConfig:
     """
 
     backward_capacity: int = 2
-    """N: number of abstract states of the backward abstraction (phi_B on x')."""
+    """N: number of abstract states of the backward abstraction (phi_B on x'); a run refuses
+    less than the MDP's N_BD, the most backward-KI classes of a layer."""
     forward_capacity: int = 3
-    """M: number of abstract states of the forward abstraction (phi_F on x)."""
+    """M: number of abstract states of the forward abstraction (phi_F on x); a run refuses less
+    than the MDP's N_FD, the most forward-KI classes of a layer."""
     pretraining_width: int = 16
     """Width of the continuous embedding of each side during pre-training; k-means then
     quantises the bottleneck side into N (or M) classes (homer/models.py). With width M = 3 the
@@ -127,11 +129,17 @@ class HomerConfig:
     """The abstraction step (homer/objectives.py): contrastive (HOMER), inverse_dynamics
     (curiosity), pcid, autoencoder, or one_class (the trivial reward-free bisimulation) - the
     last four are Section 5's failing objectives."""
+    allow_small_capacity: bool = False
+    """Run even when a capacity is below the MDP's N_BD or N_FD (an experiment on a too narrow
+    bottleneck): a one-line warning instead of the refusal."""
 
     def __post_init__(self) -> None:
         for item in fields(self):
             if item.name in RANGES:
                 RANGES[item.name].check(getattr(self, item.name), item.name)
+        if not isinstance(self.allow_small_capacity, bool):
+            raise ValueError(f"allow_small_capacity must be True or False, got "
+                             f"{self.allow_small_capacity!r}")
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
+from matplotlib.colors import FuncNorm, LinearSegmentedColormap, Normalize
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from homer.checkpoint import write_atomically
@@ -41,24 +43,57 @@ def save_figure(figure: Figure, stem: Path) -> list[Path]:
     return paths
 
 
+NAMED_STEPS = 12
+"""Up to this horizon :func:`visitation_figure` writes each state's name under its marker."""
+
+VISITS = LinearSegmentedColormap.from_list(
+    "visits", [(0.1, 0.3, 0.8, 0.0), (0.1, 0.3, 0.8, 1.0)])
+"""Opacity of one blue: transparent for no visits, opaque for the most."""
+
+
+def _row_label(names: list[str]) -> str:
+    """The states of one row of the grid (one per layer): all of them when few."""
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{names[0]}, {names[1]}, ..., {names[-1]}"
+
+
+def _count_ticks(most: float) -> list[float]:
+    """Colour-bar ticks for counts from 0 to ``most`` on a log(count + 1) scale: 0, the powers
+    of 10 below ``most``, and ``most``."""
+    powers = [10.0**k for k in range(int(np.log10(most)) + 1)] if most >= 1 else []
+    return [0.0, *(p for p in powers if p <= most / 3), most]
+
+
 def visitation_figure(report: ComparisonReport, mdp: BlockMDP) -> Figure:
     """Expected visits of each latent state while the cover was learned, as Figure
-    ``fig:traces`` shows them: opacity proportional to ``log(count + 1)``."""
+    ``fig:traces`` shows them: one column per time step, one row per position in a layer
+    (labelled by the states there), opacity proportional to ``log(count + 1)`` with a colour
+    bar in counts."""
     counts = report.visitation_counts
     rows = max(len(layer) for layer in mdp.layers)
     figure = new_figure(figsize=(max(6.0, 0.16 * mdp.horizon + 1.5), 0.55 * rows + 1.2))
     axes = figure.add_subplot()
-    scale = max(np.log(c + 1).max() for c in counts) or 1.0
-    for h, layer_counts in enumerate(counts):
-        for k, count in enumerate(layer_counts):
-            opacity = float(np.log(count + 1) / scale)
-            axes.scatter([h + 1], [-k], s=90, facecolor=(0.1, 0.3, 0.8, opacity),
-                         edgecolor="black", linewidth=0.6)
-    axes.set_yticks([-k for k in range(rows)], [f"state {k + 1}" for k in range(rows)])
+    values = np.concatenate(counts)
+    most = max(float(values.max()), 1.0)
+    points = axes.scatter([h + 1 for h, layer in enumerate(counts) for _ in layer],
+                          [-k for layer in counts for k in range(len(layer))], c=values,
+                          cmap=VISITS, norm=FuncNorm((np.log1p, np.expm1), vmin=0, vmax=most),
+                          s=90, edgecolors="black", linewidths=0.6)
+    bar = figure.colorbar(points, ax=axes, label="expected visits (log scale)")
+    ticks = _count_ticks(most)
+    bar.set_ticks(ticks, labels=[f"{t:,.0f}" for t in ticks])
+    if mdp.horizon <= NAMED_STEPS:
+        for h, layer in enumerate(mdp.layers):
+            for k, name in enumerate(layer):
+                axes.annotate(name, (h + 1, -k), xytext=(0, -8), textcoords="offset points",
+                              ha="center", va="top", fontsize=6)
+    axes.set_yticks([-k for k in range(rows)],
+                    [_row_label([layer[k] for layer in mdp.layers if k < len(layer)])
+                     for k in range(rows)])
     axes.set_xlabel("time step h")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_title(f"{mdp.name}: expected visits while learning the cover "
-                   "(opacity ~ log(count + 1))")
+    axes.set_title(f"{mdp.name}: expected visits of each latent state while learning the cover")
     axes.set_xlim(0.3, mdp.horizon + 0.7)
     axes.set_ylim(-rows + 0.4, 0.6)
     return figure
@@ -96,7 +131,10 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
             node = (h, learned)
             graph.add_node(node)
             first = held[0].split("+")[0]
-            positions[node] = (h + 1, -rows[first] - 0.25 * (len(held) > 1))
+            position = (h + 1, -rows[first] - 0.25 * (len(held) > 1))
+            while position in positions.values():  # a split: its parts side by side
+                position = (position[0], position[1] - 0.35)
+            positions[node] = position
             colours[node] = "tab:red" if len(held) > 1 else "tab:green"
             labels[node] = "\n".join(held)
     for h in layers:
@@ -115,13 +153,35 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
     nx.draw_networkx_nodes(graph, positions, nodelist=nodes, ax=axes, node_size=700,
                            node_color=[colours[n] for n in nodes], alpha=0.75)
     nx.draw_networkx_labels(graph, positions, labels=labels, ax=axes, font_size=6)
-    widths = [1 + 2 * graph.edges[e]["weight"] for e in graph.edges]
+    widths = [_edge_width(graph.edges[e]["weight"]) for e in graph.edges]
     nx.draw_networkx_edges(graph, positions, ax=axes, width=widths, arrowsize=8,
                            node_size=700, edge_color="0.4")
-    axes.set_title(f"{mdp.name}: recovered dynamics of the first {len(layers)} steps "
-                   "(red: wrong merge)")
-    axes.set_axis_off()
+    axes.set_title(f"{mdp.name}: recovered dynamics of the first {len(layers)} steps")
+    axes.set_xticks([h + 1 for h in layers])
+    axes.set_xlabel("time step h")
+    axes.tick_params(bottom=True, labelbottom=True)  # networkx turned the ticks off
+    for side in ("left", "right", "top"):
+        axes.spines[side].set_visible(False)
+    axes.legend(handles=_dynamics_legend(threshold), loc="upper left", bbox_to_anchor=(1, 1),
+                fontsize=7, frameon=False, labelspacing=1.2, borderaxespad=0)
     return figure
+
+
+def _edge_width(strength: float) -> float:
+    """Line width of an edge ``i -> j`` of the dynamics figure for ``max_a T^(j | i, a)``."""
+    return 1 + 2 * strength
+
+
+def _dynamics_legend(threshold: float) -> list[Line2D]:
+    """What the dynamics figure's node colours and edge widths stand for."""
+    nodes = [Line2D([], [], linestyle="", marker="o", markersize=12, alpha=0.75,
+                    markerfacecolor=colour, markeredgecolor=colour, label=text)
+             for colour, text in (("tab:green", "learned state: one KI class"),
+                                  ("tab:red", "learned state: several KI\nclasses (wrong merge)"))]
+    edges = [Line2D([], [], color="0.4", linewidth=_edge_width(strength),
+                    label=rf"$\max_a \hat T(j \mid i, a) = {strength:g}$")
+             for strength in (threshold, 0.5, 1.0)]
+    return nodes + edges
 
 
 def alpha_figure(report: ComparisonReport) -> Figure:
@@ -135,6 +195,7 @@ def alpha_figure(report: ComparisonReport) -> Figure:
     axes.axhline(0.5, color="tab:red", linestyle="--", linewidth=1, label="alpha = 1/2")
     axes.set_ylim(0, 1.05 * max(1.0, *alphas))
     axes.set_xlabel("time step h")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_ylabel("alpha (min over states)")
     axes.set_title(f"{report.mdp}: policy cover quality per step")
     axes.legend(loc="lower left")
@@ -143,27 +204,41 @@ def alpha_figure(report: ComparisonReport) -> Figure:
 
 def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
     """Confusion matrices (learned phi-bar class x KI class, sample counts) of the steps with
-    wrong merges first, then the first steps, at most ``panels``."""
+    wrong merges first, then the first steps, at most ``panels``; one colour scale for all,
+    shown by a colour bar."""
     with_ki = [h for h in sorted(report.abstractions) if "ki" in report.abstractions[h]]
     wrong = [h for h in with_ki if report.abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
     columns = min(4, max(len(chosen), 1))
     rows = max(1, -(-len(chosen) // columns))
     figure = new_figure(figsize=(3.2 * columns, 2.8 * rows))
+    most = max((int(report.abstractions[h]["ki"].confusion.max()) for h in chosen), default=1)
+    scale = Normalize(vmin=0, vmax=max(most, 1))
+    images, all_axes = [], []
     for index, h in enumerate(chosen):
         comparison = report.abstractions[h]["ki"]
         axes = figure.add_subplot(rows, columns, index + 1)
-        axes.imshow(comparison.confusion, cmap="Blues", aspect="auto")
+        images.append(axes.imshow(comparison.confusion, cmap="Blues", norm=scale,
+                                  aspect="auto"))
+        all_axes.append(axes)
         for (r, c), count in np.ndenumerate(comparison.confusion):
-            axes.text(c, r, str(count), ha="center", va="center", fontsize=6)
+            axes.text(c, r, str(count), ha="center", va="center", fontsize=6,
+                      color="white" if count > most / 2 else "black")
         axes.set_xticks(range(len(comparison.exact_classes)),
                         ["+".join(b) for b in comparison.exact_classes], fontsize=6,
                         rotation=30)
         axes.set_yticks(range(len(comparison.learned_classes)),
                         [str(c) for c in comparison.learned_classes], fontsize=6)
+        if index % columns == 0:
+            axes.set_ylabel("learned phi-bar class", fontsize=7)
         colour = "tab:red" if comparison.wrong_merges else "black"
         axes.set_title(f"step {h + 1}: {comparison.wrong_merges} wrong merges", fontsize=8,
                        color=colour)
     figure.suptitle(f"{report.mdp}: phi-bar (rows) vs KI classes (columns)", fontsize=9)
     figure.tight_layout()
+    if images:
+        bar = figure.colorbar(images[0], ax=all_axes, fraction=0.03, pad=0.02)
+        bar.set_label("encodings", fontsize=7)
+        bar.ax.tick_params(labelsize=6)
+        bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     return figure

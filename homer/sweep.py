@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from homer.checkpoint import (
     check_own_path,
@@ -38,6 +39,7 @@ from homer.checkpoint import (
 from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least
 from kinematic.errors import short_repr
+from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 
 __all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
@@ -287,7 +289,7 @@ def horizon_figure(records: list[dict]) -> Figure:
     """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
     horizon (log scale), one line per algorithm; where most runs never got there, an ``x`` at
     the budget."""
-    figure = Figure(figsize=(6, 4))
+    figure = new_figure(figsize=(6, 4))
     axes = figure.add_subplot()
     algorithms = sorted({r["algorithm"] for r in records})
     for index, algorithm in enumerate(algorithms):
@@ -308,6 +310,7 @@ def horizon_figure(records: list[dict]) -> Figure:
             axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
                          label=None if medians else algorithm)
     axes.set_yscale("log")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("horizon H")
     axes.set_ylabel("episodes to reach half the optimal value")
     axes.set_title("combination lock, K = 10 (x: not reached within the budget)")

@@ -5,13 +5,21 @@ abstractions and policies that read the one-hot coordinates back act determinist
 reported numbers are known exactly (dyadic, so float equality is exact)."""
 
 import json
+import re
 
+import numpy as np
 import pytest
 from matplotlib.image import imread
 
 from homer.artefacts import RunArtefacts, load_run
 from homer.cli import main
-from homer.compare import compare_run, format_summary
+from homer.compare import (
+    ABSTRACTION_NAMES,
+    SUMMARY_LEGEND,
+    compare_abstraction,
+    compare_run,
+    format_summary,
+)
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -82,9 +90,66 @@ def test_a_known_wrong_merge_is_counted_once():
     assert report.to_json()["steps_with_wrong_merges"] == 1
     assert report.to_json()["steps_with_wrong_merges_by_abstraction"] == {
         "backward": 0, "forward": 1, "ki": 1}
-    assert "steps [2]" in format_summary(report)
-    assert ("phi_B merges backward-KI classes: 0; phi_F forward-KI classes: 1"
-            in format_summary(report))
+    rows = table(format_summary(report))
+    assert rows["phi-bar = (phi_F, phi_B) vs KI"][:2] == ["1 of 4 (step 2)", "0 of 4"]
+    assert rows["phi_B vs backward KI"][:2] == ["0 of 3", "0 of 3"]
+    assert rows["phi_F vs forward KI"][:2] == ["1 of 3 (step 2)", "0 of 3"]
+
+
+def table(summary: str) -> dict[str, list[str]]:
+    """The summary's abstraction table: row name -> its cells."""
+    lines = [line.strip() for line in summary.splitlines()]
+    start = lines.index(next(line for line in lines if line.startswith("learned vs exact")))
+    return {cells[0]: cells[1:] for cells in (re.split(" {3,}", line) for line in lines[start + 1:])
+            if cells[0] in ABSTRACTION_NAMES.values()}
+
+
+def test_the_summary_defines_once_what_its_abstraction_table_counts():
+    summary = format_summary(compare_run(perfect_artefacts(lock()), samples=SAMPLES,
+                                         transitions=200))
+    for line in SUMMARY_LEGEND:
+        assert summary.count(line) == 1
+    assert [line.split(":")[0].strip() for line in SUMMARY_LEGEND[1:4]] == [
+        "wrong merge", "split", "misassigned"]
+
+
+def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
+    """An observation whose encodings fall 5 / 3 into two classes is no split (it is assigned
+    to the first), but its 3 encodings are misassigned: 3 of the step's 24."""
+    mdp = lock()
+    report = compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=200)
+    ids = np.repeat(np.arange(3), SAMPLES)
+    learned = np.array([0] * 5 + [1] * 3 + [0] * SAMPLES + [1] * SAMPLES)
+    report.abstractions[2]["backward"] = compare_abstraction(
+        mdp, 2, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
+    assert table(format_summary(report))["phi_B vs backward KI"] == [
+        "0 of 3", "0 of 3", "0.125 (step 3)"]
+
+
+def test_the_summary_names_the_smallest_alpha_after_the_first_step():
+    mdp = lock()
+    artefacts = perfect_artefacts(mdp)
+    perfect = format_summary(compare_run(artefacts, samples=SAMPLES, transitions=200))
+    assert "policy cover: alpha 1.000 at each of steps 2-4 (step 1 needs no policy)" \
+        in perfect.splitlines()
+    covers = list(artefacts.covers)
+    covers[2] = [policy(mdp, homing_policy_choices(mdp, "s3c"), 2)]
+    missing = format_summary(compare_run(perfect_artefacts(mdp, covers=covers),
+                                         samples=SAMPLES, transitions=200))
+    assert "policy cover: smallest alpha 0.000 at step 3 of steps 2-4 (step 1 needs no " \
+           "policy)" in missing.splitlines()
+
+
+def test_the_summary_says_what_the_standard_error_of_the_policy_is():
+    summary = format_summary(compare_run(perfect_artefacts(lock()), samples=SAMPLES,
+                                         transitions=200))
+    assert "+-" not in summary
+    assert summary.splitlines()[-3:] == [
+        "learned policy: value 1.000 vs optimal 1.000",
+        "  exact, given its action probabilities at the latent observations, each the share of "
+        "the 8",
+        "  encodings of an observation on which it takes the action (largest standard error: "
+        "0.000)"]
 
 
 def test_a_split_is_not_a_wrong_merge():
@@ -113,7 +178,8 @@ def test_a_run_without_policy_reports_no_value():
     mdp = lock()
     report = compare_run(perfect_artefacts(mdp, policy=None), samples=SAMPLES, transitions=200)
     assert report.value is None
-    assert "no reward-sensitive policy" in format_summary(report)
+    assert format_summary(report).splitlines()[-1] == (
+        "learned policy: none (the run stopped before the reward-sensitive PSDP)")
 
 
 def test_bad_sample_sizes_are_rejected():

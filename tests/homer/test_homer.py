@@ -101,7 +101,8 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
     monkeypatch.setattr(algorithm, "_save", original)
-    with pytest.raises(FileExistsError, match="--resume"):
+    with pytest.raises(FileExistsError, match="pass resume=True to continue it, force=True to "
+                                              "replace it"):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
     resumed = run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, resume=True, progress=False)
     assert resumed.episodes == whole.episodes

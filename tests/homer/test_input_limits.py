@@ -33,7 +33,7 @@ BAD_VALUES = {  # one value outside each field's range (the issue's cases among 
 
 
 def test_every_field_has_a_range_and_its_default_is_inside():
-    numeric = {f.name for f in fields(HomerConfig)} - {"objective"}
+    numeric = {f.name for f in fields(HomerConfig)} - {"objective", "allow_small_capacity"}
     assert set(RANGES) == numeric == set(BAD_VALUES)
     for name in numeric:
         assert RANGES[name].contains(getattr(HomerConfig(), name)), name
@@ -198,8 +198,9 @@ def test_a_directory_holding_a_run_is_refused_unless_resume_or_force(tmp_path, c
     capsys.readouterr()
     assert _run(out) == 2
     error = capsys.readouterr().err
-    assert error.startswith(f"error: {out} holds a run (config.json, mdp.json, policy.npz, "
-                            "result.json)") and "--force" in error
+    assert error.splitlines() == [
+        f"error: {out} holds a run (config.json, mdp.json, policy.npz, result.json): pass "
+        "--resume to continue it, --force to replace it, or use another directory"]
     assert _run(out, "--seed", "1", "--resume") == 2
     assert "holds another run (seed, mdp, mdp_sha256 differ" in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text()) == first  # nothing overwritten

@@ -72,6 +72,14 @@ def test_ray_sweep_of_two_algorithms_and_two_horizons(local_ray, tmp_path):
     assert horizon_figure(records).axes[0].get_yscale() == "log"
 
 
+def test_the_horizon_axis_has_integer_ticks(tmp_path):
+    records = run_sweep(["a"], [3, 4], 1, 5, tmp_path, executor="local", workers=1,
+                        runner=counting_runner)
+    axes = horizon_figure(records).axes[0]
+    low, high = axes.get_xlim()
+    assert [t for t in axes.get_xticks() if low <= t <= high] == [3, 4]
+
+
 def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     records = run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="ray",

@@ -1,0 +1,130 @@
+"""HOMER's capacities against the MDP's kinematic inseparability dimensions.
+
+phi_B has ``backward_capacity`` classes and is to tell apart the backward-KI classes of each
+layer (``def:bki``), phi_F has ``forward_capacity`` and is to tell apart the forward-KI classes
+(``def:fki``); with fewer classes than a layer has, it must merge some. The MDP's exact
+dimensions are the most classes of one layer: ``N_BD`` and ``N_FD``, counted by the exact
+partitions (:func:`kinematic.backward_ki_partition`, :func:`kinematic.forward_ki_partition`;
+in float mode too). :func:`check_capacities` refuses a run below them, or warns when the
+configuration allows it (``allow_small_capacity``).
+
+The partitions cost about as much as building the MDP: 0.01 s for the combination lock at
+H = 100 (K = 10), 0.4 s for a float MDP of 10^5 states (H = 100, width 1,000, 10 actions),
+5 s at 10^6 states, 2.2 s for an exact one of 10^4 states - less than the run's own copy of
+the spec (``mdp.json``) takes to write.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from homer.config import HomerConfig
+from homer.wording import setting
+from kinematic.inseparability import backward_ki_partition, forward_ki_partition
+from kinematic.model import BlockMDP
+
+__all__ = ["CapacityTooSmall", "Requirement", "SmallCapacityWarning", "check_capacities",
+           "required_capacities"]
+
+
+class CapacityTooSmall(ValueError):
+    """A capacity of the configuration is below the MDP's N_BD or N_FD."""
+
+
+class SmallCapacityWarning(UserWarning):
+    """A run goes on with a capacity below the MDP's N_BD or N_FD (``allow_small_capacity``)."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """The classes one learned abstraction must tell apart in the widest layer."""
+
+    dimension: str
+    """``N_BD`` or ``N_FD``."""
+    relation: str
+    """``backward-KI`` or ``forward-KI``."""
+    label: str
+    """The relation's definition in the paper: ``def:bki`` or ``def:fki``."""
+    abstraction: str
+    """``phi_B`` or ``phi_F``."""
+    classes: int
+    """The most classes of one layer (the dimension's value)."""
+    layer: int
+    """The first layer (counted from 1) with that many classes."""
+
+    def shortfall(self, name: str, capacity: int) -> str:
+        """The shortfall of the capacity ``name`` = ``capacity`` in words."""
+        return (f"{self.dimension} = {self.classes} {self.relation} classes in layer "
+                f"{self.layer} ({self.label}), more than the {capacity} classes of "
+                f"{self.abstraction} ({setting(name, capacity)})")
+
+
+def _widest(blocks_per_layer: tuple[int, ...]) -> tuple[int, int]:
+    """The most blocks of a layer and the first layer (from 1) that has them."""
+    most = max(blocks_per_layer)
+    return most, blocks_per_layer.index(most) + 1
+
+
+def required_capacities(mdp: BlockMDP) -> dict[str, Requirement]:
+    """``backward_capacity`` and ``forward_capacity`` (the :class:`HomerConfig` fields) -> what
+    each must reach on ``mdp``: ``N_BD`` and ``N_FD``, with the layer that needs it.
+
+    >>> from kinematic.families import combination_lock
+    >>> needs = required_capacities(combination_lock(horizon=4, actions=3, seed=0))
+    >>> needs["backward_capacity"].dimension, needs["backward_capacity"].classes
+    ('N_BD', 2)
+    >>> needs["forward_capacity"].dimension, needs["forward_capacity"].classes
+    ('N_FD', 3)
+    """
+    backward = _widest(backward_ki_partition(mdp).blocks_per_layer)
+    forward = _widest(forward_ki_partition(mdp).blocks_per_layer)
+    return {"backward_capacity": Requirement("N_BD", "backward-KI", "def:bki", "phi_B",
+                                             *backward),
+            "forward_capacity": Requirement("N_FD", "forward-KI", "def:fki", "phi_F",
+                                            *forward)}
+
+
+def _learned(config: HomerConfig) -> tuple[str, ...]:
+    """The capacities the run's objective uses: phi_B's unless it is the single class of
+    ``one_class``, phi_F's when the forward model is trained (``contrastive`` only)."""
+    if config.objective == "one_class":
+        return ()
+    if config.objective != "contrastive":
+        return ("backward_capacity",)
+    return ("backward_capacity", "forward_capacity")
+
+
+def check_capacities(mdp: BlockMDP, config: HomerConfig) -> None:
+    """Raise :class:`CapacityTooSmall` when a capacity ``config`` uses is below what ``mdp``
+    requires (:func:`required_capacities`), naming the dimension, its layer, both numbers
+    and the settings to change; with ``config.allow_small_capacity``, warn
+    (:class:`SmallCapacityWarning`) and return.
+
+    >>> from kinematic.families import combination_lock
+    >>> lock = combination_lock(horizon=4, actions=3, seed=0)
+    >>> check_capacities(lock, HomerConfig(forward_capacity=2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    homer.capacity.CapacityTooSmall: 'combolock-H4-K3-seed0' has N_FD = 3 forward-KI classes in ...
+    """
+    required = required_capacities(mdp)
+    short = [(name, required[name]) for name in _learned(config)
+             if getattr(config, name) < required[name].classes]
+    if not short:
+        return
+    facts = ", and ".join(need.shortfall(name, getattr(config, name)) for name, need in short)
+    if config.allow_small_capacity:
+        learners = " and ".join(need.abstraction for _, need in short)
+        warnings.warn(SmallCapacityWarning(
+            f"{mdp.name!r} has {facts}: running anyway ({setting('allow_small_capacity')}), "
+            f"{learners} will merge some of them"), stacklevel=4)
+        return
+    fixes = [setting(name, need.classes) for name, need in short]
+    widest = max(need.classes for _, need in short)
+    if widest > config.pretraining_width:
+        fixes.append(setting("pretraining_width", widest))
+    learners = short[0][1].abstraction if len(short) == 1 else "each"
+    raise CapacityTooSmall(
+        f"{mdp.name!r} has {facts}: {learners} would have to merge some of them. Use "
+        f"{', '.join(fixes)} (or more), or {setting('allow_small_capacity')} to run anyway.")

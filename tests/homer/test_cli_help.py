@@ -1,0 +1,46 @@
+"""``python -m homer SUBCOMMAND --help`` states every option's default, once."""
+
+import argparse
+
+import pytest
+
+from homer import cli
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in cli._parser()._actions
+                  if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions
+            if a.option_strings and not isinstance(a, argparse._HelpAction)]
+
+
+@pytest.mark.parametrize("name", ["run", "compare", "sweep", "counterexamples"])
+def test_every_option_with_a_default_shows_it_once(name):
+    parser = subcommands()[name]
+    text = " ".join(parser.format_help().split())  # lines unwrapped
+    given = {a for group in parser._mutually_exclusive_groups if group.required
+             for a in group._group_actions}  # one of them must be given
+    shown = 0
+    for action in options(parser):
+        if action.required or action in given or action.default is False:  # or a switch
+            continue
+        shown += 1
+        if action.default is None:  # said in words: what happens without the option
+            assert "(default: " in action.help, action.option_strings
+        else:
+            assert f"(default: {action.default})" in text, action.option_strings
+    assert text.count("(default: ") == shown
+
+
+def test_the_help_of_run_shows_the_capacities_and_the_switch_to_allow_small_ones(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "MDP's N_BD, the most backward-KI classes of a layer; an int >= 2 (default: 2)" in text
+    assert "--allow-small-capacity Run even when a capacity is below the MDP's N_BD or N_FD" \
+        in text
