@@ -390,7 +390,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         if combined is not None:
             classifiers["ki"] = combined
         abstractions[h] = {
-            kind: compare_abstraction(mdp, h, kind, partitions[kind].blocks_of_layer(h), ids,
+            kind: compare_abstraction(mdp, h, kind, partitions[kind].blocks(h + 1), ids,
                                       classify(encoded))
             for kind, classify in classifiers.items()}
         cover = [visitation_of(policy) for policy in artefacts.covers[h]]

@@ -152,8 +152,8 @@ def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:
     """HOMER with capacities for the exact backward and forward KI classes of every layer."""
     backward = backward_ki_partition(mdp)
     forward = forward_ki_partition(mdp)
-    widest = max(2, *(len(backward.blocks_of_layer(h)) for h in range(mdp.horizon)))
-    forward_widest = max(2, *(len(forward.blocks_of_layer(h)) for h in range(mdp.horizon)))
+    widest = max(2, *backward.blocks_per_layer)
+    forward_widest = max(2, *forward.blocks_per_layer)
     return replace(base, objective="contrastive", backward_capacity=widest,
                    forward_capacity=forward_widest)
 

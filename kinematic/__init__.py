@@ -26,6 +26,7 @@ from kinematic.cover import CoverReport, is_policy_cover, policy_cover_alpha
 from kinematic.errors import (
     AmbiguousTolerance,
     InvalidBlockMDP,
+    InvalidPartition,
     InvalidPolicy,
     TooLarge,
     UnknownLayer,
@@ -34,13 +35,16 @@ from kinematic.errors import (
 from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
 from kinematic.inseparability import (
-    Partition,
     backward_ki_partition,
     forward_ki_partition,
     ki_partition,
+    n_bd,
+    n_fd,
+    n_kd,
 )
 from kinematic.model import BlockMDP, block_mdp, relabel_states, with_float_numbers
 from kinematic.numbers import DEFAULT_ATOL, NumberMode
+from kinematic.partition import Partition
 from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
 from kinematic.policies import Policy, uniform_policy
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
@@ -56,6 +60,7 @@ __all__ = [
     "ContrastiveDistribution",
     "CoverReport",
     "InvalidBlockMDP",
+    "InvalidPartition",
     "InvalidPolicy",
     "NumberMode",
     "Partition",
@@ -88,6 +93,9 @@ __all__ = [
     "level_sets",
     "load_spec",
     "maximum_visitation",
+    "n_bd",
+    "n_fd",
+    "n_kd",
     "optimal_values",
     "policy_cover_alpha",
     "policy_value",

@@ -111,7 +111,7 @@ def canonical_form(mdp: BlockMDP, partition: Partition | None = None) -> Canonic
     names, state_map = [], {}
     for h in range(mdp.horizon):
         layer_names = []
-        for block in partition.blocks_of_layer(h):
+        for block in partition.blocks(h + 1):
             name = "+".join(block)
             layer_names.append(name)
             state_map.update(dict.fromkeys(block, name))
