@@ -2,7 +2,8 @@
 
 The public API, re-exported from the modules that define it: the model and its JSON spec, the
 paper's quantities (visitation, eta and homing policies, kinematic-inseparability partitions,
-canonical forms, policy covers, the contrastive problem, planning) and the named families.
+quotients and canonical forms, policy covers, the contrastive problem, planning) and the named
+families.
 Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis (never torch).
 
 >>> from kinematic import combination_lock, eta_min, ki_partition
@@ -14,7 +15,7 @@ Fraction(1, 2)
 """
 
 from kinematic.analysis import analyze, format_report
-from kinematic.canonical import CanonicalForm, canonical_form
+from kinematic.canonical import canonical_form
 from kinematic.contrastive import (
     ContrastiveDistribution,
     bayes_optimal_predictor,
@@ -29,6 +30,7 @@ from kinematic.errors import (
     InvalidPartition,
     InvalidPolicy,
     TooLarge,
+    UndefinedQuotient,
     UnknownLayer,
     UnknownName,
 )
@@ -47,6 +49,7 @@ from kinematic.numbers import DEFAULT_ATOL, NumberMode
 from kinematic.partition import Partition
 from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
 from kinematic.policies import Policy, uniform_policy
+from kinematic.quotient import Quotient, quotient
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
 from kinematic.visitation import policy_value, state_visitation
 
@@ -56,7 +59,6 @@ __all__ = [
     "DEFAULT_ATOL",
     "AmbiguousTolerance",
     "BlockMDP",
-    "CanonicalForm",
     "ContrastiveDistribution",
     "CoverReport",
     "InvalidBlockMDP",
@@ -65,7 +67,9 @@ __all__ = [
     "NumberMode",
     "Partition",
     "Policy",
+    "Quotient",
     "TooLarge",
+    "UndefinedQuotient",
     "UnknownLayer",
     "UnknownName",
     "__version__",
@@ -100,6 +104,7 @@ __all__ = [
     "policy_cover_alpha",
     "policy_value",
     "psdp_exact",
+    "quotient",
     "random_sparse_mdp",
     "relabel_states",
     "state_visitation",

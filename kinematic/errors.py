@@ -6,7 +6,7 @@ All are ``ValueError`` subclasses so that callers catching bad input in the usua
 from collections.abc import Mapping
 
 __all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPartition", "InvalidPolicy", "TooLarge",
-           "UnknownLayer", "UnknownName", "require_mapping", "short_repr"]
+           "UndefinedQuotient", "UnknownLayer", "UnknownName", "require_mapping", "short_repr"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -34,6 +34,13 @@ class InvalidPartition(ValueError):
     """A partition given by the caller is not a partition of the MDP's states by layer: a block
     spans two layers, a state is in two blocks or has no label, an observation abstraction
     splits a state. The message names the argument and the states at fault."""
+
+
+class UndefinedQuotient(ValueError):
+    """Merging the states of a block gives no Block MDP with the same observation process: two
+    of its states move differently to the next layer's blocks, or are not backward KI (their
+    share of the block would depend on the policy). The message names the two states and the
+    action or incoming pair (see :mod:`kinematic.quotient`)."""
 
 
 class TooLarge(ValueError):
