@@ -49,7 +49,6 @@ the states, and every refinement of the float KI partition has a quotient.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import zip_longest
@@ -101,15 +100,25 @@ def _merged_vector(mdp: BlockMDP, vector: np.ndarray, labels: np.ndarray) -> np.
     return np.asarray(vector @ _membership(labels)).reshape(-1)
 
 
-def _exact_violation(rows: list[dict[Hashable, Fraction]], labels: np.ndarray,
-                     representatives: np.ndarray) -> Violation | None:
-    """The first state whose row (a dict column -> non-zero value) differs from that of its
-    block's first state, with that state and the first column where they differ."""
-    for state, label in enumerate(labels.tolist()):
-        first = int(representatives[label])
-        if state != first and rows[state] != rows[first]:
-            column = min(key for key in rows[state].keys() | rows[first].keys()
-                         if rows[state].get(key, 0) != rows[first].get(key, 0))
+def _exact_violation(owners: np.ndarray, keys: np.ndarray, values: list[Fraction],
+                     labels: np.ndarray, representatives: np.ndarray,
+                     scale: np.ndarray | None = None) -> Violation | None:
+    """Exact mode: the first state whose row differs from that of its block's first state, with
+    that state and the first column where they differ. The rows are given by their non-zero
+    entries ``(owners[k], keys[k], values[k])``, each multiplied by ``scale[owner]`` if given;
+    only the states of blocks with several members are read."""
+    shared = np.bincount(labels)[labels] > 1
+    kept = np.flatnonzero(shared[owners])
+    rows: dict[int, dict[int, Fraction]] = {}
+    for k, state, key in zip(kept.tolist(), owners[kept].tolist(), keys[kept].tolist(),
+                             strict=True):
+        rows.setdefault(state, {})[key] = values[k] if scale is None else values[k] * scale[state]
+    for state in np.flatnonzero(shared).tolist():
+        first = int(representatives[labels[state]])
+        mine, theirs = rows.get(state, {}), rows.get(first, {})
+        if state != first and mine != theirs:
+            column = min(key for key in mine.keys() | theirs.keys()
+                         if mine.get(key, 0) != theirs.get(key, 0))
             return first, state, column
     return None
 
@@ -149,16 +158,16 @@ def _value(mdp: BlockMDP, value: Number) -> str:
     return str(mdp.mode.to_json(value)) if mdp.mode.exact else repr(float(value))
 
 
-def _row_error(mdp: BlockMDP, h: int, violation: Violation,
-               value_at: tuple[Number, Number]) -> UndefinedQuotient:
+def _row_error(mdp: BlockMDP, h: int, violation: Violation) -> UndefinedQuotient:
     first, second, column = violation
     action, target = divmod(column, mdp.width(h + 1))
+    values = [_value(mdp, mdp.transitions[h][state * mdp.number_of_actions + action, target])
+              for state in (first, second)]
     return UndefinedQuotient(
         f"quotient: states {mdp.layers[h][first]!r} and {mdp.layers[h][second]!r} of layer "
         f"{h + 1} cannot be merged: they are not forward KI (def:fki): with action "
         f"{mdp.actions[action]!r} they move to {mdp.layers[h + 1][target]!r} with probability "
-        f"{_value(mdp, value_at[0])} and {_value(mdp, value_at[1])}, and one merged state cannot "
-        "do both")
+        f"{values[0]} and {values[1]}, and one merged state cannot do both")
 
 
 def _column_error(mdp: BlockMDP, h: int, first: int, second: int) -> UndefinedQuotient:
@@ -183,20 +192,16 @@ def _column_error(mdp: BlockMDP, h: int, first: int, second: int) -> UndefinedQu
         f"the policy: {pair_text(pairs[0])}, {pair_text(pairs[1])}")
 
 
-def _check_columns(mdp: BlockMDP, h: int, labels: np.ndarray,
-                   representatives: np.ndarray) -> None:
-    """Condition (2) of the module docstring for layer ``h >= 1`` (0-based)."""
+def _check_columns(mdp: BlockMDP, h: int, labels: np.ndarray, representatives: np.ndarray,
+                   totals: np.ndarray) -> None:
+    """Condition (2) of the module docstring for layer ``h >= 1`` (0-based); ``totals`` are the
+    incoming column sums (:func:`_member_weights`)."""
     if mdp.mode.exact:
         pairs, states, values = mdp.transition_entries[h - 1]
-        totals = sum_by(states, values, mdp.width(h))
-        columns: list[dict[Hashable, Fraction]] = [{} for _ in range(mdp.width(h))]
-        for pair, state, value in zip(pairs.tolist(), states.tolist(), values, strict=True):
-            columns[state][pair] = value / totals[state]
-        violation = _exact_violation(columns, labels, representatives)
+        scale = np.array([1 / total for total in totals.tolist()], dtype=object)
+        violation = _exact_violation(states, pairs, values, labels, representatives, scale)
     else:
-        matrix = sp.csr_array(mdp.transitions[h - 1].T)
-        totals = np.asarray(matrix.sum(axis=1)).reshape(-1)
-        normalised = sp.csr_array(sp.diags_array(1.0 / totals) @ matrix)
+        normalised = sp.csr_array(sp.diags_array(1.0 / totals) @ mdp.transitions[h - 1].T)
         violation = _float_violation(normalised, labels,
                                      np.full(normalised.shape[1], mdp.mode.atol))
     if violation is not None:
@@ -217,19 +222,14 @@ def _merged_transitions(
         rows = sp.csr_array(mdp.transitions[h].reshape((width, actions * next_width)))
         violation = _float_violation(rows, labels, np.full(rows.shape[1], mdp.mode.atol))
         if violation is not None:
-            first, second, column = violation
-            raise _row_error(mdp, h, violation, (rows[first, column], rows[second, column]))
+            raise _row_error(mdp, h, violation)
         pairs = (representatives[:, None] * actions + np.arange(actions)).reshape(-1)
         return mdp.transitions[h][pairs] @ _membership(next_labels), None
     pairs, states, values = mdp.transition_entries[h]
-    rows_of: list[dict[Hashable, Fraction]] = [{} for _ in range(width)]
-    for pair, state, value in zip(pairs.tolist(), states.tolist(), values, strict=True):
-        rows_of[pair // actions][(pair % actions) * next_width + state] = value
-    violation = _exact_violation(rows_of, labels, representatives)
+    violation = _exact_violation(pairs // actions, (pairs % actions) * next_width + states,
+                                 values, labels, representatives)
     if violation is not None:
-        first, second, column = violation
-        raise _row_error(mdp, h, violation,
-                         (rows_of[first].get(column, 0), rows_of[second].get(column, 0)))
+        raise _row_error(mdp, h, violation)
     block_of = np.full(width, -1)
     block_of[representatives] = np.arange(len(representatives))
     kept = np.flatnonzero(block_of[pairs // actions] >= 0)
@@ -311,18 +311,18 @@ def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
     _check_states(mdp, partition)
     names, state_map = _merged_names(mdp, partition)
     representatives = [np.unique(labels, return_index=True)[1] for labels in partition.labels]
+    weights = [_member_weights(mdp, h) for h in range(mdp.horizon)]
     merged_layers = []
     for h in range(mdp.horizon):
         if h > 0:
-            _check_columns(mdp, h, partition.labels[h], representatives[h])
+            _check_columns(mdp, h, partition.labels[h], representatives[h], weights[h])
         if h + 1 < mdp.horizon:
             merged_layers.append(_merged_transitions(mdp, h, partition, representatives[h]))
 
     emission_state, emission_probability = [], []
     for h in range(mdp.horizon):
         labels = partition.labels[h]
-        weights = _member_weights(mdp, h)
-        member_share = weights / _merged_vector(mdp, weights, labels)[labels]
+        member_share = weights[h] / _merged_vector(mdp, weights[h], labels)[labels]
         emission_state.append(labels[mdp.emission_state[h]])
         emission_probability.append(
             mdp.emission_probability[h] * member_share[mdp.emission_state[h]])
