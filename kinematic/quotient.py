@@ -49,6 +49,7 @@ the states, and every refinement of the float KI partition has a quotient.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import zip_longest
@@ -84,6 +85,15 @@ class Quotient:
 
     mdp: BlockMDP
     state_map: dict[str, str]
+
+    def __repr__(self) -> str:
+        """The sizes and the merged states (the first few), not the merged MDP's arrays."""
+        sizes = Counter(self.state_map.values())
+        merged = [name for name in self.mdp.states if sizes[name] > 1]
+        shown = ", ".join(merged[:4]) + (f", ... ({len(merged)} merged)" if len(merged) > 4
+                                         else "")
+        return (f"Quotient({self.mdp.name!r}, {len(self.state_map)} -> "
+                f"{len(self.mdp.states)} states, merged: {shown or 'none'})")
 
 
 def _membership(labels: np.ndarray) -> sp.csr_array:

@@ -206,6 +206,12 @@ def test_a_partition_of_another_mdps_states_is_refused():
         quotient(mdp, ki_partition(other))
 
 
+def test_the_repr_gives_the_sizes_and_the_merged_states_only():
+    mdp = figure2_split()
+    assert repr(quotient(mdp, ki_partition(mdp))) == (
+        "Quotient('figure2', 4 -> 3 states, merged: s2a+s2b)")
+
+
 def test_the_singleton_partition_gives_the_same_mdp():
     mdp = figure2_split()
     singletons = Partition.from_labels(mdp, {s: s for s in mdp.states})
