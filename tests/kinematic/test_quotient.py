@@ -21,7 +21,7 @@ from kinematic.partition import Partition
 from kinematic.quotient import quotient
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies
-from kinematic.visitation import trajectory_distribution
+from kinematic.visitation import policy_value, trajectory_distribution
 
 SMALL = block_mdps(max_horizon=3, max_width=3, max_actions=2, max_splits=2)
 
@@ -106,15 +106,16 @@ def test_the_quotient_is_refused_exactly_when_the_definition_fails(data):
 
 @given(st.data())
 def test_a_quotient_emits_the_same_observation_process_under_every_policy(data):
-    """The trajectory distribution (x_1, a_1, ..., x_H, a_H) is the same, exactly; merges of
-    backward KI states that are not forward KI included. Catches wrong member shares w(s | C)
-    or wrong sums over the next blocks."""
+    """The trajectory distribution (x_1, a_1, ..., x_H, a_H) is the same, exactly, and so is the
+    value. Catches wrong member shares w(s | C), wrong sums over the next blocks, rewards not
+    kept on their observations."""
     mdp = data.draw(SMALL)
     partition = data.draw(refinements(backward_ki_partition(mdp)))
     assume(defined_by_definition(mdp, partition))
     merged = quotient(mdp, partition).mdp
     policy = data.draw(policies(mdp))
     assert trajectory_distribution(merged, policy) == trajectory_distribution(mdp, policy)
+    assert policy_value(merged, policy) == policy_value(mdp, policy)  # rewards kept
 
 
 @given(st.data())
