@@ -54,7 +54,7 @@ def wrong_merges(abstraction: LinearAbstraction, partition: Partition, mdp: Bloc
     (:func:`homer.compare.compare_abstraction`, 300 encodings per observation)."""
     ids = np.repeat(np.arange(len(mdp.observations[layer])), 300)
     learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    return compare_abstraction(mdp, layer, partition.kind, partition.blocks_of_layer(layer), ids,
+    return compare_abstraction(mdp, layer, partition.kind, partition.blocks(layer + 1), ids,
                                learned).wrong_merges
 
 

@@ -37,12 +37,13 @@ from sklearn.metrics.cluster import contingency_matrix
 
 from homer.artefacts import RunArtefacts
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
-from kinematic.canonical import CanonicalForm, canonical_form
+from kinematic.canonical import canonical_form
 from kinematic.homing import maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
+from kinematic.quotient import Quotient
 from kinematic.resources import check_memory
 from kinematic.visitation import policy_value, state_visitation
 
@@ -241,7 +242,7 @@ def _majority(classes: np.ndarray, names: np.ndarray) -> dict[int, str]:
 
 
 def compare_dynamics(artefacts: RunArtefacts, layer: int, transitions: int,
-                     rng: np.random.Generator, canonical: CanonicalForm | None = None,
+                     rng: np.random.Generator, canonical: Quotient | None = None,
                      min_count: int = 20) -> DynamicsComparison | None:
     """The footnote's model ``T^`` for the transitions into ``layer`` (>= 1), matched to the
     canonical form; None when phi-bar is missing on either layer or the cover is. A few
@@ -394,7 +395,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         if combined is not None:
             classifiers["ki"] = combined
         abstractions[h] = {
-            kind: compare_abstraction(mdp, h, kind, partitions[kind].blocks_of_layer(h), ids,
+            kind: compare_abstraction(mdp, h, kind, partitions[kind].blocks(h + 1), ids,
                                       classify(encoded))
             for kind, classify in classifiers.items()}
         cover = [visitation_of(policy) for policy in artefacts.covers[h]]

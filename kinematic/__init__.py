@@ -2,10 +2,10 @@
 
 The public API, re-exported from the modules that define it: the model and its JSON spec, the
 paper's quantities (visitation, eta and homing policies, kinematic-inseparability partitions,
-canonical forms, policy covers, the contrastive problem, planning), the named families, and
-drawings (``draw_block_mdp``, ``draw_partitions``; in Jupyter an MDP or a partition shows itself
-as its layered graph). Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis
-(never torch; matplotlib only to draw).
+quotients and canonical forms, policy covers, the contrastive problem, planning), the named
+families, and drawings (``draw_block_mdp``, ``draw_partitions``; in Jupyter an MDP or a
+partition shows itself as its layered graph). Importing ``kinematic`` needs only numpy, scipy,
+networkx and hypothesis (never torch; matplotlib only to draw).
 
 >>> from kinematic import combination_lock, eta_min, ki_partition
 >>> lock = combination_lock(horizon=3, actions=2, seed=0)
@@ -16,7 +16,7 @@ Fraction(1, 2)
 """
 
 from kinematic.analysis import analyze, format_report
-from kinematic.canonical import CanonicalForm, canonical_form
+from kinematic.canonical import canonical_form
 from kinematic.contrastive import (
     ContrastiveDistribution,
     bayes_optimal_predictor,
@@ -28,8 +28,10 @@ from kinematic.cover import CoverReport, is_policy_cover, policy_cover_alpha
 from kinematic.errors import (
     AmbiguousTolerance,
     InvalidBlockMDP,
+    InvalidPartition,
     InvalidPolicy,
     TooLarge,
+    UndefinedQuotient,
     UnknownLayer,
     UnknownName,
 )
@@ -38,15 +40,19 @@ from kinematic.figures import draw_partitions
 from kinematic.graph import draw_block_mdp, to_networkx
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
 from kinematic.inseparability import (
-    Partition,
     backward_ki_partition,
     forward_ki_partition,
     ki_partition,
+    n_bd,
+    n_fd,
+    n_kd,
 )
 from kinematic.model import BlockMDP, block_mdp, relabel_states, with_float_numbers
 from kinematic.numbers import DEFAULT_ATOL, NumberMode
+from kinematic.partition import Partition
 from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
 from kinematic.policies import Policy, uniform_policy
+from kinematic.quotient import Quotient, quotient
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
 from kinematic.visitation import policy_value, state_visitation
 
@@ -56,15 +62,17 @@ __all__ = [
     "DEFAULT_ATOL",
     "AmbiguousTolerance",
     "BlockMDP",
-    "CanonicalForm",
     "ContrastiveDistribution",
     "CoverReport",
     "InvalidBlockMDP",
+    "InvalidPartition",
     "InvalidPolicy",
     "NumberMode",
     "Partition",
     "Policy",
+    "Quotient",
     "TooLarge",
+    "UndefinedQuotient",
     "UnknownLayer",
     "UnknownName",
     "__version__",
@@ -94,10 +102,14 @@ __all__ = [
     "level_sets",
     "load_spec",
     "maximum_visitation",
+    "n_bd",
+    "n_fd",
+    "n_kd",
     "optimal_values",
     "policy_cover_alpha",
     "policy_value",
     "psdp_exact",
+    "quotient",
     "random_sparse_mdp",
     "relabel_states",
     "state_visitation",

@@ -63,8 +63,8 @@ def has_rewards(mdp: BlockMDP) -> bool:
 
 
 def _blocks_with_layers(partition: Partition) -> list[dict]:
-    return [{"layer": h + 1, "states": block}
-            for h in range(len(partition.layers)) for block in partition.blocks_of_layer(h)]
+    return [{"layer": layer, "states": block}
+            for layer in range(1, len(partition.layers) + 1) for block in partition.blocks(layer)]
 
 
 def _decisions(mdp: BlockMDP, policy: Policy) -> list[dict]:

@@ -5,8 +5,8 @@ All are ``ValueError`` subclasses so that callers catching bad input in the usua
 
 from collections.abc import Mapping
 
-__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPolicy", "TooLarge", "UnknownLayer",
-           "UnknownName", "require_mapping", "short_repr"]
+__all__ = ["AmbiguousTolerance", "InvalidBlockMDP", "InvalidPartition", "InvalidPolicy", "TooLarge",
+           "UndefinedQuotient", "UnknownLayer", "UnknownName", "require_mapping", "short_repr"]
 
 
 class InvalidBlockMDP(ValueError):
@@ -28,6 +28,19 @@ class AmbiguousTolerance(ValueError):
 
 class InvalidPolicy(ValueError):
     """A policy does not fit its Block MDP (wrong shape, negative or non-summing probabilities)."""
+
+
+class InvalidPartition(ValueError):
+    """A partition given by the caller is not a partition of the MDP's states by layer: a block
+    spans two layers, a state is in two blocks or has no label, an observation abstraction
+    splits a state. The message names the argument and the states at fault."""
+
+
+class UndefinedQuotient(ValueError):
+    """Merging the states of a block gives no Block MDP with the same observation process: two
+    of its states move differently to the next layer's blocks, or are not backward KI (their
+    share of the block would depend on the policy). The message names the two states and the
+    action or incoming pair (see :mod:`kinematic.quotient`)."""
 
 
 class TooLarge(ValueError):

@@ -20,7 +20,6 @@ more (the block's diameter, whatever the order the states are listed in),
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -31,6 +30,7 @@ from kinematic.errors import AmbiguousTolerance
 from kinematic.exact_sparse import Entries, nonzero_entries, sum_by
 from kinematic.model import BlockMDP
 from kinematic.numbers import NumberMode
+from kinematic.partition import Partition, first_appearance
 
 __all__ = [
     "Partition",
@@ -38,72 +38,10 @@ __all__ = [
     "forward_ki_partition",
     "group_rows",
     "ki_partition",
+    "n_bd",
+    "n_fd",
+    "n_kd",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class Partition:
-    """A partition of every layer's states into blocks.
-
-    Attributes
-    ----------
-    kind : str
-        ``"backward"``, ``"forward"`` or ``"ki"``.
-    layers : tuple of tuple of str
-        The states of each layer (as in the MDP).
-    labels : tuple of int ndarrays
-        ``labels[h][i]`` is the block of state ``layers[h][i]``; blocks are numbered
-        0, 1, ... per layer in order of first appearance.
-    mdp : BlockMDP or None
-        The MDP whose states are partitioned, when known (the partitions computed here keep
-        it), for operations that need its dynamics (drawing, quotients).
-    """
-
-    kind: str
-    layers: tuple[tuple[str, ...], ...]
-    labels: tuple[np.ndarray, ...]
-    mdp: BlockMDP | None = field(default=None, repr=False, compare=False)
-
-    def blocks_of_layer(self, layer: int) -> list[list[str]]:
-        """The blocks of layer ``layer`` (0-based), each a list of state names."""
-        blocks: list[list[str]] = [[] for _ in range(self.blocks_per_layer[layer])]
-        for state, label in zip(self.layers[layer], self.labels[layer], strict=True):
-            blocks[label].append(state)
-        return blocks
-
-    def blocks(self) -> list[list[str]]:
-        """All blocks, layer by layer."""
-        return [block for h in range(len(self.layers)) for block in self.blocks_of_layer(h)]
-
-    @property
-    def blocks_per_layer(self) -> tuple[int, ...]:
-        """Number of blocks in each layer."""
-        return tuple(int(labels.max()) + 1 for labels in self.labels)
-
-    @property
-    def number_of_blocks(self) -> int:
-        """Size of the partition: ``N_BD``, ``N_FD`` or ``N_KD`` of Section 3."""
-        return sum(self.blocks_per_layer)
-
-    def same_block(self, first: str, second: str) -> bool:
-        """Whether two states lie in the same block (states of different layers never do)."""
-        location = {s: (h, i) for h, layer in enumerate(self.layers) for i, s in enumerate(layer)}
-        (h1, i1), (h2, i2) = location[first], location[second]
-        return h1 == h2 and self.labels[h1][i1] == self.labels[h2][i2]
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter's picture of the partition: its MDP's layered graph with the blocks coloured
-        (:func:`kinematic.figures.svg_picture`); None, hence text, without ``mdp`` or when
-        large."""
-        from kinematic.figures import svg_picture
-
-        return None if self.mdp is None else svg_picture(self.mdp, self)
-
-
-def _first_appearance(keys: list) -> np.ndarray:
-    """Labels numbered by first appearance of each distinct key."""
-    numbering: dict = {}
-    return np.asarray([numbering.setdefault(key, len(numbering)) for key in keys], dtype=np.intp)
 
 
 def _group_exact_entries(
@@ -118,7 +56,7 @@ def _group_exact_entries(
                                   strict=True):
         target, pair = key_of(row, column, value)
         keys[target].append(pair)
-    return _first_appearance([tuple(row) for row in keys])
+    return first_appearance([tuple(row) for row in keys])
 
 
 def _group_exact(rows: np.ndarray) -> np.ndarray:
@@ -135,7 +73,7 @@ def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.
         (rows.indices[a:b].tobytes(), rows.data[a:b].tobytes())
         for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)
     ]
-    exact_labels = _first_appearance(keys)
+    exact_labels = first_appearance(keys)
     representatives = np.unique(exact_labels, return_index=True)[1]
     unique_rows = rows[representatives]
     count = len(representatives)
@@ -160,9 +98,9 @@ def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.
         (np.ones(len(close_first)), (close_first, close_second)), shape=(count, count)
     )
     _, components = connected_components(graph, directed=False)
-    component_labels = _first_appearance(components.tolist())
+    component_labels = first_appearance(components.tolist())
     _check_consistent(unique_rows, component_labels, atol, [names[r] for r in representatives])
-    return _first_appearance(component_labels[exact_labels].tolist())
+    return first_appearance(component_labels[exact_labels].tolist())
 
 
 def _pairs_within(
@@ -282,7 +220,39 @@ def ki_partition(
     backward = backward_ki_partition(mdp) if backward is None else backward
     forward = forward_ki_partition(mdp) if forward is None else forward
     labels = tuple(
-        _first_appearance(list(zip(b.tolist(), f.tolist(), strict=True)))
+        first_appearance(list(zip(b.tolist(), f.tolist(), strict=True)))
         for b, f in zip(backward.labels, forward.labels, strict=True)
     )
     return Partition("ki", mdp.layers, labels, mdp)
+
+
+def n_bd(mdp: BlockMDP) -> int:
+    """``N_BD`` of Section 3: the number of backward KI classes (``def:bki``), all layers.
+
+    >>> from kinematic import figure2_split, n_bd
+    >>> n_bd(figure2_split())
+    3
+    """
+    return backward_ki_partition(mdp).number_of_blocks
+
+
+def n_fd(mdp: BlockMDP) -> int:
+    """``N_FD`` of Section 3: the number of forward KI classes (``def:fki``), all layers.
+
+    >>> from kinematic import figure2_split, n_fd
+    >>> n_fd(figure2_split())
+    3
+    """
+    return forward_ki_partition(mdp).number_of_blocks
+
+
+def n_kd(mdp: BlockMDP) -> int:
+    """``N_KD`` of Section 3: the number of KI classes (``def:ki``), all layers; ``max(N_BD,
+    N_FD) <= N_KD <= |S|``.
+
+    >>> from kinematic import combination_lock, n_kd
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> n_kd(lock), len(lock.states)
+    (7, 8)
+    """
+    return ki_partition(mdp).number_of_blocks

@@ -145,7 +145,7 @@ def check_level_sets(case) -> Outcome:
         else _without_uniform_action(mdp, cover, layer)
     )
     sets = level_sets(mdp, bayes_optimal_predictor(distribution), distribution)
-    blocks = backward_ki_partition(mdp).blocks_of_layer(layer)
+    blocks = backward_ki_partition(mdp).blocks(layer + 1)
     block_of = {x: i for i, block in enumerate(blocks) for s in block
                 for x in mdp.observations_of(s)}
     covering = all(mdp.mode.positive(distribution.roll_in))

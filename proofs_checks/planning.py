@@ -94,7 +94,7 @@ def check_psdp_homes_blocks(case) -> Outcome:
     labels = observation_labels(mdp, partition.labels)
     values = eta(mdp)
     for h in range(1, mdp.horizon):
-        for block, states in enumerate(partition.blocks_of_layer(h)):
+        for block, states in enumerate(partition.blocks(h + 1)):
             policy = psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
             visits = state_visitation(mdp, policy)[h]
             for state in states:

@@ -181,7 +181,7 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
     errors = []
     for h in range(1, mdp.horizon):
         ids, encodings = evaluator.estimator.encodings(h)
-        comparison = compare_abstraction(mdp, h, "ki", partition.blocks_of_layer(h), ids,
+        comparison = compare_abstraction(mdp, h, "ki", partition.blocks(h + 1), ids,
                                          decoders[h](encodings))
         if comparison.wrong_merges:
             errors.append(h + 1)

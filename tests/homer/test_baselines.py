@@ -71,7 +71,7 @@ def test_pcid_merges_the_good_states_of_the_lock():
     for h in range(1, mdp.horizon - 1):  # s_{h,a}, s_{h,b} separable: u_h != v_h here
         ids = np.repeat(np.arange(3), 100)
         learned = run.decoders[h](encoder.encode(mdp, h, ids, rng))
-        comparison = compare_abstraction(mdp, h, "ki", partition.blocks_of_layer(h), ids,
+        comparison = compare_abstraction(mdp, h, "ki", partition.blocks(h + 1), ids,
                                          learned)
         assignment = comparison.assignment
         merged += assignment[f"s{h + 1}a"] == assignment[f"s{h + 1}b"]

@@ -40,7 +40,7 @@ def wrong_merges(abstraction, partition, mdp, layer, rng) -> int:
     (:func:`homer.compare.compare_abstraction`, 200 encodings per observation)."""
     ids = np.repeat(np.arange(len(mdp.observations[layer])), 200)
     learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    return compare_abstraction(mdp, layer, partition.kind, partition.blocks_of_layer(layer), ids,
+    return compare_abstraction(mdp, layer, partition.kind, partition.blocks(layer + 1), ids,
                                learned).wrong_merges
 
 
@@ -57,8 +57,8 @@ def test_training_recovers_both_kinematic_abstractions_of_a_lock_layer(seed):
     backward, forward = train_contrastive(x, actions, x_next, ACTIONS, [True, False],
                                           HomerConfig(), torch.Generator().manual_seed(seed))
     forward_ki, backward_ki = forward_ki_partition(mdp), backward_ki_partition(mdp)
-    assert len(forward_ki.blocks_of_layer(layer)) == 3
-    assert len(backward_ki.blocks_of_layer(layer + 1)) == 2
+    assert len(forward_ki.blocks(layer + 1)) == 3
+    assert len(backward_ki.blocks(layer + 2)) == 2
     assert wrong_merges(forward.abstraction, forward_ki, mdp, layer, rng) == 0
     assert wrong_merges(backward.abstraction, backward_ki, mdp, layer + 1, rng) == 0
 

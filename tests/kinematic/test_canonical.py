@@ -92,10 +92,10 @@ def test_figure2_split_has_the_figure2_canonical_form():
     assert to_spec(renamed) == to_spec(figure2_canonical())
 
 
-def test_canonical_form_needs_the_ki_partition():
+def test_canonical_form_needs_the_ki_partition_and_points_to_quotient():
     mdp = figure2_split()
-    with pytest.raises(ValueError,
-                       match=r"^canonical_form needs the KI partition, got 'backward'$"):
+    with pytest.raises(ValueError, match=r"^partition: canonical_form needs the KI partition, "
+                       r"got 'backward' \(quotient\(mdp, partition\) merges"):
         canonical_form(mdp, backward_ki_partition(mdp))
 
 
@@ -105,8 +105,8 @@ def test_merged_names_that_collide_with_a_state_are_refused():
     spec["layers"][2] = ["s2a+s2b"]
     spec["transitions"] = json.loads(json.dumps(spec["transitions"]).replace('"s3"', '"s2a+s2b"'))
     spec["rewards"] = {}
-    with pytest.raises(InvalidBlockMDP,
-                       match=r"^canonical_form: merged state names collide; rename states$"):
+    with pytest.raises(InvalidBlockMDP, match=r"^quotient: the block \{s2a, s2b\} and the "
+                       r"state 's2a\+s2b' would both be named 's2a\+s2b'; rename states"):
         canonical_form(from_spec(spec))
 
 

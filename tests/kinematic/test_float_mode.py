@@ -194,7 +194,7 @@ def has_stochastic_forward_twins(mdp) -> bool:
     partition = forward_ki_partition(mdp)
     for h in range(mdp.horizon - 1):
         tensor = mdp.transition_tensor(h)
-        for block in partition.blocks_of_layer(h):
+        for block in partition.blocks(h + 1):
             i = mdp.state_location[block[0]][1]
             if len(block) > 1 and any(0 < p < 1 for p in tensor[i].reshape(-1)):
                 return True
@@ -220,7 +220,7 @@ def test_rows_exactly_atol_apart_are_grouped():
     for k, row in enumerate(spec["transitions"][f"s2_{k}"] for k in range(3)):
         row["a"] = {"s3_0": 0.5 + min(k, 1) * atol, "s3_1": 0.5 - min(k, 1) * atol}
     mdp = from_spec(spec, atol=atol)
-    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1", "s2_2"]]
+    assert forward_ki_partition(mdp).blocks(2) == [["s2_0", "s2_1", "s2_2"]]
 
 
 def test_rows_whose_sums_differ_by_atol_are_candidates():
@@ -235,7 +235,7 @@ def test_rows_whose_sums_differ_by_atol_are_candidates():
                             "s2_0": {"a": {"s3_0": 1.0}}, "s2_1": {"a": {"s3_0": 1.0 + atol}},
                             "s2_2": {"a": {"s3_1": 1.0}}}}
     mdp = from_spec(spec, atol=atol)
-    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1"], ["s2_2"]]
+    assert forward_ki_partition(mdp).blocks(2) == [["s2_0", "s2_1"], ["s2_2"]]
 
 
 def test_near_duplicates_are_found_whatever_their_projections():
@@ -249,7 +249,7 @@ def test_near_duplicates_are_found_whatever_their_projections():
                      "layers": [["s1"], list(rows), ["s3_0", "s3_1"]], "start": {"s1": 1.0},
                      "transitions": {"s1": {a: {"s2_0": 0.5, "s2_1": 0.5} for a in actions},
                                      **rows}}, atol=2e-9)
-    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1"]]
+    assert forward_ki_partition(mdp).blocks(2) == [["s2_0", "s2_1"]]
 
 
 # --- float grouping against its definition ------------------------------------------------------
@@ -311,4 +311,4 @@ def test_backward_ki_in_float_mode_compares_normalised_incoming_columns():
         "transitions": {"s1": {"a0": {"t0": 0.25, "t1": 0.25 + d, "u": 0.5 - d},
                                "a1": {"t0": 0.25, "t1": 0.25 - d, "u": 0.5 + d}}},
     })
-    assert backward_ki_partition(mdp).blocks_of_layer(1) == [["t0", "t1", "u"]]
+    assert backward_ki_partition(mdp).blocks(2) == [["t0", "t1", "u"]]

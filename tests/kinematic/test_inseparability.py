@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from kinematic.errors import AmbiguousTolerance
 from kinematic.families import combination_lock, combination_lock_good_actions
-from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
+from kinematic.inseparability import (
+    backward_ki_partition,
+    forward_ki_partition,
+    ki_partition,
+    n_bd,
+    n_fd,
+    n_kd,
+)
 from kinematic.model import with_float_numbers
 from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies, separable_pairs
@@ -69,10 +76,14 @@ def test_partitions_equal_the_pairwise_definitions(mdp):
 @given(block_mdps(max_splits=2))
 def test_dimensions_are_ordered(mdp):
     """Section 3: max(N_FD, N_BD) <= N_KD <= |S|."""
-    n_bd = backward_ki_partition(mdp).number_of_blocks
-    n_fd = forward_ki_partition(mdp).number_of_blocks
-    n_kd = ki_partition(mdp).number_of_blocks
-    assert max(n_fd, n_bd) <= n_kd <= len(mdp.states)
+    assert max(n_fd(mdp), n_bd(mdp)) <= n_kd(mdp) <= len(mdp.states)
+
+
+@given(block_mdps(max_splits=2))
+def test_dimensions_are_the_sizes_of_the_partitions(mdp):
+    assert n_bd(mdp) == len(backward_ki_partition(mdp).blocks())
+    assert n_fd(mdp) == len(forward_ki_partition(mdp).blocks())
+    assert n_kd(mdp) == len(ki_partition(mdp).blocks())
 
 
 @given(st.data())
@@ -112,9 +123,9 @@ def test_combination_lock_partitions(seed):
     mdp = combination_lock(horizon, actions, seed)
     u, v = combination_lock_good_actions(horizon, actions, seed)
     backward, ki = backward_ki_partition(mdp), ki_partition(mdp)
-    assert backward.blocks_of_layer(0) == [["s1a", "s1b"]]
+    assert backward.blocks(1) == [["s1a", "s1b"]]
     for h in range(2, horizon + 1):
-        assert backward.blocks_of_layer(h - 1) == [[f"s{h}a", f"s{h}b"], [f"s{h}c"]]
+        assert backward.blocks(h) == [[f"s{h}a", f"s{h}b"], [f"s{h}c"]]
     for h in range(1, horizon + 1):
         merged = u[h - 1] == v[h - 1] or h == horizon
         assert ki.same_block(f"s{h}a", f"s{h}b") == merged
@@ -141,4 +152,4 @@ def test_float_grouping_refuses_an_ambiguous_chain():
 
 def test_float_grouping_within_tolerance_merges():
     mdp = from_spec(chain_spec(0.2e-9))
-    assert forward_ki_partition(mdp).blocks_of_layer(1) == [["s2_0", "s2_1", "s2_2"]]
+    assert forward_ki_partition(mdp).blocks(2) == [["s2_0", "s2_1", "s2_2"]]
