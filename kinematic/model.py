@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -25,6 +25,8 @@ import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
 from kinematic.exact_sparse import Entries, nonzero_entries
+from kinematic.lookup import unknown_entry
+from kinematic.number_mixing import number_mode
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 from kinematic.transition_tables import parse_transitions, transition_matrix
 
@@ -209,8 +211,9 @@ def block_mdp(
 ) -> BlockMDP:
     """Build and validate a :class:`BlockMDP` from names and numbers.
 
-    Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; any float puts the
-    whole MDP in float mode with tolerance ``atol``, otherwise it is exact.
+    Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; floats put the
+    whole MDP in float mode with tolerance ``atol``, otherwise it is exact. Floats beside
+    non-integer exact numbers are refused (:mod:`kinematic.number_mixing`); ints go with both.
 
     Parameters
     ----------
@@ -243,13 +246,24 @@ def block_mdp(
     parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
     parsed_rewards = _parse_rewards(rewards or {}, location, action_index, parsed_emissions)
 
-    mode = NumberMode.for_values(itertools.chain(
+    def places() -> Iterator[tuple[str, Number]]:
+        yield from ((f"start[{state!r}]", p) for state, p in parsed_start.items())
+        for h, entries in enumerate(parsed_transitions):
+            for row, column, p in zip(entries.rows, entries.columns, entries.values, strict=True):
+                state, action = divmod(row, len(actions_t))
+                yield (f"transitions[{layers_t[h][state]!r}][{actions_t[action]!r}]"
+                       f"[{layers_t[h + 1][column]!r}]", p)
+        yield from ((f"emissions[{state!r}][{x!r}]", p)
+                    for state, dist in parsed_emissions.items() for x, p in dist.items())
+        yield from _reward_places(rewards or {})
+
+    mode = number_mode(itertools.chain(
         parsed_start.values(),
         *(entries.values for entries in parsed_transitions),
         (p for dist in parsed_emissions.values() for p in dist.values()),
         (number for per_action in parsed_rewards.values() for reward in per_action.values()
          for number in (reward.numbers() if isinstance(reward, _Distribution) else [reward])),
-    ), atol=atol)
+    ), places, atol=atol)
 
     def convert(values: Mapping[str, Number]) -> dict[str, Number]:
         return {k: mode.scalar(v) for k, v in values.items()}
@@ -446,7 +460,8 @@ def _parse_start(start: object, location: dict[str, tuple[int, int]]) -> dict[st
     result = {}
     for state, value in require_mapping(start, "start").items():
         if state not in location:
-            raise InvalidBlockMDP(f"start: unknown state {state!r}")
+            raise unknown_entry("start", "state", state,
+                                [s for s, (h, _) in location.items() if h == 0])
         if location[state][0] != 0:
             raise InvalidBlockMDP(
                 f"start: state {state!r} is in layer {location[state][0] + 1}, not layer 1"
@@ -461,7 +476,7 @@ def _parse_emissions(
     emissions = require_mapping(emissions, "emissions")
     for state in emissions:
         if state not in location:
-            raise InvalidBlockMDP(f"emissions: unknown state {state!r}")
+            raise unknown_entry("emissions", "state", state, list(location))
     result: dict[str, dict[str, Number]] = {}
     emitter: dict[str, str] = {}
     for layer in layers:
@@ -504,7 +519,12 @@ class _Distribution:
     outcomes: tuple[tuple[Number, Number], ...]
 
     def numbers(self) -> list[Number]:
-        return [number for outcome in self.outcomes for number in outcome]
+        """The probabilities, and the values that are floats: the values are keys, strings in
+        JSON, so an exact one never conflicts with float probabilities
+        (:mod:`kinematic.number_mixing`)."""
+        return [number for value, probability in self.outcomes
+                for number in ((value, probability) if isinstance(value, float)
+                               else (probability,))]
 
     def converted(self, mode: NumberMode) -> RewardDistribution:
         """Values and probabilities in ``mode``, checked; outcomes of probability 0 dropped."""
@@ -512,6 +532,22 @@ class _Distribution:
         _check_distribution(mode, {str(v): p for v, p in outcomes}, self.where)
         kept = [(v, p) for v, p in outcomes if p != 0]
         return tuple(v for v, _ in kept), tuple(p for _, p in kept)
+
+
+def _reward_places(rewards: Mapping) -> Iterator[tuple[str, Number]]:
+    """The numbers of ``rewards`` (validated already) that decide the number mode
+    (:meth:`_Distribution.numbers`), each with its entry, in the order of the spec."""
+    for key, per_action in rewards.items():
+        for action, value in per_action.items():
+            where = f"rewards[{key!r}][{action!r}]"
+            if not isinstance(value, Mapping):
+                yield where, parse_number(value, where)
+                continue
+            for outcome, probability in value.items():
+                number = parse_number(outcome, where)
+                if isinstance(number, float):
+                    yield f"{where}: value {outcome!r}", number
+                yield f"{where}[{outcome!r}]", parse_number(probability, where)
 
 
 def _parse_reward(value: object, where: str) -> Number | _Distribution:
@@ -558,11 +594,12 @@ def _parse_rewards(
                 raise InvalidBlockMDP(
                     f"rewards: observation {key!r} has probability 0 in "
                     f"emissions[{listed!r}] and no state emits it: its reward is never paid")
-            raise InvalidBlockMDP(f"rewards: unknown state or observation {key!r}")
+            raise unknown_entry("rewards", "state or observation", key,
+                                [*location, *(x for x in emitter if x not in location)])
         values = {}
         for action, value in require_mapping(per_action, where).items():
             if action not in actions:
-                raise InvalidBlockMDP(f"{where}: unknown action {action!r}")
+                raise unknown_entry(where, "action", action, list(actions))
             values[action] = _parse_reward(value, f"{where}[{action!r}]")
         for observation in targets:
             if observation in source:
