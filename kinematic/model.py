@@ -23,9 +23,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.errors import InvalidBlockMDP, require_mapping
+from kinematic.errors import InvalidBlockMDP, UnknownLayer, require_mapping
 from kinematic.exact_sparse import Entries, nonzero_entries
-from kinematic.lookup import unknown_entry
+from kinematic.lookup import layer_position, unknown_entry
 from kinematic.number_mixing import number_mode
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 from kinematic.transition_tables import parse_transitions, transition_matrix
@@ -155,28 +155,42 @@ class BlockMDP:
             raise ValueError(f"{self.name!r} is in float mode: its transitions are sparse already")
         return tuple(nonzero_entries(matrix) for matrix in self.transitions)
 
-    def width(self, layer: int) -> int:
-        """Number of states in layer ``layer`` (0-based)."""
-        return len(self.layers[layer])
+    def width(self, index: int) -> int:
+        """Number of states at position ``index`` (0-based: layer ``index + 1``)."""
+        return len(self.layers[layer_position(index, self.horizon)])
 
-    def transition_tensor(self, layer: int) -> np.ndarray:
-        """Dense ``T[s, a, s']`` from layer ``layer`` (0-based) to the next one."""
-        matrix = self.transitions[layer]
+    def _transition_position(self, index: int) -> int:
+        """``index`` checked as the position of a layer that has transitions (``0 .. H - 2``)."""
+        position = layer_position(index, self.horizon)
+        if position == self.horizon - 1:
+            raise UnknownLayer(
+                f"index {position} is the last layer (layer {self.horizon}): it has no "
+                f"transitions; positions with transitions run 0..{self.horizon - 2}")
+        return position
+
+    def transition_tensor(self, index: int) -> np.ndarray:
+        """Dense ``T[s, a, s']`` from position ``index`` (0-based: layer ``index + 1``) to the
+        next one."""
+        index = self._transition_position(index)
+        matrix = self.transitions[index]
         dense = matrix.toarray() if sp.issparse(matrix) else matrix
-        return dense.reshape(self.width(layer), self.number_of_actions, self.width(layer + 1))
+        return dense.reshape(self.width(index), self.number_of_actions, self.width(index + 1))
 
-    def observation_transition_tensor(self, layer: int) -> np.ndarray:
+    def observation_transition_tensor(self, index: int) -> np.ndarray:
         """Dense ``T(x' | x, a) = T(decoder(x') | decoder(x), a) q(x' | decoder(x'))`` from
-        layer ``layer`` (0-based), shape ``(m_layer, |A|, m_{layer+1})``."""
-        tensor = self.transition_tensor(layer)[self.emission_state[layer]]
-        following = self.emission_state[layer + 1]
-        return tensor[:, :, following] * self.emission_probability[layer + 1]
+        position ``index`` (0-based: layer ``index + 1``), shape ``(m_{index}, |A|,
+        m_{index+1})``."""
+        tensor = self.transition_tensor(index)[self.emission_state[index]]
+        following = self.emission_state[index + 1]
+        return tensor[:, :, following] * self.emission_probability[index + 1]
 
-    def emission_matrix(self, layer: int) -> np.ndarray:
-        """Dense ``q(x | s)`` of shape ``(n_h, m_h)`` for layer ``layer`` (0-based)."""
-        matrix = self.mode.zeros((self.width(layer), len(self.observations[layer])))
-        columns = np.arange(len(self.observations[layer]))
-        matrix[self.emission_state[layer], columns] = self.emission_probability[layer]
+    def emission_matrix(self, index: int) -> np.ndarray:
+        """Dense ``q(x | s)`` of shape ``(n, m)`` at position ``index`` (0-based: layer
+        ``index + 1``)."""
+        width = self.width(index)
+        matrix = self.mode.zeros((width, len(self.observations[index])))
+        columns = np.arange(len(self.observations[index]))
+        matrix[self.emission_state[index], columns] = self.emission_probability[index]
         return matrix
 
     def observations_of(self, state: str) -> dict[str, Number]:
