@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.display import canonical_form_repr
 from kinematic.errors import InvalidBlockMDP
 from kinematic.exact_sparse import Entries, sum_by
 from kinematic.inseparability import Partition, ki_partition
@@ -45,6 +46,13 @@ class CanonicalForm:
 
     mdp: BlockMDP
     state_map: dict[str, str]
+
+    def __repr__(self) -> str:
+        """The merged classes by their new names, and the merged MDP."""
+        return canonical_form_repr(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def _membership(labels: np.ndarray) -> sp.csr_array:

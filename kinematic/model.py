@@ -23,9 +23,10 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.arguments import tolerance
 from kinematic.errors import InvalidBlockMDP, UnknownLayer, require_mapping
 from kinematic.exact_sparse import Entries, nonzero_entries
-from kinematic.lookup import layer_position, unknown_entry
+from kinematic.lookup import find, layer_position, unknown_entry
 from kinematic.number_mixing import number_mode
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 from kinematic.transition_tables import parse_transitions, transition_matrix
@@ -82,6 +83,18 @@ class BlockMDP:
     mode: NumberMode
     reward_distributions: Mapping[tuple[int, int, int], RewardDistribution] = field(
         default_factory=dict)
+
+    def __repr__(self) -> str:
+        """``from_spec({...})`` around the JSON spec for a small MDP (up to 40 states), one
+        summary line for a larger one (:func:`kinematic.display.block_mdp_repr`)."""
+        from kinematic.display import block_mdp_repr  # display reads the spec: imports model
+
+        return block_mdp_repr(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis (a falsifying example) and IPython print the MDP as :meth:`__repr__`
+        does, not field by field."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
     @property
     def horizon(self) -> int:
@@ -194,8 +207,9 @@ class BlockMDP:
         return matrix
 
     def observations_of(self, state: str) -> dict[str, Number]:
-        """The emission distribution ``q(. | state)`` as observation name -> probability."""
-        h, i = self.state_location[state]
+        """The emission distribution ``q(. | state)`` as observation name -> probability
+        (:class:`kinematic.UnknownName` if ``state`` is not a state)."""
+        h, i = find(self.state_location, state, "state", "state")
         return {
             self.observations[h][x]: self.emission_probability[h][x]
             for x in np.flatnonzero(self.emission_state[h] == i)
@@ -248,6 +262,7 @@ def block_mdp(
         non-summing probabilities, a transition that leaves the next layer, overlapping
         emissions, NaN, or a state that no policy reaches (eta = 0).
     """
+    tolerance().check(atol, "atol")
     _check_text(str(name), "the MDP")
     layers_t = _check_layers(layers)
     actions_t = _check_actions(actions)
@@ -402,11 +417,34 @@ def with_float_numbers(mdp: BlockMDP, atol: float = DEFAULT_ATOL) -> BlockMDP:
 
 
 def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
-    """The same MDP with states renamed by ``mapping`` (states left out keep their name)."""
+    """The same MDP with states renamed by ``mapping`` (states left out keep their name).
+
+    A key that is not a state raises :class:`kinematic.UnknownName` naming the closest states;
+    a new name that is not a non-empty string, that two states would share, or that is an
+    observation of another state raises :class:`InvalidBlockMDP` naming it.
+
+    >>> from kinematic import combination_lock
+    >>> relabel_states(combination_lock(2, 2, seed=0), {"s2c": "dead end"}).layers[1]
+    ('s2a', 's2b', 'dead end')
+    """
+    for state, name in require_mapping(mapping, "mapping").items():
+        find(mdp.state_location, state, "state", "mapping")
+        if not isinstance(name, str) or not name:
+            raise InvalidBlockMDP(f"mapping[{state!r}]: {name!r} is not a non-empty string")
+        _check_text(name, f"mapping[{state!r}]")
     layers = tuple(tuple(mapping.get(s, s) for s in layer) for layer in mdp.layers)
-    names = [s for layer in layers for s in layer]
-    if len(set(names)) != len(names):
-        raise InvalidBlockMDP("relabel_states: the mapping gives two states the same name")
+    seen: dict[str, str] = {}
+    for old, new in zip(mdp.states, (s for layer in layers for s in layer), strict=True):
+        if new in seen:
+            raise InvalidBlockMDP(f"mapping: states {seen[new]!r} and {old!r} would both be "
+                                  f"named {new!r}")
+        seen[new] = old
+    for h, observations in enumerate(mdp.observations):
+        for x, observation in zip(mdp.emission_state[h].tolist(), observations, strict=True):
+            if observation in seen and layers[h][x] != observation:
+                raise InvalidBlockMDP(
+                    f"mapping: {observation!r}, the new name of state {seen[observation]!r}, is "
+                    f"an observation of state {mdp.layers[h][x]!r}")
     return BlockMDP(
         name=mdp.name,
         layers=layers,

@@ -76,7 +76,7 @@ def _deterministic(mdp: BlockMDP, choices: Sequence[np.ndarray]) -> Policy:
         table = mdp.mode.zeros((len(mdp.observations[h]), mdp.number_of_actions))
         table[np.arange(len(chosen)), chosen] = mdp.mode.scalar(1)
         tables.append(table)
-    return Policy(tuple(tables))
+    return Policy(tuple(tables), mdp)
 
 
 def _greedy(mdp: BlockMDP, q: np.ndarray) -> np.ndarray:
