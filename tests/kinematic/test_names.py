@@ -5,6 +5,7 @@ import pytest
 
 from kinematic import (
     InvalidBlockMDP,
+    UnknownLayer,
     UnknownName,
     combination_lock,
     figure2_split,
@@ -17,6 +18,7 @@ from kinematic import (
 from kinematic.counterexamples.abstract_policies import best_class_policy_visitation
 from kinematic.families import split_state, unequal_split
 from kinematic.homing import homing_policy_choices, lp_maximum_visitation, max_visitation
+from kinematic.planning import block_rewards, psdp_exact
 from kinematic.policies import state_policy, transfer_policy
 
 LOCK = combination_lock(horizon=3, actions=2, seed=0)
@@ -98,3 +100,15 @@ def test_splits_name_the_state_the_observations_and_the_predecessor():
     with pytest.raises(ValueError, match=r"^predecessor: 's1a' is in layer 1, not layer 2, the "
                                          r"one before 's3a'$"):
         unequal_split(LOCK, "s3a", ("s1a", "a1"), ("1/4", "1/2"))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: block_rewards(LOCK, 0, [0, 0], 0),
+     "layer 0 is out of range: this MDP has layers 1..3 (layers count from 1, as in the paper)"),
+    (lambda: psdp_exact(LOCK, [[]] * 3, LOCK.rewards, 4),
+     "last_layer 4 is out of range: this MDP has layers 1..3"),
+])
+def test_layer_numbers_count_from_1_and_name_their_range(call, message):
+    with pytest.raises(UnknownLayer) as error:
+        call()
+    assert str(error.value) == message
