@@ -16,7 +16,6 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
 
@@ -317,15 +316,8 @@ def block_mdp(
             dist = convert(parsed_emissions[state])
             _check_distribution(mode, dist, f"emissions[{state!r}]")
             for observation, p in dist.items():
-                if p == 0:  # supports are exact (kinematic.numbers): 5e-10 is kept
-                    given = parsed_emissions[state][observation]
-                    if given != 0:  # support and rewards were decided on the number as given
-                        raise InvalidBlockMDP(
-                            f"emissions[{state!r}][{observation!r}]: "
-                            f"{Decimal(given.numerator) / given.denominator:.3g} is 0 as a "
-                            "float (a float in the spec puts the MDP in float mode): write 0, "
-                            "or exact numbers only")
-                    continue
+                if p == 0:  # supports are exact (kinematic.numbers): 5e-10 is kept; an exact
+                    continue  # number that would be 0 as a float never meets floats
                 names.append(observation)
                 owners.append(i)
                 probabilities.append(p)

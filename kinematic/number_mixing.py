@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from decimal import Decimal
 from fractions import Fraction
 
 from kinematic.errors import InvalidBlockMDP
@@ -56,6 +57,15 @@ def number_mode(values: Iterable[Number], places: Callable[[], Iterator[tuple[st
     return NumberMode(exact=not has_float, atol=atol)
 
 
+def _shown(value: Fraction) -> str:
+    """``'p/q'``, or for a long fraction its value to 3 digits (``about 1e-400``): the float it
+    would become may be 0."""
+    text = exact_text(value)
+    if len(text) <= 40:
+        return repr(text)
+    return f"about {Decimal(value.numerator) / value.denominator:.3g}"
+
+
 def _mixing_error(places: Iterator[tuple[str, Number]]) -> InvalidBlockMDP:
     """The error naming the first float and the first non-integer exact number of ``places``."""
     first_float: tuple[str, Number] | None = None
@@ -71,6 +81,6 @@ def _mixing_error(places: Iterator[tuple[str, Number]]) -> InvalidBlockMDP:
     (float_place, float_value), (exact_place, exact_value) = first_float, first_exact
     return InvalidBlockMDP(
         f"numbers mix floats and exact fractions: {float_place} is the float {float_value!r} "
-        f"but {exact_place} is the exact {exact_text(exact_value)!r}; write every number "
+        f"but {exact_place} is the exact {_shown(exact_value)}; write every number "
         "exactly (ints, 'p/q' or decimal strings such as '0.5') or every number as a float "
         "(an exact MDP converts with kinematic.with_float_numbers)")
