@@ -189,7 +189,7 @@ class PolicyEstimator:
             p = shares / self.samples
             error = max(error, float(np.sqrt(p * (1 - p) / self.samples).max()))
             layers.append(p)
-        return Policy(tuple(layers)), error
+        return Policy(tuple(layers), self.mdp), error
 
     def policy(self, linear: LinearPolicy) -> tuple[Policy, float]:
         """The latent observation policy of ``linear`` (uniform beyond its last step, as in
@@ -203,7 +203,7 @@ class PolicyEstimator:
             else:
                 p = np.full((len(self.mdp.observations[t]), actions), 1 / actions)
             layers.append(p)
-        return Policy(tuple(layers)), error
+        return Policy(tuple(layers), self.mdp), error
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,14 @@ families, and drawings (``draw_block_mdp``, ``draw_partitions``; in Jupyter an M
 partition shows itself as its layered graph). Importing ``kinematic`` needs only numpy, scipy,
 networkx and hypothesis (never torch; matplotlib only to draw).
 
+Layers count from 1, as in the paper: a function that takes a layer number means ``h`` of
+``S_1 .. S_H`` and refuses anything else with :class:`UnknownLayer` naming the range. Python
+sequences stay 0-based (``mdp.layers[0]`` is layer 1), and the array accessors of
+:class:`BlockMDP` (``width``, ``transition_tensor``, ``emission_matrix``,
+``observation_transition_tensor``) take a 0-based position named ``index``. A state,
+observation or action name the MDP does not have raises :class:`UnknownName` naming the
+argument and the closest names.
+
 >>> from kinematic import combination_lock, eta_min, ki_partition
 >>> lock = combination_lock(horizon=3, actions=2, seed=0)
 >>> eta_min(lock)

@@ -5,8 +5,9 @@ At iteration ``h`` HOMER draws two independent transitions ``(x1, a1, x1')`` and
 real transition ``(x1, a1, x1', 1)`` or the imposter ``(x1, a1, x2', 0)``. This module computes
 that distribution ``D`` exactly, its Bayes-optimal square-loss predictor ``E_D[y | x, a, x']``,
 the closed form ``f_rho`` of ``lem:p-form``, the prior ``rho`` (``lem:bound-rho-prior``) and the
-level sets of a predictor in ``x'`` (``prop:bki-in-class``). Everything is on observations,
-layers 0-based: ``x`` in ``layer - 1``, ``x'`` in ``layer``.
+level sets of a predictor in ``x'`` (``prop:bki-in-class``). Everything is on observations;
+layers count from 1: at HOMER's iteration ``h`` (2 to H), ``x`` lies in layer ``h - 1`` and ``x'``
+in layer ``h``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from kinematic.errors import UnknownLayer
 from kinematic.inseparability import group_rows
+from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy
 from kinematic.visitation import observation_visitation
@@ -38,9 +41,9 @@ class ContrastiveDistribution:
     Attributes
     ----------
     layer : int
-        The layer of ``x'`` (0-based, at least 1).
+        The layer ``h`` of ``x'`` (counted from 1, at least 2).
     roll_in : ndarray
-        ``mu(x)``: the distribution of ``x`` in ``layer - 1`` under ``Unf(Psi_{h-1})``.
+        ``mu(x)``: the distribution of ``x`` in layer ``h - 1`` under ``Unf(Psi_{h-1})``.
     prior : ndarray
         ``rho(x')``: the marginal of ``x'`` under ``Unf(Psi_{h-1}) o Unf(A)``.
     joint : ndarray, shape (m_{h-1}, |A|, m_h, 2)
@@ -59,18 +62,27 @@ def contrastive_distribution(
     layer: int,
     positive_probability: object = Fraction(1, 2),
 ) -> ContrastiveDistribution:
-    """``D`` for the roll-in ``Unf(cover)`` to ``layer - 1``, then ``Unf(A)``.
+    """``D`` at HOMER's iteration ``layer`` (the paper's ``h``, from 2 to H): ``x`` from the
+    roll-in ``Unf(cover)`` to layer ``h - 1``, then ``Unf(A)``, ``x'`` in layer ``h``.
 
-    ``positive_probability`` is the probability of the label ``y = 1`` (1/2 in HOMER).
+    ``positive_probability`` is the probability of the label ``y = 1`` (1/2 in HOMER). A layer
+    out of range raises :class:`kinematic.UnknownLayer` naming the valid range.
+
+    >>> from kinematic import combination_lock, uniform_policy
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> [str(p) for p in contrastive_distribution(lock, [uniform_policy(lock)], layer=2).prior]
+    ['1/4', '1/4', '1/2']
     """
-    if not 1 <= layer < mdp.horizon:
-        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
+    h = layer_index(layer, mdp.horizon) - 1
+    if h < 0:
+        raise UnknownLayer(f"layer {layer} has no previous layer: the contrastive problem runs "
+                           f"at layers 2..{mdp.horizon} (x in layer h - 1, x' in layer h)")
     if not cover:
         raise ValueError("the roll-in needs at least one policy")
     mode = mdp.mode
     share = mode.scalar(1) / len(cover)
-    roll_in = sum(observation_visitation(mdp, policy)[layer - 1] for policy in cover) * share
-    transitions = mdp.observation_transition_tensor(layer - 1)
+    roll_in = sum(observation_visitation(mdp, policy)[h] for policy in cover) * share
+    transitions = mdp.observation_transition_tensor(h)
     uniform = mode.scalar(1) / mdp.number_of_actions
     real = roll_in[:, None, None] * uniform * transitions
     prior = real.sum(axis=(0, 1))
@@ -98,7 +110,7 @@ def f_rho(mdp: BlockMDP, distribution: ContrastiveDistribution) -> np.ndarray:
     """The closed form of ``lem:p-form`` on states, lifted to observations:
     ``T(s'|s, a) / (T(s'|s, a) + rho(s'))`` with ``s = decoder(x)``, ``s' = decoder(x')``,
     ``rho(s') = sum_{x' in s'} rho(x')``; undefined (None / NaN) where ``D(x, a, x') = 0``."""
-    h = distribution.layer
+    h = distribution.layer - 1  # the position of x'
     state_prior = mdp.mode.zeros(mdp.width(h))
     for x, state in enumerate(mdp.emission_state[h]):
         state_prior[state] += distribution.prior[x]
@@ -117,7 +129,7 @@ def level_sets(
 ) -> list[list[str]]:
     """The level sets of ``x' -> predictor(., ., x')`` over the observations ``x'`` with
     ``rho(x') > 0``, comparing on the ``(x, a)`` with ``mu(x) > 0`` (``prop:bki-in-class``)."""
-    h = distribution.layer
+    h = distribution.layer - 1  # the position of x'
     contexts = np.flatnonzero(mdp.mode.positive(distribution.roll_in))
     targets = np.flatnonzero(mdp.mode.positive(distribution.prior))
     columns = predictor[contexts][:, :, targets].reshape(-1, len(targets)).T

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kinematic.display import cover_report_repr
 from kinematic.homing import maximum_visitation
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -41,6 +42,13 @@ class CoverReport:
     alpha_per_state: dict[str, Number]
     alpha_per_layer: tuple[Number, ...]
     alpha: Number
+
+    def __repr__(self) -> str:
+        """alpha, per layer, and the states below 1 by name, lowest first."""
+        return cover_report_repr(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def policy_cover_alpha(

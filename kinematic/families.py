@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.arrays import block_mdp_from_arrays
-from kinematic.errors import InvalidBlockMDP
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number, parse_number
 from kinematic.resources import check_memory
@@ -427,6 +427,7 @@ def unequal_split(
     not proportional, so by ``lem:bki-ratio`` they are backward separable.
     """
     _check_state(mdp, state)
+    _check_predecessor(mdp, state, predecessor)
     special, other = (mdp.mode.scalar(parse_number(v, "unequal_split share")) for v in shares)
     chosen = None if observations_a is None else _observation_subset(mdp, state, observations_a)
     return _split(
@@ -440,6 +441,8 @@ def unequal_split(
 
 def _observation_subset(mdp: BlockMDP, state: str, observations_a: Sequence[str]) -> set[str]:
     emitted = mdp.observations_of(state)
+    for observation in observations_a:
+        find(emitted, observation, "observation", "observations_a")
     chosen = set(observations_a)
     if not chosen or not chosen < set(emitted) or len(chosen) != len(observations_a):
         raise ValueError(
@@ -450,8 +453,26 @@ def _observation_subset(mdp: BlockMDP, state: str, observations_a: Sequence[str]
 
 
 def _check_state(mdp: BlockMDP, state: str) -> None:
-    if state not in mdp.state_location:
-        raise InvalidBlockMDP(f"split: unknown state {state!r}")
+    """:class:`kinematic.UnknownName` naming the argument ``state`` if it is not a state."""
+    find(mdp.state_location, state, "state", "state")
+
+
+def _check_predecessor(mdp: BlockMDP, state: str, predecessor: tuple[str, str]) -> None:
+    """``predecessor`` must be ``(None, None)`` (the start) for a state of layer 1, else a
+    state of the previous layer and an action (:class:`kinematic.UnknownName` naming
+    ``predecessor`` otherwise)."""
+    source, action = predecessor
+    layer = mdp.state_location[state][0]
+    if layer == 0 and (source, action) == (None, None):
+        return
+    if layer == 0:
+        raise ValueError(f"predecessor: {state!r} is in layer 1, reached from the start: "
+                         "give (None, None)")
+    find(mdp.state_location, source, "state", "predecessor")
+    find(mdp.action_index, action, "action", "predecessor")
+    if mdp.state_location[source][0] != layer - 1:
+        raise ValueError(f"predecessor: {source!r} is in layer {mdp.state_location[source][0] + 1}"
+                         f", not layer {layer}, the one before {state!r}")
 
 
 def _split(

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from kinematic import float_induction
 from kinematic.arguments import nonnegative
 from kinematic.certified_induction import certified_maximum_visitation
-from kinematic.errors import InvalidBlockMDP
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
 from kinematic.policies import Policy, state_policy
@@ -216,9 +216,8 @@ def eta_min(mdp: BlockMDP) -> Number:
 
 
 def _target(mdp: BlockMDP, state: str) -> tuple[int, int]:
-    if state not in mdp.state_location:
-        raise InvalidBlockMDP(f"unknown state {state!r}")
-    return mdp.state_location[state]
+    """The position of ``state`` (:class:`UnknownName` naming the argument ``state``)."""
+    return find(mdp.state_location, state, "state", "state")
 
 
 def max_visitation(mdp: BlockMDP, state: str, error: float | None = None) -> Number:
@@ -350,7 +349,7 @@ def lp_optimal_value(mdp: BlockMDP, rewards: tuple[np.ndarray, ...]) -> LinearPr
             shares = row_values / total if total > 0 else np.full(number_of_actions, 1.0)
             table[x] = _distribution(mdp, shares)
         tables.append(table)
-    return LinearProgramOptimum(-solution.fun, Policy(tuple(tables)))
+    return LinearProgramOptimum(-solution.fun, Policy(tuple(tables), mdp))
 
 
 def lp_maximum_visitation(mdp: BlockMDP, state: str) -> LinearProgramOptimum:

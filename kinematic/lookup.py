@@ -20,9 +20,10 @@ import operator
 from collections.abc import Collection, Mapping
 from typing import TypeVar
 
-from kinematic.errors import UnknownLayer, UnknownName, short_repr
+from kinematic.errors import InvalidBlockMDP, UnknownLayer, UnknownName, short_repr
 
-__all__ = ["closest_names", "find", "layer_index", "layer_position"]
+__all__ = ["closest_names", "find", "layer_index", "layer_position", "unknown_entry",
+           "unknown_name"]
 
 Value = TypeVar("Value")
 
@@ -37,18 +38,36 @@ def closest_names(name: object, candidates: Collection[str], count: int = 3) -> 
     return list(dict.fromkeys([*folded, *close]))[:count]
 
 
+def _unknown(kind: str, name: object, candidates: Collection[str]) -> str:
+    """``unknown <kind> <name>`` and the closest ``candidates`` (or all, when few); a ``kind``
+    such as ``"state or observation"`` lists "the states and observations"."""
+    message = f"unknown {kind} {short_repr(name)}"
+    suggestions = closest_names(name, candidates)
+    if suggestions:
+        message += f" (did you mean {' or '.join(map(repr, suggestions))}?)"
+    elif 0 < len(candidates) <= 12:
+        plural = " and ".join(f"{part}s" for part in kind.split(" or "))
+        message += f" (the {plural} are {', '.join(map(repr, candidates))})"
+    return message
+
+
 def unknown_name(kind: str, name: object, candidates: Collection[str],
                  argument: str | None = None) -> UnknownName:
     """The error for a ``kind`` (``"state"``, ``"action"`` ...) ``name`` not among
     ``candidates``, naming ``argument`` and suggesting the closest names."""
     where = f"{argument}: " if argument else ""
-    message = f"{where}unknown {kind} {short_repr(name)}"
-    suggestions = closest_names(name, candidates)
-    if suggestions:
-        message += f" (did you mean {' or '.join(map(repr, suggestions))}?)"
-    elif 0 < len(candidates) <= 12:
-        message += f" (the {kind}s are {', '.join(map(repr, candidates))})"
-    return UnknownName(message)
+    return UnknownName(where + _unknown(kind, name, candidates))
+
+
+def unknown_entry(where: str, kind: str, name: object,
+                  candidates: Collection[str]) -> InvalidBlockMDP:
+    """The error for a name in a spec (the spec is at fault, so :class:`InvalidBlockMDP`) at
+    ``where`` that is not among ``candidates``, with the closest names.
+
+    >>> print(unknown_entry("spec", "key", "transitons", ["start", "transitions"]))
+    spec: unknown key 'transitons' (did you mean 'transitions'?)
+    """
+    return InvalidBlockMDP(f"{where}: {_unknown(kind, name, candidates)}")
 
 
 def find(mapping: Mapping[str, Value], name: object, kind: str,

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.errors import InvalidBlockMDP, require_mapping
+from kinematic.arguments import tolerance
+from kinematic.errors import InvalidBlockMDP, UnknownLayer, require_mapping
 from kinematic.exact_sparse import Entries, nonzero_entries
+from kinematic.lookup import find, layer_position, unknown_entry
+from kinematic.number_mixing import number_mode
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, parse_number
 from kinematic.transition_tables import parse_transitions, transition_matrix
 
@@ -80,6 +82,18 @@ class BlockMDP:
     mode: NumberMode
     reward_distributions: Mapping[tuple[int, int, int], RewardDistribution] = field(
         default_factory=dict)
+
+    def __repr__(self) -> str:
+        """``from_spec({...})`` around the JSON spec for a small MDP (up to 40 states), one
+        summary line for a larger one (:func:`kinematic.display.block_mdp_repr`)."""
+        from kinematic.display import block_mdp_repr  # display reads the spec: imports model
+
+        return block_mdp_repr(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis (a falsifying example) and IPython print the MDP as :meth:`__repr__`
+        does, not field by field."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
     @property
     def horizon(self) -> int:
@@ -153,33 +167,48 @@ class BlockMDP:
             raise ValueError(f"{self.name!r} is in float mode: its transitions are sparse already")
         return tuple(nonzero_entries(matrix) for matrix in self.transitions)
 
-    def width(self, layer: int) -> int:
-        """Number of states in layer ``layer`` (0-based)."""
-        return len(self.layers[layer])
+    def width(self, index: int) -> int:
+        """Number of states at position ``index`` (0-based: layer ``index + 1``)."""
+        return len(self.layers[layer_position(index, self.horizon)])
 
-    def transition_tensor(self, layer: int) -> np.ndarray:
-        """Dense ``T[s, a, s']`` from layer ``layer`` (0-based) to the next one."""
-        matrix = self.transitions[layer]
+    def _transition_position(self, index: int) -> int:
+        """``index`` checked as the position of a layer that has transitions (``0 .. H - 2``)."""
+        position = layer_position(index, self.horizon)
+        if position == self.horizon - 1:
+            raise UnknownLayer(
+                f"index {position} is the last layer (layer {self.horizon}): it has no "
+                f"transitions; positions with transitions run 0..{self.horizon - 2}")
+        return position
+
+    def transition_tensor(self, index: int) -> np.ndarray:
+        """Dense ``T[s, a, s']`` from position ``index`` (0-based: layer ``index + 1``) to the
+        next one."""
+        index = self._transition_position(index)
+        matrix = self.transitions[index]
         dense = matrix.toarray() if sp.issparse(matrix) else matrix
-        return dense.reshape(self.width(layer), self.number_of_actions, self.width(layer + 1))
+        return dense.reshape(self.width(index), self.number_of_actions, self.width(index + 1))
 
-    def observation_transition_tensor(self, layer: int) -> np.ndarray:
+    def observation_transition_tensor(self, index: int) -> np.ndarray:
         """Dense ``T(x' | x, a) = T(decoder(x') | decoder(x), a) q(x' | decoder(x'))`` from
-        layer ``layer`` (0-based), shape ``(m_layer, |A|, m_{layer+1})``."""
-        tensor = self.transition_tensor(layer)[self.emission_state[layer]]
-        following = self.emission_state[layer + 1]
-        return tensor[:, :, following] * self.emission_probability[layer + 1]
+        position ``index`` (0-based: layer ``index + 1``), shape ``(m_{index}, |A|,
+        m_{index+1})``."""
+        tensor = self.transition_tensor(index)[self.emission_state[index]]
+        following = self.emission_state[index + 1]
+        return tensor[:, :, following] * self.emission_probability[index + 1]
 
-    def emission_matrix(self, layer: int) -> np.ndarray:
-        """Dense ``q(x | s)`` of shape ``(n_h, m_h)`` for layer ``layer`` (0-based)."""
-        matrix = self.mode.zeros((self.width(layer), len(self.observations[layer])))
-        columns = np.arange(len(self.observations[layer]))
-        matrix[self.emission_state[layer], columns] = self.emission_probability[layer]
+    def emission_matrix(self, index: int) -> np.ndarray:
+        """Dense ``q(x | s)`` of shape ``(n, m)`` at position ``index`` (0-based: layer
+        ``index + 1``)."""
+        width = self.width(index)
+        matrix = self.mode.zeros((width, len(self.observations[index])))
+        columns = np.arange(len(self.observations[index]))
+        matrix[self.emission_state[index], columns] = self.emission_probability[index]
         return matrix
 
     def observations_of(self, state: str) -> dict[str, Number]:
-        """The emission distribution ``q(. | state)`` as observation name -> probability."""
-        h, i = self.state_location[state]
+        """The emission distribution ``q(. | state)`` as observation name -> probability
+        (:class:`kinematic.UnknownName` if ``state`` is not a state)."""
+        h, i = find(self.state_location, state, "state", "state")
         return {
             self.observations[h][x]: self.emission_probability[h][x]
             for x in np.flatnonzero(self.emission_state[h] == i)
@@ -216,8 +245,9 @@ def block_mdp(
 ) -> BlockMDP:
     """Build and validate a :class:`BlockMDP` from names and numbers.
 
-    Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; any float puts the
-    whole MDP in float mode with tolerance ``atol``, otherwise it is exact.
+    Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; floats put the
+    whole MDP in float mode with tolerance ``atol``, otherwise it is exact. Floats beside
+    non-integer exact numbers are refused (:mod:`kinematic.number_mixing`); ints go with both.
 
     Parameters
     ----------
@@ -238,6 +268,7 @@ def block_mdp(
         non-summing probabilities, a transition that leaves the next layer, overlapping
         emissions, NaN, or a state that no policy reaches (eta = 0).
     """
+    tolerance().check(atol, "atol")
     _check_text(str(name), "the MDP")
     layers_t = _check_layers(layers)
     actions_t = _check_actions(actions)
@@ -250,13 +281,24 @@ def block_mdp(
     parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
     parsed_rewards = _parse_rewards(rewards or {}, location, action_index, parsed_emissions)
 
-    mode = NumberMode.for_values(itertools.chain(
+    def places() -> Iterator[tuple[str, Number]]:
+        yield from ((f"start[{state!r}]", p) for state, p in parsed_start.items())
+        for h, entries in enumerate(parsed_transitions):
+            for row, column, p in zip(entries.rows, entries.columns, entries.values, strict=True):
+                state, action = divmod(row, len(actions_t))
+                yield (f"transitions[{layers_t[h][state]!r}][{actions_t[action]!r}]"
+                       f"[{layers_t[h + 1][column]!r}]", p)
+        yield from ((f"emissions[{state!r}][{x!r}]", p)
+                    for state, dist in parsed_emissions.items() for x, p in dist.items())
+        yield from _reward_places(rewards or {})
+
+    mode = number_mode(itertools.chain(
         parsed_start.values(),
         *(entries.values for entries in parsed_transitions),
         (p for dist in parsed_emissions.values() for p in dist.values()),
         (number for per_action in parsed_rewards.values() for reward in per_action.values()
          for number in (reward.numbers() if isinstance(reward, _Distribution) else [reward])),
-    ), atol=atol)
+    ), places, atol=atol)
 
     def convert(values: Mapping[str, Number]) -> dict[str, Number]:
         return {k: mode.scalar(v) for k, v in values.items()}
@@ -281,15 +323,8 @@ def block_mdp(
             dist = convert(parsed_emissions[state])
             _check_distribution(mode, dist, f"emissions[{state!r}]")
             for observation, p in dist.items():
-                if p == 0:  # supports are exact (kinematic.numbers): 5e-10 is kept
-                    given = parsed_emissions[state][observation]
-                    if given != 0:  # support and rewards were decided on the number as given
-                        raise InvalidBlockMDP(
-                            f"emissions[{state!r}][{observation!r}]: "
-                            f"{Decimal(given.numerator) / given.denominator:.3g} is 0 as a "
-                            "float (a float in the spec puts the MDP in float mode): write 0, "
-                            "or exact numbers only")
-                    continue
+                if p == 0:  # supports are exact (kinematic.numbers): 5e-10 is kept; an exact
+                    continue  # number that would be 0 as a float never meets floats
                 names.append(observation)
                 owners.append(i)
                 probabilities.append(p)
@@ -381,11 +416,34 @@ def with_float_numbers(mdp: BlockMDP, atol: float = DEFAULT_ATOL) -> BlockMDP:
 
 
 def relabel_states(mdp: BlockMDP, mapping: Mapping[str, str]) -> BlockMDP:
-    """The same MDP with states renamed by ``mapping`` (states left out keep their name)."""
+    """The same MDP with states renamed by ``mapping`` (states left out keep their name).
+
+    A key that is not a state raises :class:`kinematic.UnknownName` naming the closest states;
+    a new name that is not a non-empty string, that two states would share, or that is an
+    observation of another state raises :class:`InvalidBlockMDP` naming it.
+
+    >>> from kinematic import combination_lock
+    >>> relabel_states(combination_lock(2, 2, seed=0), {"s2c": "dead end"}).layers[1]
+    ('s2a', 's2b', 'dead end')
+    """
+    for state, name in require_mapping(mapping, "mapping").items():
+        find(mdp.state_location, state, "state", "mapping")
+        if not isinstance(name, str) or not name:
+            raise InvalidBlockMDP(f"mapping[{state!r}]: {name!r} is not a non-empty string")
+        _check_text(name, f"mapping[{state!r}]")
     layers = tuple(tuple(mapping.get(s, s) for s in layer) for layer in mdp.layers)
-    names = [s for layer in layers for s in layer]
-    if len(set(names)) != len(names):
-        raise InvalidBlockMDP("relabel_states: the mapping gives two states the same name")
+    seen: dict[str, str] = {}
+    for old, new in zip(mdp.states, (s for layer in layers for s in layer), strict=True):
+        if new in seen:
+            raise InvalidBlockMDP(f"mapping: states {seen[new]!r} and {old!r} would both be "
+                                  f"named {new!r}")
+        seen[new] = old
+    for h, observations in enumerate(mdp.observations):
+        for x, observation in zip(mdp.emission_state[h].tolist(), observations, strict=True):
+            if observation in seen and layers[h][x] != observation:
+                raise InvalidBlockMDP(
+                    f"mapping: {observation!r}, the new name of state {seen[observation]!r}, is "
+                    f"an observation of state {mdp.layers[h][x]!r}")
     return BlockMDP(
         name=mdp.name,
         layers=layers,
@@ -453,7 +511,8 @@ def _parse_start(start: object, location: dict[str, tuple[int, int]]) -> dict[st
     result = {}
     for state, value in require_mapping(start, "start").items():
         if state not in location:
-            raise InvalidBlockMDP(f"start: unknown state {state!r}")
+            raise unknown_entry("start", "state", state,
+                                [s for s, (h, _) in location.items() if h == 0])
         if location[state][0] != 0:
             raise InvalidBlockMDP(
                 f"start: state {state!r} is in layer {location[state][0] + 1}, not layer 1"
@@ -468,7 +527,7 @@ def _parse_emissions(
     emissions = require_mapping(emissions, "emissions")
     for state in emissions:
         if state not in location:
-            raise InvalidBlockMDP(f"emissions: unknown state {state!r}")
+            raise unknown_entry("emissions", "state", state, list(location))
     result: dict[str, dict[str, Number]] = {}
     emitter: dict[str, str] = {}
     for layer in layers:
@@ -511,7 +570,12 @@ class _Distribution:
     outcomes: tuple[tuple[Number, Number], ...]
 
     def numbers(self) -> list[Number]:
-        return [number for outcome in self.outcomes for number in outcome]
+        """The probabilities, and the values that are floats: the values are keys, strings in
+        JSON, so an exact one never conflicts with float probabilities
+        (:mod:`kinematic.number_mixing`)."""
+        return [number for value, probability in self.outcomes
+                for number in ((value, probability) if isinstance(value, float)
+                               else (probability,))]
 
     def converted(self, mode: NumberMode) -> RewardDistribution:
         """Values and probabilities in ``mode``, checked; outcomes of probability 0 dropped."""
@@ -519,6 +583,22 @@ class _Distribution:
         _check_distribution(mode, {str(v): p for v, p in outcomes}, self.where)
         kept = [(v, p) for v, p in outcomes if p != 0]
         return tuple(v for v, _ in kept), tuple(p for _, p in kept)
+
+
+def _reward_places(rewards: Mapping) -> Iterator[tuple[str, Number]]:
+    """The numbers of ``rewards`` (validated already) that decide the number mode
+    (:meth:`_Distribution.numbers`), each with its entry, in the order of the spec."""
+    for key, per_action in rewards.items():
+        for action, value in per_action.items():
+            where = f"rewards[{key!r}][{action!r}]"
+            if not isinstance(value, Mapping):
+                yield where, parse_number(value, where)
+                continue
+            for outcome, probability in value.items():
+                number = parse_number(outcome, where)
+                if isinstance(number, float):
+                    yield f"{where}: value {outcome!r}", number
+                yield f"{where}[{outcome!r}]", parse_number(probability, where)
 
 
 def _parse_reward(value: object, where: str) -> Number | _Distribution:
@@ -565,11 +645,12 @@ def _parse_rewards(
                 raise InvalidBlockMDP(
                     f"rewards: observation {key!r} has probability 0 in "
                     f"emissions[{listed!r}] and no state emits it: its reward is never paid")
-            raise InvalidBlockMDP(f"rewards: unknown state or observation {key!r}")
+            raise unknown_entry("rewards", "state or observation", key,
+                                [*location, *(x for x in emitter if x not in location)])
         values = {}
         for action, value in require_mapping(per_action, where).items():
             if action not in actions:
-                raise InvalidBlockMDP(f"{where}: unknown action {action!r}")
+                raise unknown_entry(where, "action", action, list(actions))
             values[action] = _parse_reward(value, f"{where}[{action!r}]")
         for observation in targets:
             if observation in source:

@@ -2,8 +2,10 @@
 
 A spec whose probabilities are ints, ``Fraction`` objects or strings such as ``"4/5"`` or
 ``"0.25"`` is *exact*: every number is a :class:`fractions.Fraction`, arrays have ``dtype=object``
-and comparisons are ``==``. A spec with any float is in *float* mode: arrays are ``float64``,
-transition matrices are ``scipy.sparse`` and comparisons use the absolute tolerance ``atol``.
+and comparisons are ``==``. A spec whose numbers are floats is in *float* mode: arrays are
+``float64``, transition matrices are ``scipy.sparse`` and comparisons use the absolute tolerance
+``atol``. Ints go with both; floats beside non-integer exact numbers are refused
+(:mod:`kinematic.number_mixing`).
 
 One tolerance rule for every probability (start, transition, emission): its *support* is exact —
 a probability is in the support iff it is > 0 as given, so ``5e-10`` is a genuine (tiny)
@@ -125,11 +127,6 @@ class NumberMode:
 
     def __post_init__(self) -> None:
         tolerance().check(self.atol, "atol")
-
-    @classmethod
-    def for_values(cls, values: Iterable[Number], atol: float = DEFAULT_ATOL) -> NumberMode:
-        """Exact mode unless some value is a float."""
-        return cls(exact=not any(isinstance(v, float) for v in values), atol=atol)
 
     @property
     def dtype(self) -> type:

@@ -298,6 +298,10 @@ class Partition:
             f"{self.number_of_blocks} blocks of {sum(map(len, self.layers))} states; ")
         return f"Partition(kind={self.kind!r}, {size}{'; '.join(parts)})"
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis and IPython print it as :meth:`__repr__` does (not field by field)."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
+
     def _layer_text(self, position: int) -> str:
         blocks = self._blocks_at(position)
         texts = [block_text(block) for block in blocks[:_SHOWN_BLOCKS]]

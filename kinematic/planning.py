@@ -15,7 +15,9 @@
 Rewards are per layer ``(m_h, |A|)`` arrays ``R(x, a)`` as in :class:`BlockMDP`. An internal
 reward ``R_{i,h}(x, a, x') = 1{phi(x') = i, step(x') = h}`` is the layer-``h`` reward
 ``1{phi(x) = i}`` (whatever the action) and is optimised by decisions at layers ``1 .. h-1``.
-Layers are 0-based in code.
+Arguments that name a layer count from 1, as the paper does (``last_layer``, ``layer``); the
+per-layer sequences (``rewards``, ``covers``, ``labels``) are indexed from 0 (``covers[0]`` is
+layer 1's).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
 from kinematic.policies import Policy
@@ -76,7 +79,7 @@ def _deterministic(mdp: BlockMDP, choices: Sequence[np.ndarray]) -> Policy:
         table = mdp.mode.zeros((len(mdp.observations[h]), mdp.number_of_actions))
         table[np.arange(len(chosen)), chosen] = mdp.mode.scalar(1)
         tables.append(table)
-    return Policy(tuple(tables))
+    return Policy(tuple(tables), mdp)
 
 
 def _greedy(mdp: BlockMDP, q: np.ndarray) -> np.ndarray:
@@ -130,9 +133,17 @@ def observation_labels(
 
 
 def block_rewards(mdp: BlockMDP, layer: int, labels: np.ndarray, block: int) -> Rewards:
-    """The internal reward ``R_{i,h}``: 1 at the observations of ``layer`` labelled ``block``."""
+    """The internal reward ``R_{i,h}``: 1 at the observations of layer ``layer`` (counted from
+    1) labelled ``block`` (``labels`` over that layer's observations).
+
+    >>> from kinematic import combination_lock
+    >>> lock = combination_lock(horizon=2, actions=2, seed=0)
+    >>> [str(r) for r in block_rewards(lock, 2, [0, 0, 1], block=1)[1][:, 0]]
+    ['0', '0', '1']
+    """
+    h = layer_index(layer, mdp.horizon)
     rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
-    rewards[layer][np.asarray(labels) == block, :] = mdp.mode.scalar(1)
+    rewards[h][np.asarray(labels) == block, :] = mdp.mode.scalar(1)
     return tuple(rewards)
 
 
@@ -141,20 +152,22 @@ def psdp_exact(
 ) -> Policy:
     """PSDP (``alg:rl_via_homing_policies``) with infinite data and a fully expressive ``Pi``.
 
-    ``covers[t]`` is ``Psi_t`` for ``t = 1 .. last_layer`` (0-based; ``covers[0]`` is unused, the
-    start distribution is fixed). Decisions are made at layers ``0 .. last_layer``; later layers
-    take the first action. At layer ``t`` the oracle picks, at every observation reached by
-    ``Unf(Psi_t)``, an action maximising ``R + V(. ; pi_{t+1:h})``; elsewhere it is indifferent
-    and keeps the first action.
+    Decisions are made at layers ``1 .. last_layer`` (counted from 1); later layers take the
+    first action. ``covers[t]`` is the roll-in set ``Psi`` of layer ``t + 1`` for the layers
+    ``2 .. last_layer`` (``covers[0]`` is unused: layer 1 starts from the start distribution).
+    At each layer the oracle picks, at every observation reached by ``Unf(Psi)``, an action
+    maximising ``R + V(. ; pi)`` of the policies already learned for the later layers; elsewhere
+    it is indifferent and keeps the first action.
     """
+    last = layer_index(last_layer, mdp.horizon, "last_layer")
     choices = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
     following = None
-    for h in range(mdp.horizon - 1, last_layer, -1):
+    for h in range(mdp.horizon - 1, last, -1):
         q = rewards[h].copy()
         if following is not None:
             q = q + _continuation(mdp, h, following)
         following = _state_values(mdp, h, q[:, 0])
-    for t in range(last_layer, -1, -1):
+    for t in range(last, -1, -1):
         q = rewards[t].copy()
         if following is not None:
             q = q + _continuation(mdp, t, following)
@@ -186,7 +199,7 @@ def exp_oracle_exact(mdp: BlockMDP, labels: Sequence[np.ndarray]) -> list[list[P
     covers: list[list[Policy]] = [[]]
     for h in range(1, mdp.horizon):
         covers.append([
-            psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
             for block in np.unique(labels[h])
         ])
     return covers
@@ -229,15 +242,17 @@ def psdp_sampled(
     bernoulli_rewards: bool = True,
 ) -> Policy:
     """PSDP (``alg:rl_via_homing_policies``) with ``samples`` episodes per step and
-    :func:`tabular_cb_oracle`.
+    :func:`tabular_cb_oracle`; decisions at layers ``1 .. last_layer`` (counted from 1), as
+    :func:`psdp_exact`.
 
-    Step ``t``: roll in with a uniformly chosen policy of ``Psi_t`` to layer ``t``, take a uniform
-    action (``p = 1/|A|``), then follow the policies learned for ``t+1 .. last_layer`` (and the
-    first action afterwards); the reward is the sum of ``R`` from layer ``t`` on (drawn as
-    ``Bernoulli(R)`` when ``bernoulli_rewards``).
+    Step ``t``: roll in with a uniformly chosen policy of ``covers[t]`` to layer ``t + 1``, take
+    a uniform action (``p = 1/|A|``), then follow the policies learned for the later layers up
+    to ``last_layer`` (and the first action afterwards); the reward is the sum of ``R`` from
+    layer ``t + 1`` on (drawn as ``Bernoulli(R)`` when ``bernoulli_rewards``).
     """
+    last = layer_index(last_layer, mdp.horizon, "last_layer")
     choices = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
-    for t in range(last_layer, -1, -1):
+    for t in range(last, -1, -1):
         continuation = _deterministic(mdp, choices)
         shape = (len(mdp.observations[t]), mdp.number_of_actions)
         scores = np.zeros(shape)
@@ -270,7 +285,7 @@ def exp_oracle_sampled(
     covers: list[list[Policy]] = [[]]
     for h in range(1, mdp.horizon):
         covers.append([
-            psdp_sampled(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1, samples, rng)
+            psdp_sampled(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h, samples, rng)
             for block in np.unique(labels[h])
         ])
     return covers

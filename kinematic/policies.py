@@ -8,12 +8,15 @@ homing policies are), are the special cases built by the helpers below.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from kinematic.display import policy_repr
 from kinematic.errors import InvalidPolicy
+from kinematic.lookup import find, unknown_name
 from kinematic.model import BlockMDP
+from kinematic.numbers import Number
 
 __all__ = [
     "Policy",
@@ -29,24 +32,76 @@ __all__ = [
 class Policy:
     """A stochastic non-stationary policy on observations.
 
-    ``action_probabilities[h]`` has shape ``(m_h, |A|)``: row ``x`` is ``pi_h(. | x)``.
+    ``action_probabilities[h]`` has shape ``(m_h, |A|)``: row ``x`` is ``pi_h(. | x)`` (layer
+    ``h + 1``, observation ``mdp.observations[h][x]``). ``mdp`` is the Block MDP the policy acts
+    in, when known (the functions of :mod:`kinematic` that build policies set it; its shapes are
+    checked): with it the policy prints by state, observation and action names, and :meth:`at`
+    looks names up.
+
+    >>> from kinematic import combination_lock, homing_policy
+    >>> policy = homing_policy(combination_lock(horizon=2, actions=2, seed=0), "s2a")
+    >>> policy.at("s1b")
+    {'a1': Fraction(0, 1), 'a2': Fraction(1, 1)}
     """
 
     action_probabilities: tuple[np.ndarray, ...]
+    mdp: BlockMDP | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.mdp is not None:
+            _check_shapes(self.mdp, self)
+
+    def at(self, name: str) -> dict[str, Number]:
+        """Action name -> probability at observation ``name`` (``pi_h(. | x)``), or at state
+        ``name``: ``P(a | s) = sum_x q(x | s) pi_h(a | x)``, the latent process's (the
+        distribution of each observation of ``s`` when they agree). A state that emits an
+        observation of its own name among others is read as that observation.
+
+        Raises :class:`kinematic.UnknownName` (naming the closest states and observations) for
+        any other name, ``ValueError`` for a policy built without its MDP.
+        """
+        mdp = self.mdp
+        if mdp is None:
+            raise ValueError("this policy was built without its MDP (Policy(..., mdp=None)): "
+                             "it has no names to look up")
+        if isinstance(name, str) and name in mdp.observation_location:
+            h, x = mdp.observation_location[name]
+            row = self.action_probabilities[h][x]
+        elif isinstance(name, str) and name in mdp.state_location:
+            h, i = mdp.state_location[name]
+            emitted = mdp.emission_state[h] == i
+            row = mdp.emission_probability[h][emitted] @ self.action_probabilities[h][emitted]
+        else:
+            names = dict.fromkeys([*mdp.states, *mdp.observation_location])
+            raise unknown_name("state or observation", name, list(names), "name")
+        return dict(zip(mdp.actions, row, strict=True))
+
+    def __repr__(self) -> str:
+        return policy_repr(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis and IPython print the policy as :meth:`__repr__` does."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
-def check_policy(mdp: BlockMDP, policy: Policy) -> None:
-    """Raise :class:`InvalidPolicy` naming the layer/observation where ``policy`` does not fit."""
+def _check_shapes(mdp: BlockMDP, policy: Policy) -> None:
+    """Raise :class:`InvalidPolicy` if ``policy`` has not one ``(m_h, |A|)`` table per layer."""
     if len(policy.action_probabilities) != mdp.horizon:
         raise InvalidPolicy(
             f"policy has {len(policy.action_probabilities)} layers, the MDP has {mdp.horizon}"
         )
     for h, probabilities in enumerate(policy.action_probabilities):
         expected = (len(mdp.observations[h]), mdp.number_of_actions)
-        if probabilities.shape != expected:
+        if np.shape(probabilities) != expected:
             raise InvalidPolicy(
-                f"policy layer {h + 1} has shape {probabilities.shape}, expected {expected}"
+                f"policy layer {h + 1} has shape {np.shape(probabilities)}, expected {expected}"
             )
+
+
+def check_policy(mdp: BlockMDP, policy: Policy) -> None:
+    """Raise :class:`InvalidPolicy` naming the layer/observation where ``policy`` does not fit."""
+    _check_shapes(mdp, policy)
+    for h, probabilities in enumerate(policy.action_probabilities):
         for x, row in enumerate(probabilities):
             observation = mdp.observations[h][x]
             if any(p != p for p in row):
@@ -66,7 +121,8 @@ def uniform_policy(mdp: BlockMDP) -> Policy:
         tuple(
             np.full((len(layer), mdp.number_of_actions), share, dtype=mdp.mode.dtype)
             for layer in mdp.observations
-        )
+        ),
+        mdp,
     )
 
 
@@ -78,25 +134,30 @@ def state_policy(
     """A policy that acts on latent states, lifted to their observations.
 
     ``choices`` maps a state to an action name (deterministic) or to ``{action: probability}``;
-    states left out take ``default_action``, or act uniformly at random when it is None.
+    states left out take ``default_action``, or act uniformly at random when it is None. An
+    unknown state or action raises :class:`kinematic.UnknownName` naming the argument
+    (``choices``, ``choices['s1']``, ``default_action``) and the closest names.
+
+    >>> from kinematic import combination_lock
+    >>> lock = combination_lock(horizon=2, actions=2, seed=0)
+    >>> choices = {"s1a": "a2", "s1b": {"a1": "1/2", "a2": "1/2"}}
+    >>> state_policy(lock, choices, default_action="a1")  # doctest: +NORMALIZE_WHITESPACE
+    <Policy on 'combolock-H2-K2-seed0': layer 1: s1a -> a2, s1b -> {a1: 1/2, a2: 1/2};
+     layer 2: s2a -> a1, s2b -> a1, s2c -> a1>
     """
     policy = uniform_policy(mdp)
     if default_action is not None:
-        if default_action not in mdp.action_index:
-            raise InvalidPolicy(f"policy: unknown default action {default_action!r}")
+        default = find(mdp.action_index, default_action, "action", "default_action")
         for probabilities in policy.action_probabilities:
             probabilities.fill(mdp.mode.scalar(0))
-            probabilities[:, mdp.action_index[default_action]] = mdp.mode.scalar(1)
+            probabilities[:, default] = mdp.mode.scalar(1)
     for state, choice in choices.items():
-        if state not in mdp.state_location:
-            raise InvalidPolicy(f"policy: unknown state {state!r}")
-        h, i = mdp.state_location[state]
+        h, i = find(mdp.state_location, state, "state", "choices")
         row = mdp.mode.zeros(mdp.number_of_actions)
         dist = {choice: 1} if isinstance(choice, str) else choice
         for action, p in dist.items():
-            if action not in mdp.action_index:
-                raise InvalidPolicy(f"policy[{state!r}]: unknown action {action!r}")
-            row[mdp.action_index[action]] = mdp.mode.scalar(p)
+            row[find(mdp.action_index, action, "action", f"choices[{state!r}]")] = (
+                mdp.mode.scalar(p))
         policy.action_probabilities[h][mdp.emission_state[h] == i] = row
     check_policy(mdp, policy)
     return policy
@@ -104,21 +165,26 @@ def state_policy(
 
 def transfer_policy(policy: Policy, source: BlockMDP, target: BlockMDP) -> Policy:
     """The same observation policy for another MDP with the same observation names per layer
-    (rows are positional, so they are reordered by name)."""
+    (rows are positional, so they are reordered by name). An observation of ``target`` that
+    ``source`` lacks raises :class:`kinematic.UnknownName` naming it and the closest ones."""
     tables = []
     for h, names in enumerate(target.observations):
         where = {name: x for x, name in enumerate(source.observations[h])}
-        if set(names) != set(where):
-            raise InvalidPolicy(f"policy transfer: layer {h + 1} observations differ")
-        order = [where[name] for name in names]
+        order = [find(where, name, "observation", f"target (layer {h + 1}, not in source)")
+                 for name in names]
+        if len(order) != len(where):
+            missing = [name for name in where if name not in set(names)]
+            raise InvalidPolicy(f"target (layer {h + 1}) lacks the observations "
+                                f"{', '.join(map(repr, missing))} of source")
         tables.append(policy.action_probabilities[h][order])
-    return Policy(tuple(tables))
+    return Policy(tuple(tables), target)
 
 
-def state_action_probabilities(mdp: BlockMDP, policy: Policy, layer: int) -> np.ndarray:
-    """``P(a_h = a | s_h = s) = sum_x q(x|s) pi_h(a|x)``, shape ``(n_h, |A|)``.
+def state_action_probabilities(mdp: BlockMDP, policy: Policy, index: int) -> np.ndarray:
+    """``P(a_h = a | s_h = s) = sum_x q(x|s) pi_h(a|x)`` at position ``index`` (0-based: layer
+    ``index + 1``), shape ``(n_h, |A|)``.
 
     Because ``x_h ~ q(.|s_h)`` is drawn afresh at each step, the latent process under an
     observation policy is the Markov chain with these action probabilities.
     """
-    return mdp.emission_matrix(layer) @ policy.action_probabilities[layer]
+    return mdp.emission_matrix(index) @ policy.action_probabilities[index]

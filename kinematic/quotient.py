@@ -95,6 +95,10 @@ class Quotient:
         return (f"Quotient({self.mdp.name!r}, {len(self.state_map)} -> "
                 f"{len(self.mdp.states)} states, merged: {shown or 'none'})")
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis and IPython print it as :meth:`__repr__` does (not field by field)."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
+
 
 def _membership(labels: np.ndarray) -> sp.csr_array:
     """The 0/1 matrix (state x block) of one layer, float mode, built sparse (never dense:

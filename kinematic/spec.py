@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP
 from kinematic.json_input import display_path, read_json_file
+from kinematic.lookup import unknown_entry
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number
 
@@ -32,17 +33,19 @@ def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
     Raises
     ------
     InvalidBlockMDP
-        On a missing or unknown top-level key, a ``horizon`` that does not match the number of
-        layers, or any model error of :func:`kinematic.model.block_mdp`.
+        On an unknown top-level key (with the closest known one: ``spec: unknown key
+        'transitons' (did you mean 'transitions'?)``), then a missing one, a ``horizon`` that
+        does not match the number of layers, or any model error of
+        :func:`kinematic.model.block_mdp`.
     """
     if not isinstance(spec, Mapping):
         raise InvalidBlockMDP(f"spec must be a JSON object, got {type(spec).__name__}")
+    unknown = [key for key in spec if key not in _KNOWN]
+    if unknown:  # before the missing keys: 'transitons' is why 'transitions' is missing
+        raise unknown_entry("spec", "key", unknown[0], _KNOWN)
     for key in _REQUIRED:
         if key not in spec:
             raise InvalidBlockMDP(f"spec: missing key {key!r}")
-    unknown = sorted(set(spec) - set(_KNOWN))
-    if unknown:
-        raise InvalidBlockMDP(f"spec: unknown key {unknown[0]!r} (known: {', '.join(_KNOWN)})")
     if not isinstance(spec["name"], str) or not spec["name"]:
         raise InvalidBlockMDP(f"spec: name must be a non-empty string, got {spec['name']!r}")
     horizon = spec["horizon"]

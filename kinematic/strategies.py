@@ -171,7 +171,7 @@ def policies(
             for a, w in enumerate(weights):
                 table[x, a] = mdp.mode.scalar(Fraction(w, total))
         layers.append(table)
-    return Policy(tuple(layers))
+    return Policy(tuple(layers), mdp)
 
 
 @st.composite

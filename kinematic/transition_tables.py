@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
+from kinematic.lookup import unknown_entry
 from kinematic.numbers import Number, NumberMode, exact_text, parse_number
 
 __all__ = ["LayerEntries", "parse_transitions", "transition_matrix"]
@@ -46,7 +47,7 @@ def _check_keys(transitions: Mapping, location: Mapping[str, tuple[int, int]],
     """Every key a known state with a next layer (the last layer may map to nothing)."""
     for state in transitions:
         if state not in location:
-            raise InvalidBlockMDP(f"transitions: unknown state {state!r}")
+            raise unknown_entry("transitions", "state", state, list(location))
         if location[state][0] == horizon - 1 and transitions[state]:
             raise InvalidBlockMDP(
                 f"transitions[{state!r}]: {state!r} is in the last layer {horizon}, "
@@ -57,7 +58,8 @@ def _check_keys(transitions: Mapping, location: Mapping[str, tuple[int, int]],
 def _bad_target(where: str, target: object, location: Mapping[str, tuple[int, int]],
                 layer: int) -> InvalidBlockMDP:
     if target not in location:
-        return InvalidBlockMDP(f"{where}: unknown state {target!r}")
+        return unknown_entry(where, "state", target,
+                             [s for s, (h, _) in location.items() if h == layer + 1])
     return InvalidBlockMDP(
         f"{where}[{target!r}]: {target!r} is in layer {location[target][0] + 1}, "
         f"not the next layer {layer + 2}"
@@ -93,7 +95,7 @@ def parse_transitions(
         per_action = require_mapping(transitions[state], f"transitions[{state!r}]")
         for action in per_action:
             if action not in known_actions:
-                raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
+                raise unknown_entry(f"transitions[{state!r}]", "action", action, actions)
         rows, columns, values = layers[h].rows, layers[h].columns, layers[h].values
         for a, action in enumerate(actions):
             if action not in per_action:

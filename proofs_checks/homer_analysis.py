@@ -48,8 +48,9 @@ def _rolled_in(draw: st.DrawFn, deterministic: bool = False, mdps=None):
 
 def state_prior(mdp: BlockMDP, distribution) -> np.ndarray:
     """``rho(s) = sum_{x' in s} rho(x')``: the prior of the contrastive distribution on states."""
-    prior = mdp.mode.zeros(mdp.width(distribution.layer))
-    for x, state in enumerate(mdp.emission_state[distribution.layer]):
+    h = distribution.layer - 1  # the position of x'
+    prior = mdp.mode.zeros(mdp.width(h))
+    for x, state in enumerate(mdp.emission_state[h]):
         prior[state] += distribution.prior[x]
     return prior
 
@@ -63,7 +64,7 @@ def check_bound_rho_prior(case) -> Outcome:
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     eta_layer = maximum_visitation(mdp)[layer]
     if uniform_last_action:
-        prior = state_prior(mdp, contrastive_distribution(mdp, cover, layer))
+        prior = state_prior(mdp, contrastive_distribution(mdp, cover, layer + 1))
     else:  # weakened: the roll-in policies also choose the last action
         prior = sum(state_visitation(mdp, p)[layer] for p in cover) / len(cover)
     for state, rho, best in zip(mdp.layers[layer], prior, eta_layer, strict=True):
@@ -91,7 +92,7 @@ def check_p_form(case) -> Outcome:
     """``E_D[y | x, a, x']`` computed from the joint ``D`` (with the case's label prior
     ``P(y = 1)``, 1/2 in HOMER) equals ``f_rho`` wherever defined."""
     mdp, cover, layer, positive_probability = case
-    distribution = contrastive_distribution(mdp, cover, layer, positive_probability)
+    distribution = contrastive_distribution(mdp, cover, layer + 1, positive_probability)
     bayes, closed_form = bayes_optimal_predictor(distribution), f_rho(mdp, distribution)
     defined = distribution.joint.sum(axis=-1) > 0
     mismatch = np.argwhere(defined & (bayes != closed_form))
@@ -132,7 +133,7 @@ def _without_uniform_action(mdp: BlockMDP, cover, layer: int) -> ContrastiveDist
     prior = real.sum(axis=(0, 1))
     contexts = real.sum(axis=2, keepdims=True)
     joint = np.stack([contexts * prior[None, None, :] / 2, real / 2], axis=-1)
-    return ContrastiveDistribution(layer, real.sum(axis=(1, 2)), prior, joint)
+    return ContrastiveDistribution(layer + 1, real.sum(axis=(1, 2)), prior, joint)
 
 
 def check_level_sets(case) -> Outcome:
@@ -141,7 +142,7 @@ def check_level_sets(case) -> Outcome:
     flag ``uniform_last_action`` is False in the negative control."""
     mdp, cover, layer, uniform_last_action = case
     distribution = (
-        contrastive_distribution(mdp, cover, layer) if uniform_last_action
+        contrastive_distribution(mdp, cover, layer + 1) if uniform_last_action
         else _without_uniform_action(mdp, cover, layer)
     )
     sets = level_sets(mdp, bayes_optimal_predictor(distribution), distribution)

@@ -47,7 +47,7 @@ def check_ki_equal_fstar(case) -> Outcome:
     ``f*(x, a, x1') = f*(x, a, x2')`` for pairs related in layer ``h``, wherever both are
     defined; the relations are the case's (``def:ki`` for the proposition)."""
     mdp, cover, layer, first_relation, third_relation = case
-    predictor = bayes_optimal_predictor(contrastive_distribution(mdp, cover, layer))
+    predictor = bayes_optimal_predictor(contrastive_distribution(mdp, cover, layer + 1))
     defined = predictor != None  # noqa: E711 (object array: None marks undefined entries)
     for argument, h, relation in (("first", layer - 1, first_relation),
                                   ("third", layer, third_relation)):
@@ -126,7 +126,7 @@ def check_coupling(case) -> Outcome:
     bottleneck ``w(x, a, phi(x'))`` with the best ``w`` (the D-weighted mean of ``f*`` over the
     class), or, in the control, ``f*`` itself (no bottleneck)."""
     mdp, cover, layer, phi, bottleneck = case
-    distribution = contrastive_distribution(mdp, cover, layer)
+    distribution = contrastive_distribution(mdp, cover, layer + 1)
     contexts = distribution.joint.sum(axis=(2, 3))  # D(x, a)
     prior = distribution.prior
     classes = sorted(set(phi))
@@ -200,7 +200,7 @@ def _learned_abstraction(mdp: BlockMDP, cover, layer: int, capacity: int) -> np.
     ``x'`` (realisable in ``F_N`` for ``N >= N_KD``, ``lem:p-form``); with fewer classes allowed,
     the surplus level sets are merged into the last class. Observations the roll-in never
     reaches get class 0 (none do when ``cover`` is a policy cover)."""
-    distribution = contrastive_distribution(mdp, cover, layer)
+    distribution = contrastive_distribution(mdp, cover, layer + 1)
     sets = level_sets(mdp, bayes_optimal_predictor(distribution), distribution)
     labels = np.zeros(mdp.width(layer), dtype=np.intp)
     for k, members in enumerate(sets):
@@ -222,10 +222,10 @@ def exact_homer(mdp: BlockMDP, capacity: int) -> ExactHomer:
         observation_labels = labels[mdp.emission_state[h]]
         abstractions.append(labels)
         covers.append(tuple(
-            psdp_exact(mdp, covers, block_rewards(mdp, h, observation_labels, block), h - 1)
+            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, observation_labels, block), h)
             for block in np.unique(observation_labels)
         ))
-    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon)
     return ExactHomer(tuple(abstractions), tuple(covers), policy)
 
 
@@ -314,7 +314,7 @@ def comparison_failure(mdp, cover, layer, phi, policies_pair, every_class: bool)
     """The first violation of ``lem:policy-comparison``'s inequality for the states of
     ``layer``: for the class ``i`` holding the observations of ``s`` (or, ``every_class``, the
     literal 'min over i': every class ``i``)."""
-    distribution = contrastive_distribution(mdp, cover, layer)
+    distribution = contrastive_distribution(mdp, cover, layer + 1)
     error = _bottleneck_error(distribution, phi)
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
     if alpha == 0:  # not a policy cover: the bound is vacuous
@@ -408,10 +408,10 @@ def check_policy_cover_guarantee(case) -> Outcome:
     the control (the regression term dropped)."""
     mdp, layer, phi, error_term = case
     covers = [[homing_policy(mdp, s) for s in states] for states in mdp.layers[:layer]]
-    distribution = contrastive_distribution(mdp, covers[layer - 1], layer)
+    distribution = contrastive_distribution(mdp, covers[layer - 1], layer + 1)
     error = _bottleneck_error(distribution, phi) if error_term else mdp.mode.scalar(0)
     labels = np.asarray(phi)
-    learned = [psdp_exact(mdp, covers, block_rewards(mdp, layer, labels, block), layer - 1)
+    learned = [psdp_exact(mdp, covers, block_rewards(mdp, layer + 1, labels, block), layer)
                for block in np.unique(labels)]
     n = max(max(len(c) for c in covers), len(learned))
     eta_layer = maximum_visitation(mdp)[layer]
@@ -494,7 +494,7 @@ def check_erm_error(case) -> Outcome:
     mdp, layer, capacity, samples, seed = case
     rng = np.random.default_rng(seed)
     cover = [homing_policy(mdp, s) for s in mdp.layers[layer - 1]]
-    distribution = contrastive_distribution(mdp, cover, layer)
+    distribution = contrastive_distribution(mdp, cover, layer + 1)
     joint = np.asarray(distribution.joint, dtype=float)
     marginal = joint.sum(axis=-1)
     f_star = np.asarray(np.where(marginal > 0, joint[..., 1] / np.where(marginal > 0, marginal,

@@ -95,7 +95,7 @@ def check_psdp_homes_blocks(case) -> Outcome:
     values = eta(mdp)
     for h in range(1, mdp.horizon):
         for block, states in enumerate(partition.blocks(h + 1)):
-            policy = psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            policy = psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
             visits = state_visitation(mdp, policy)[h]
             for state in states:
                 reached = visits[mdp.state_location[state][1]]
@@ -168,7 +168,7 @@ def check_oracle_exp_statement(case) -> Outcome:
         if alpha < Fraction(1, 2):
             return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name,
                                    "layer": h + 1, "alpha": number(alpha)})
-    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon)
     value, optimum = policy_value(mdp, policy), optimal_values(mdp).value
     if value != optimum:
         return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name,
@@ -317,7 +317,6 @@ def check_psdp_spread(case) -> Outcome:
     scale = max(Fraction(1), largest_return(mdp))
     rewards = tuple(r / scale for r in mdp.rewards)
     covers = covers_of(mdp)
-    last = mdp.horizon - 1
     size = max(len(c) for c in covers[1:]) if mdp.horizon > 1 else 1
     alpha = min((_cover_alpha(mdp, covers[t], t) for t in range(1, mdp.horizon)), default=1)
     alpha = Fraction(1) if claim_alpha_one else alpha
@@ -327,7 +326,7 @@ def check_psdp_spread(case) -> Outcome:
     best = float(optimal_values(mdp, rewards).value)
     failures, gaps = 0, []
     for _ in range(PSDP_TRIALS):
-        policy = psdp_sampled(mdp, covers, rewards, last, PSDP_SAMPLES, rng)
+        policy = psdp_sampled(mdp, covers, rewards, mdp.horizon, PSDP_SAMPLES, rng)
         gap = best - float(policy_value(mdp, policy, rewards))
         gaps.append(gap)
         failures += gap > bound
@@ -402,7 +401,7 @@ def check_exp_oracle_sampled(case) -> Outcome:
     for _ in range(ORACLE_TRIALS):
         covers = exp_oracle_sampled(mdp, labels, sizes.n_psdp, rng)
         alpha = min(_cover_alpha(mdp, covers[h], h) for h in range(1, mdp.horizon))
-        policy = psdp_sampled(mdp, covers, rewards, mdp.horizon - 1, sizes.n_eval, rng)
+        policy = psdp_sampled(mdp, covers, rewards, mdp.horizon, sizes.n_eval, rng)
         gap = best - float(policy_value(mdp, policy, rewards))
         alphas.append(number(alpha))
         gaps.append(gap)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kinematic.homing import maximum_visitation
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
 
@@ -51,7 +52,7 @@ def best_class_policy_visitation(
 ) -> Number:
     """``max P_pi(state)`` over policies taking one action per class of ``labels[t]`` (labels
     on the observations of each layer)."""
-    target_layer, target = mdp.state_location[state]
+    target_layer, target = find(mdp.state_location, state, "state", "state")
     if target_layer == 0:
         return mdp.start[target]
     bounds = _reach_bounds(mdp, target_layer, target)

@@ -96,7 +96,7 @@ def curiosity_claim() -> Counterexample:
     numbers["coarsest Bayes-optimal classes found (HOMER loop, exact PSDP)"] = [
         state_groups(mdp, h, found.labels[h]) for h in range(mdp.horizon)]
 
-    reward = block_rewards(mdp, 2, merged[2], 0)
+    reward = block_rewards(mdp, 3, merged[2], 0)
     best = optimal_values(mdp, reward).value
     paper_policy = state_policy(mdp, {"s1": "a1", "s3": "a1", "s2": "a2", "s6": "a2"})
     visits = state_visitation(mdp, paper_policy)[2]

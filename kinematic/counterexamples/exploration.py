@@ -78,7 +78,7 @@ def worst_case_cover_alpha(
     per_layer = [mdp.mode.scalar(1)]
     for h in range(1, mdp.horizon):
         worst = np.stack([
-            visitation_among_optimal(mdp, block_rewards(mdp, h, labels[h], block), h, most)
+            visitation_among_optimal(mdp, block_rewards(mdp, h + 1, labels[h], block), h, most)
             for block in np.unique(labels[h])
         ])
         ratios = worst.max(axis=0) / eta_layers[h]
@@ -124,7 +124,7 @@ def explore_with_objective(mdp: BlockMDP, objective: Objective) -> ExplorationRe
     for h in range(1, mdp.horizon):
         labels.append(np.asarray(objective(mdp, covers[h - 1], h, labels[h - 1])))
         covers.append([
-            psdp_exact(mdp, covers, block_rewards(mdp, h, labels[h], block), h - 1)
+            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
             for block in np.unique(labels[h])
         ])
         best = np.max(np.stack([state_visitation(mdp, p)[h] for p in covers[h]]), axis=0)

@@ -29,11 +29,13 @@ from kinematic.arguments import (
 from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
 from kinematic.json_input import MAX_JSON_DEPTH, _nesting_depth, read_json
+from kinematic.model import with_float_numbers
 from kinematic.numbers import MAX_EXPONENT, MAX_NUMBER_LENGTH, NumberMode, parse_number
 from kinematic.resources import check_memory, format_bytes, physical_memory
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
 
 SPEC = to_spec(combination_lock(3, 2, 0))
+FLOAT_SPEC = to_spec(with_float_numbers(combination_lock(3, 2, 0)))
 
 
 def test_numbers_at_the_limits_parse_and_beyond_them_are_refused_at_once():
@@ -112,13 +114,13 @@ def test_every_spec_file_error_names_the_file(tmp_path: Path, write, message):
 def test_a_tolerance_outside_its_range_is_refused(atol):
     with pytest.raises(ValueError, match=r"^atol must be a finite number in \[0, 0.001\]"):
         NumberMode(exact=False, atol=atol)
-    spec = {**SPEC, "start": {"s1a": 0.45, "s1b": 0.45}}  # sums to 0.9
+    spec = {**FLOAT_SPEC, "start": {"s1a": 0.45, "s1b": 0.45}}  # sums to 0.9
     with pytest.raises(ValueError, match=r"^atol must be"):
         from_spec(spec, atol=atol)
 
 
 def test_the_tolerance_judges_sums_up_to_its_bound():
-    near = {**SPEC, "start": {"s1a": 0.4995, "s1b": 0.5}}
+    near = {**FLOAT_SPEC, "start": {"s1a": 0.4995, "s1b": 0.5}}
     assert from_spec(near, atol=1e-3).mode.atol == 1e-3
     with pytest.raises(InvalidBlockMDP, match="sums to"):
         from_spec(near, atol=1e-4)

@@ -17,7 +17,7 @@ from kinematic.contrastive import (
     level_sets,
 )
 from kinematic.cover import policy_cover_alpha
-from kinematic.errors import AmbiguousTolerance
+from kinematic.errors import AmbiguousTolerance, UnknownLayer
 from kinematic.families import combination_lock
 from kinematic.homing import homing_policy
 from kinematic.inseparability import backward_ki_partition
@@ -86,7 +86,7 @@ def test_exact_psdp_keeps_the_first_action_where_its_cover_does_not_reach():
     """Rolling in to s2c only, PSDP's decisions at s2a and s2b are the first action."""
     mdp = combination_lock(horizon=3, actions=3, seed=0)
     covers = [[], [homing_policy(mdp, "s2c")], []]
-    policy = psdp_exact(mdp, covers, block_rewards(mdp, 2, np.arange(3), 2), 1)
+    policy = psdp_exact(mdp, covers, block_rewards(mdp, 3, np.arange(3), 2), 2)
     for name in ("s2a", "s2b"):
         x = mdp.observations[1].index(name)
         assert policy.action_probabilities[1][x].tolist() == [1, 0, 0]
@@ -96,7 +96,7 @@ def test_exact_psdp_keeps_the_first_action_where_its_cover_does_not_reach():
 def test_exact_psdp_with_homing_covers_is_optimal(mdp):
     """With 1-covers and infinite data, PSDP's reward-sensitive phase finds V*."""
     covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
-    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon - 1)
+    policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon)
     assert policy_value(mdp, policy) == optimal_values(mdp).value
 
 
@@ -109,7 +109,7 @@ def test_sampled_exp_oracle_and_psdp_solve_a_small_lock():
     for h in range(1, mdp.horizon):  # each class reached by its own (internal reward) policy
         report = policy_cover_alpha(mdp, covers[h])
         assert report.alpha_per_layer[h] == 1
-    policy = psdp_sampled(mdp, covers, mdp.rewards, mdp.horizon - 1, samples=3000, rng=rng)
+    policy = psdp_sampled(mdp, covers, mdp.rewards, mdp.horizon, samples=3000, rng=rng)
     assert policy_value(mdp, policy) == 1
 
 
@@ -117,8 +117,8 @@ def test_sampled_psdp_decides_up_to_its_last_layer_and_takes_the_first_action_af
     mdp = combination_lock(horizon=4, actions=3, seed=2)
     covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
     rewards = [np.zeros((len(x), 3)) for x in mdp.observations]
-    rewards[3][:, 2] = 1.0  # the last layer rewards its third action, but PSDP decides to layer 1
-    policy = psdp_sampled(mdp, covers, tuple(rewards), 1, samples=500,
+    rewards[3][:, 2] = 1.0  # the last layer rewards its third action, but PSDP decides to layer 2
+    policy = psdp_sampled(mdp, covers, tuple(rewards), 2, samples=500,
                           rng=np.random.default_rng(0))
     for h in (2, 3):
         assert (policy.action_probabilities[h][:, 0] == 1).all()
@@ -131,7 +131,7 @@ def test_sampled_psdp_draws_bernoulli_rewards_by_default():
     states = []
     for flag in ({}, {"bernoulli_rewards": True}, {"bernoulli_rewards": False}):
         rng = np.random.default_rng(0)
-        psdp_sampled(mdp, covers, mdp.rewards, 2, samples=50, rng=rng, **flag)
+        psdp_sampled(mdp, covers, mdp.rewards, 3, samples=50, rng=rng, **flag)
         states.append(rng.bit_generator.state)
     assert states[0] == states[1] != states[2]
 
@@ -159,7 +159,7 @@ def test_sampler_frequencies_match_exact_visitation():
 @given(st.data())
 def test_contrastive_distribution_is_a_distribution_with_the_right_marginals(data):
     mdp = data.draw(block_mdps(min_horizon=2, max_horizon=3))
-    layer = data.draw(st.integers(1, mdp.horizon - 1))
+    layer = data.draw(st.integers(2, mdp.horizon))
     cover = data.draw(st.lists(policies(mdp), min_size=1, max_size=2))
     distribution = contrastive_distribution(mdp, cover, layer)
     joint = distribution.joint
@@ -177,7 +177,7 @@ def test_f_rho_where_the_roll_in_never_reaches_a_state():
     """Rolling in to s2c of a lock, s3a and s3b get no prior (rho = 0): f_rho is undefined
     (None) at every (x, a, x') with D = 0 and equals the Bayes-optimal predictor elsewhere."""
     mdp = combination_lock(horizon=3, actions=2, seed=0)
-    distribution = contrastive_distribution(mdp, [homing_policy(mdp, "s2c")], layer=2)
+    distribution = contrastive_distribution(mdp, [homing_policy(mdp, "s2c")], layer=3)
     assert [mdp.observations[2][x] for x in np.flatnonzero(distribution.prior == 0)] == [
         "s3a", "s3b"]
     defined = distribution.joint.sum(axis=-1) > 0
@@ -189,7 +189,7 @@ def test_f_rho_where_the_roll_in_never_reaches_a_state():
 
 def lock_distribution(mdp):
     cover = [homing_policy(mdp, s) for s in mdp.layers[1]]
-    return contrastive_distribution(mdp, cover, layer=2)
+    return contrastive_distribution(mdp, cover, layer=3)
 
 
 def test_level_sets_are_the_backward_ki_blocks_in_both_modes():
@@ -231,8 +231,8 @@ def test_sampled_psdp_optimises_the_reward_it_is_given():
     covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
     labels = observation_labels(mdp, backward_ki_partition(mdp).labels)
     bad = int(labels[2][mdp.observations[2].index("s3c")])
-    rewards = block_rewards(mdp, 2, labels[2], bad)
-    policy = psdp_sampled(mdp, covers, rewards, 1, samples=3000, rng=np.random.default_rng(0))
+    rewards = block_rewards(mdp, 3, labels[2], bad)
+    policy = psdp_sampled(mdp, covers, rewards, 2, samples=3000, rng=np.random.default_rng(0))
     h, i = mdp.state_location["s3c"]
     assert state_visitation(mdp, policy)[h][i] == 1
 
@@ -240,13 +240,13 @@ def test_sampled_psdp_optimises_the_reward_it_is_given():
 def test_an_empty_cover_is_named_by_its_layer():
     mdp = combination_lock(horizon=3, actions=2, seed=0)
     with pytest.raises(ValueError, match=r"^PSDP needs a non-empty policy cover for layer 2$"):
-        psdp_exact(mdp, [[], [], []], mdp.rewards, 1)
+        psdp_exact(mdp, [[], [], []], mdp.rewards, 2)
 
 
 def best_value_deciding_up_to(mdp, last_layer: int):
     """max V(pi) over deterministic observation policies that take the first action after
-    ``last_layer``, by enumerating them."""
-    deciding = [(h, x) for h in range(last_layer + 1) for x in range(len(mdp.observations[h]))]
+    layer ``last_layer`` (counted from 1), by enumerating them."""
+    deciding = [(h, x) for h in range(last_layer) for x in range(len(mdp.observations[h]))]
     best = None
     for choice in itertools.product(range(mdp.number_of_actions), repeat=len(deciding)):
         tables = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
@@ -266,7 +266,7 @@ def test_exact_psdp_is_optimal_among_policies_deciding_up_to_its_last_layer(data
     worth the optimum over such policies, later rewards included."""
     mdp = data.draw(block_mdps(min_horizon=2, max_horizon=3, max_width=2, max_actions=2,
                                max_splits=0))
-    last_layer = data.draw(st.integers(0, mdp.horizon - 2))
+    last_layer = data.draw(st.integers(1, mdp.horizon - 1))
     covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
     policy = psdp_exact(mdp, covers, mdp.rewards, last_layer)
     assert policy_value(mdp, policy) == best_value_deciding_up_to(mdp, last_layer)
@@ -281,7 +281,7 @@ def test_exact_psdp_counts_rewards_collected_after_its_last_layer():
                         "s2x": {"a0": {"s3g": 1}, "a1": {"s3g": 1}},
                         "s2y": {"a0": {"s3b": 1}, "a1": {"s3b": 1}}},
         "rewards": {"s3g": {"a0": 1, "a1": 1}}})
-    policy = psdp_exact(mdp, [[], [], []], mdp.rewards, 0)
+    policy = psdp_exact(mdp, [[], [], []], mdp.rewards, 1)
     assert policy_value(mdp, policy) == 1
 
 
@@ -299,11 +299,11 @@ def test_sampled_psdp_draws_its_samples_in_chunks_and_adds_their_scores(monkeypa
     monkeypatch.setattr(planning, "CHUNK", 7)
     mdp = combination_lock(horizon=2, actions=10, seed=0)
     covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
-    planning.psdp_sampled(mdp, covers, mdp.rewards, 0, samples=20,
+    planning.psdp_sampled(mdp, covers, mdp.rewards, 1, samples=20,
                           rng=np.random.default_rng(0))
     assert drawn == [7, 7, 6]
     monkeypatch.setattr(planning, "CHUNK", 1)
-    policy = planning.psdp_sampled(mdp, covers, mdp.rewards, 1, samples=400,
+    policy = planning.psdp_sampled(mdp, covers, mdp.rewards, 2, samples=400,
                                    rng=np.random.default_rng(0))
     assert policy_value(mdp, policy) == optimal_values(mdp).value
 
@@ -336,8 +336,13 @@ def test_float_greedy_decisions_break_ties_within_atol_towards_the_first_action(
 def test_the_contrastive_layer_and_roll_in_are_checked():
     mdp = combination_lock(horizon=3, actions=2, seed=0)
     cover = [homing_policy(mdp, "s2a")]
-    for layer in (0, 3):
-        with pytest.raises(ValueError, match=rf"^layer must lie in 1\.\.2, got {layer}$"):
+    for layer, message in ((0, "layer 0 is out of range: this MDP has layers 1..3 (layers "
+                                "count from 1, as in the paper)"),
+                           (4, "layer 4 is out of range: this MDP has layers 1..3"),
+                           (1, "layer 1 has no previous layer: the contrastive problem runs at "
+                               "layers 2..3 (x in layer h - 1, x' in layer h)")):
+        with pytest.raises(UnknownLayer) as error:
             contrastive_distribution(mdp, cover, layer)
+        assert str(error.value) == message
     with pytest.raises(ValueError, match=r"^the roll-in needs at least one policy$"):
-        contrastive_distribution(mdp, [], 2)
+        contrastive_distribution(mdp, [], 3)

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.errors import InvalidBlockMDP
+from kinematic.lookup import unknown_entry
 from kinematic.model import with_float_numbers
 from kinematic.numbers import DEFAULT_ATOL, parse_number
 from kinematic.spec import from_spec, to_spec
@@ -20,14 +21,15 @@ from kinematic.strategies import block_mdps
 
 def entry_by_entry(spec: dict, exact: bool) -> list[np.ndarray]:
     """Dense transition matrices of ``spec``, each name and number checked one entry at a time
-    in (state, action, entry) order, then each distribution checked in the same order."""
+    in (state, action, entry) order, then each distribution checked in the same order (an
+    unknown name is worded by ``unknown_entry``, with the closest names)."""
     location = {s: (h, i) for h, layer in enumerate(spec["layers"]) for i, s in enumerate(layer)}
     horizon, actions, transitions = len(spec["layers"]), spec["actions"], spec["transitions"]
     if not isinstance(transitions, dict):
         raise InvalidBlockMDP(f"transitions must be a mapping, got {type(transitions).__name__}")
     for state in transitions:
         if state not in location:
-            raise InvalidBlockMDP(f"transitions: unknown state {state!r}")
+            raise unknown_entry("transitions", "state", state, list(location))
         if location[state][0] == horizon - 1 and transitions[state]:
             raise InvalidBlockMDP(f"transitions[{state!r}]: {state!r} is in the last layer "
                                   f"{horizon}, which has no next layer")
@@ -43,7 +45,7 @@ def entry_by_entry(spec: dict, exact: bool) -> list[np.ndarray]:
                                   f"{type(per_action).__name__}")
         for action in per_action:
             if action not in actions:
-                raise InvalidBlockMDP(f"transitions[{state!r}]: unknown action {action!r}")
+                raise unknown_entry(f"transitions[{state!r}]", "action", action, actions)
         for action in actions:
             where = f"transitions[{state!r}][{action!r}]"
             if action not in per_action:
@@ -53,7 +55,7 @@ def entry_by_entry(spec: dict, exact: bool) -> list[np.ndarray]:
                                       f"{type(per_action[action]).__name__}")
             for target, value in per_action[action].items():
                 if target not in location:
-                    raise InvalidBlockMDP(f"{where}: unknown state {target!r}")
+                    raise unknown_entry(where, "state", target, spec["layers"][h + 1])
                 if location[target][0] != h + 1:
                     raise InvalidBlockMDP(f"{where}[{target!r}]: {target!r} is in layer "
                                           f"{location[target][0] + 1}, not the next layer {h + 2}")

@@ -43,12 +43,13 @@ def test_a_reward_on_an_observation_emitted_with_probability_0_only_is_refused()
         from_spec(spec)
 
 
-def test_an_emission_that_is_0_only_as_a_float_is_refused_naming_it():
-    # the float 1.0 puts the MDP in float mode, where 1e-400 is 0.0: its observation would lose
-    # the reward the spec gives it, silently
-    with pytest.raises(InvalidBlockMDP, match=r"^emissions\['A'\]\['Z'\]: 1e-400 is 0 as "
-                                              r"a float \(a float in the spec puts the MDP in "
-                                              r"float mode\): write 0, or exact numbers only$"):
+def test_an_emission_that_would_be_0_as_a_float_is_refused_naming_it():
+    # the float 1.0 would put the MDP in float mode, where 1e-400 is 0.0: its observation would
+    # lose the reward the spec gives it, silently
+    with pytest.raises(InvalidBlockMDP, match=r"^numbers mix floats and exact fractions: "
+                                              r"start\['A'\] is the float 1.0 but "
+                                              r"emissions\['A'\]\['Z'\] is the exact about "
+                                              r"1e-400; "):
         block_mdp("t", [["A"], ["B"]], ["a"], {"A": 1.0}, {"A": {"a": {"B": 1}}},
                   emissions={"A": {"X": 1, "Z": "1e-400"}, "B": {"Y": 1}},
                   rewards={"Z": {"a": 1}})

@@ -1,0 +1,138 @@
+"""How the toolkit's objects print: by state, observation and action names, exact numbers as
+``p/q``, long contents cut with a count of what was left out.
+
+A small :class:`~kinematic.model.BlockMDP` (up to :data:`SMALL_STATES` states) prints as
+``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``,
+and the part between the parentheses is a spec that ``python -m kinematic analyze`` reads as it
+is (also how Hypothesis shows a generated MDP in a falsifying example). A larger one prints as
+one summary line. Policies, canonical forms and cover reports print by names.
+
+>>> from kinematic import combination_lock, homing_policy
+>>> lock = combination_lock(horizon=2, actions=2, seed=0)
+>>> homing_policy(lock, "s2b")  # doctest: +NORMALIZE_WHITESPACE
+<Policy on 'combolock-H2-K2-seed0': layer 1: s1a -> a2, s1b -> a2;
+ layer 2: s2a -> a1, s2b -> a1, s2c -> a1>
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kinematic.numbers import DEFAULT_ATOL, Number, exact_text
+from kinematic.spec import to_spec
+
+if TYPE_CHECKING:
+    from kinematic.cover import CoverReport
+    from kinematic.model import BlockMDP
+    from kinematic.policies import Policy
+
+__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "block_mdp_repr", "cover_report_repr",
+           "number_text", "policy_repr"]
+
+SMALL_STATES = 40
+"""An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
+its spec; a larger one as a summary line."""
+SMALL_OBSERVATIONS = 120
+LISTED = 40
+"""Entries (policy decisions, merged classes, states) a one-line form lists before ``...``."""
+
+
+def number_text(value: Number) -> str:
+    """An exact number as ``p/q``, a float with 6 significant digits."""
+    if isinstance(value, float | np.floating):
+        return f"{float(value):.6g}"
+    return exact_text(Fraction(value))
+
+
+def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> str:
+    """``items`` joined, the first ``limit`` of them and a count of the rest."""
+    items = list(items)
+    shown = separator.join(items[:limit])
+    if len(items) > limit:
+        shown += f"{separator}... ({len(items) - limit:,} more)"
+    return shown
+
+
+def block_mdp_repr(mdp: BlockMDP) -> str:
+    """``from_spec({...})`` for a small MDP (``atol`` added when not the default), else a
+    summary: name, mode, horizon, actions, and the states of the first and last layers."""
+    observations = sum(map(len, mdp.observations))
+    if len(mdp.states) <= SMALL_STATES and observations <= SMALL_OBSERVATIONS:
+        spec = json.dumps(to_spec(mdp), ensure_ascii=False)
+        tolerance = "" if mdp.mode.exact or mdp.mode.atol == DEFAULT_ATOL else (
+            f", atol={mdp.mode.atol!r}")
+        return f"from_spec({spec}{tolerance})"
+    mode = "exact" if mdp.mode.exact else f"float, atol {mdp.mode.atol:g}"
+    widths = sorted(set(map(len, mdp.layers)))
+    per_layer = (f"{widths[0]:,} per layer" if len(widths) == 1
+                 else f"{widths[0]:,} to {widths[-1]:,} per layer")
+    shown = [0, 1, mdp.horizon - 1] if mdp.horizon > 3 else range(mdp.horizon)
+    layers = []
+    for h in shown:
+        if h == mdp.horizon - 1 and mdp.horizon > 3:
+            layers.append("...")
+        layers.append(f"layer {h + 1}: {listed(mdp.layers[h], 5)}")
+    return (f"<BlockMDP {mdp.name!r} ({mode}): horizon {mdp.horizon}, {len(mdp.states):,} "
+            f"states ({per_layer}), {observations:,} observations, "
+            f"{mdp.number_of_actions} actions {listed(mdp.actions, 5)}; "
+            f"{'; '.join(layers)}>")
+
+
+def _choice(actions: Sequence[str], row: np.ndarray) -> str:
+    """An action distribution: the action itself when certain, else ``{a: p, ...}``."""
+    positive = [(action, p) for action, p in zip(actions, row, strict=True) if p > 0]
+    if len(positive) == 1 and positive[0][1] == 1:
+        return positive[0][0]
+    return "{" + ", ".join(f"{action}: {number_text(p)}" for action, p in positive) + "}"
+
+
+def _decisions(mdp: BlockMDP, policy: Policy) -> Iterator[tuple[int, str]]:
+    """``(h, "name -> choice")`` layer by layer, lazily: ``name`` is a state when all its
+    observations act alike, else each of its observations."""
+    for h, table in enumerate(policy.action_probabilities):
+        owners = mdp.emission_state[h]
+        order = np.argsort(owners, kind="stable")
+        for i, emitted in enumerate(np.split(order, np.flatnonzero(np.diff(owners[order])) + 1)):
+            if len({tuple(table[x]) for x in emitted}) == 1:
+                yield h, f"{mdp.layers[h][i]} -> {_choice(mdp.actions, table[emitted[0]])}"
+            else:
+                for x in emitted:
+                    yield h, f"{mdp.observations[h][x]} -> {_choice(mdp.actions, table[x])}"
+
+
+def policy_repr(policy: Policy) -> str:
+    """``layer h: name -> action, ...; layer h + 1: ...`` (:func:`_decisions`), the first
+    :data:`LISTED` decisions."""
+    mdp = policy.mdp
+    if mdp is None:
+        shapes = ", ".join(str(len(table)) for table in policy.action_probabilities)
+        return (f"<Policy without its MDP: {len(policy.action_probabilities)} layers of "
+                f"{shapes} observations; built with mdp=... it prints by names>")
+    parts, previous = [], None
+    for k, (h, decision) in enumerate(_decisions(mdp, policy)):
+        if k == LISTED:
+            total = sum(map(len, mdp.observations))
+            parts.append(f", ... ({total:,} observations in all)")
+            break
+        if h == previous:
+            parts.append(f", {decision}")
+        else:
+            parts.append(f"{'; ' if parts else ''}layer {h + 1}: {decision}")
+        previous = h
+    return f"<Policy on {mdp.name!r}: {''.join(parts)}>"
+
+
+def cover_report_repr(report: CoverReport) -> str:
+    """alpha, alpha per layer, and the states below 1, lowest first."""
+    low = sorted(((alpha, state) for state, alpha in report.alpha_per_state.items()
+                  if number_text(alpha) != "1"), key=lambda item: item[0])
+    below = (f"states below 1: "
+             f"{listed((f'{state} {number_text(alpha)}' for alpha, state in low), 10)}"
+             if low else "every state at 1")
+    return (f"<CoverReport alpha {number_text(report.alpha)}; per layer "
+            f"{listed(map(number_text, report.alpha_per_layer), 10)}; {below}>")
