@@ -17,6 +17,7 @@ from kinematic import (
     combination_lock,
     from_spec,
     homing_policy,
+    ki_partition,
     policy_cover_alpha,
     to_spec,
     uniform_policy,
