@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -196,7 +197,8 @@ def _find(args: argparse.Namespace) -> int:
 def interruptible(command: Callable[[Sequence[str] | None], int]
                   ) -> Callable[[Sequence[str] | None], int]:
     """``command``, a command line's ``main``, ending on Ctrl-C with exit status 130 and one
-    line on standard error instead of a traceback."""
+    line on standard error instead of a traceback, and quietly with status 141 (a shell's
+    SIGPIPE) when the reader of its output went away (``... | head``)."""
     @functools.wraps(command)
     def main(argv: Sequence[str] | None = None) -> int:
         try:
@@ -205,6 +207,10 @@ def interruptible(command: Callable[[Sequence[str] | None], int]
             print("error: interrupted before the command finished; rerun it to start again",
                   file=sys.stderr)
             return 130
+        except BrokenPipeError:
+            # Python flushes standard output again at exit: point it at /dev/null first.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
     return main
 
 
@@ -240,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             sys.stdout.write(text)
         return 0
+    except BrokenPipeError:
+        raise  # the reader went away: not an input error (interruptible)
     except (InvalidBlockMDP, AmbiguousTolerance, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -162,3 +162,14 @@ def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defa
     assert text.count("default") == len(defaults)
     assert "(default: None)" not in text and "(default: False)" not in text
     assert "DESIGN.md" not in text
+
+
+def test_output_whose_reader_went_away_ends_quietly_with_the_sigpipe_status():
+    # As under `| head -1`: the reader closes the pipe (here before the command starts writing:
+    # importing numpy takes far longer than the close), which is no input error.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kinematic", "family", "figure2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == ""
