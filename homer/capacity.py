@@ -2,10 +2,12 @@
 
 phi_B has ``backward_capacity`` classes and is to tell apart the backward-KI classes of each
 layer (``def:bki``), phi_F has ``forward_capacity`` and is to tell apart the forward-KI classes
-(``def:fki``); with fewer classes than a layer has, it must merge some. The MDP's exact
-dimensions are the most classes of one layer: ``N_BD`` and ``N_FD``, counted by the exact
-partitions (:func:`kinematic.backward_ki_partition`, :func:`kinematic.forward_ki_partition`;
-in float mode too). :func:`check_capacities` refuses a run below them, or warns when the
+(``def:fki``); with fewer classes than a layer has, it must merge some. What each needs is the
+most classes of one layer, counted by the exact partitions (:func:`kinematic.backward_ki_partition`,
+:func:`kinematic.forward_ki_partition`; in float mode too). The paper's ``N_BD`` and ``N_FD``
+are these partitions' sizes over all layers, which messages give beside it; HOMER learns one
+abstraction per time step, so the widest layer is what a capacity must reach.
+:func:`check_capacities` refuses a run below it, or warns when the
 configuration allows it (``allow_small_capacity``).
 
 The partitions cost about as much as building the MDP: 0.01 s for the combination lock at
@@ -49,33 +51,38 @@ class Requirement:
     abstraction: str
     """``phi_B`` or ``phi_F``."""
     classes: int
-    """The most classes of one layer (the dimension's value)."""
+    """The most classes of one layer: what the capacity must reach."""
     layer: int
     """The first layer (counted from 1) with that many classes."""
+    total: int
+    """The dimension itself: the partition's number of classes over all layers."""
 
     def shortfall(self, name: str, capacity: int) -> str:
         """The shortfall of the capacity ``name`` = ``capacity`` in words."""
-        return (f"{self.dimension} = {self.classes} {self.relation} classes in layer "
-                f"{self.layer} ({self.label}), more than the {capacity} classes of "
-                f"{self.abstraction} ({setting(name, capacity)})")
+        return (f"{self.classes} {self.relation} classes in layer {self.layer} ({self.label}; "
+                f"the most of any layer, {self.dimension} = {self.total} over all layers), "
+                f"more than the {capacity} classes of {self.abstraction} "
+                f"({setting(name, capacity)})")
 
 
-def _widest(blocks_per_layer: tuple[int, ...]) -> tuple[int, int]:
-    """The most blocks of a layer and the first layer (from 1) that has them."""
+def _widest(blocks_per_layer: tuple[int, ...]) -> tuple[int, int, int]:
+    """The most blocks of a layer, the first layer (from 1) that has them, and the blocks of
+    all layers."""
     most = max(blocks_per_layer)
-    return most, blocks_per_layer.index(most) + 1
+    return most, blocks_per_layer.index(most) + 1, sum(blocks_per_layer)
 
 
 def required_capacities(mdp: BlockMDP) -> dict[str, Requirement]:
     """``backward_capacity`` and ``forward_capacity`` (the :class:`HomerConfig` fields) -> what
-    each must reach on ``mdp``: ``N_BD`` and ``N_FD``, with the layer that needs it.
+    each must reach on ``mdp``: the most backward-KI and forward-KI classes of one layer, with
+    the layer that has them and the dimension ``N_BD`` / ``N_FD`` over all layers.
 
     >>> from kinematic.families import combination_lock
     >>> needs = required_capacities(combination_lock(horizon=4, actions=3, seed=0))
-    >>> needs["backward_capacity"].dimension, needs["backward_capacity"].classes
-    ('N_BD', 2)
-    >>> needs["forward_capacity"].dimension, needs["forward_capacity"].classes
-    ('N_FD', 3)
+    >>> needs["backward_capacity"].classes, needs["backward_capacity"].total
+    (2, 7)
+    >>> needs["forward_capacity"].classes, needs["forward_capacity"].total
+    (3, 9)
     """
     backward = _widest(backward_ki_partition(mdp).blocks_per_layer)
     forward = _widest(forward_ki_partition(mdp).blocks_per_layer)
@@ -106,7 +113,7 @@ def check_capacities(mdp: BlockMDP, config: HomerConfig) -> None:
     >>> check_capacities(lock, HomerConfig(forward_capacity=2))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    homer.capacity.CapacityTooSmall: 'combolock-H4-K3-seed0' has N_FD = 3 forward-KI classes in ...
+    homer.capacity.CapacityTooSmall: 'combolock-H4-K3-seed0' has 3 forward-KI classes in layer 2 ...
     """
     required = required_capacities(mdp)
     short = [(name, required[name]) for name in _learned(config)

@@ -73,10 +73,10 @@ class HomerConfig:
 
     backward_capacity: int = 2
     """N: number of abstract states of the backward abstraction (phi_B on x'); a run refuses
-    less than the MDP's N_BD, the most backward-KI classes of a layer."""
+    less than the most backward-KI classes of one layer of the MDP."""
     forward_capacity: int = 3
     """M: number of abstract states of the forward abstraction (phi_F on x); a run refuses less
-    than the MDP's N_FD, the most forward-KI classes of a layer."""
+    than the most forward-KI classes of one layer of the MDP."""
     pretraining_width: int = 16
     """Width of the continuous embedding of each side during pre-training; k-means then
     quantises the bottleneck side into N (or M) classes (homer/models.py). With width M = 3 the
@@ -130,8 +130,8 @@ class HomerConfig:
     (curiosity), pcid, autoencoder, or one_class (the trivial reward-free bisimulation) - the
     last four are Section 5's failing objectives."""
     allow_small_capacity: bool = False
-    """Run even when a capacity is below the MDP's N_BD or N_FD (an experiment on a too narrow
-    bottleneck): a one-line warning instead of the refusal."""
+    """Run even when a capacity is below the most backward- or forward-KI classes of a layer (an
+    experiment on a too narrow bottleneck): a one-line warning instead of the refusal."""
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -50,16 +50,18 @@ def three_spec(tmp_path):
 def test_the_required_capacities_are_the_widest_layers_of_the_exact_partitions():
     needs = required_capacities(from_spec(fan_out(3)))
     backward, forward = needs["backward_capacity"], needs["forward_capacity"]
-    assert (backward.dimension, backward.classes, backward.layer) == ("N_BD", 3, 2)
-    assert (forward.dimension, forward.classes, forward.layer) == ("N_FD", 1, 1)
+    assert (backward.dimension, backward.classes, backward.layer, backward.total) == (
+        "N_BD", 3, 2, 4)
+    assert (forward.dimension, forward.classes, forward.layer, forward.total) == (
+        "N_FD", 1, 1, 2)
 
 
 def test_a_backward_capacity_below_n_bd_is_refused_by_run_homer_before_any_file(tmp_path):
     with pytest.raises(CapacityTooSmall) as error:
         run_homer(from_spec(fan_out(3)), tmp_path / "run", progress=False)
     assert str(error.value) == (
-        "'fan-3' has N_BD = 3 backward-KI classes in layer 2 (def:bki), more than the 2 "
-        "classes of phi_B (backward_capacity=2): phi_B would have to merge some of them. Use "
+        "'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, N_BD "
+        "= 4 over all layers), more than the 2 classes of phi_B (backward_capacity=2): phi_B would have to merge some of them. Use "
         "backward_capacity=3 (or more), or allow_small_capacity=True to run anyway.")
     assert not (tmp_path / "run").exists()
 
@@ -70,8 +72,8 @@ def test_the_command_line_refuses_a_small_capacity_with_exit_2_naming_the_flags(
     assert main(["run", "--spec", str(three_spec), "--out", str(out), *TINY]) == 2
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
-        "error: 'fan-3' has N_BD = 3 backward-KI classes in layer 2 (def:bki), more than the "
-        "2 classes of phi_B (--backward-capacity 2): phi_B would have to merge some of them. "
+        "error: 'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, "
+        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): phi_B would have to merge some of them. "
         "Use --backward-capacity 3 (or more), or --allow-small-capacity to run anyway."]
     assert captured.out == "" and not out.exists()
 
@@ -83,8 +85,8 @@ def test_allow_small_capacity_runs_with_one_warning_line_and_records_it(
                  *TINY]) == 0
     warning = [line for line in capsys.readouterr().err.splitlines() if line]
     assert warning == [
-        "warning: 'fan-3' has N_BD = 3 backward-KI classes in layer 2 (def:bki), more than the "
-        "2 classes of phi_B (--backward-capacity 2): running anyway (--allow-small-capacity), "
+        "warning: 'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, "
+        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): running anyway (--allow-small-capacity), "
         "phi_B will merge some of them"]
     assert json.loads((out / "config.json").read_text())["config"]["allow_small_capacity"]
 
@@ -102,8 +104,8 @@ def test_the_combination_lock_is_checked_against_its_n_fd(tmp_path, capsys):
     assert main(["run", "--env", "combolock", "--horizon", "3", "--actions", "3",
                  "--forward-capacity", "2", "--out", str(out), *TINY]) == 2
     error = capsys.readouterr().err
-    assert "N_FD = 3 forward-KI classes in layer 2 (def:fki), more than the 2 classes of " \
-           "phi_F (--forward-capacity 2)" in error
+    assert "3 forward-KI classes in layer 2 (def:fki; the most of any layer, N_FD = 6 over " \
+           "all layers), more than the 2 classes of phi_F (--forward-capacity 2)" in error
     assert "Use --forward-capacity 3 (or more)" in error
 
 
@@ -117,9 +119,10 @@ def test_both_shortfalls_are_named_in_one_message():
     with pytest.raises(CapacityTooSmall) as error:
         check_capacities(mdp, HomerConfig(backward_capacity=3, forward_capacity=3))
     message = str(error.value)
-    assert "N_BD = 4 backward-KI classes in layer 2 (def:bki), more than the 3 classes of phi_B" \
-           " (backward_capacity=3), and N_FD = 4 forward-KI classes in layer 2 (def:fki), " \
-           "more than the 3 classes of phi_F (forward_capacity=3): each would" in message
+    assert "4 backward-KI classes in layer 2 (def:bki; the most of any layer, N_BD = 9 over " \
+           "all layers), more than the 3 classes of phi_B (backward_capacity=3), and 4 " \
+           "forward-KI classes in layer 2 (def:fki; the most of any layer, N_FD = 6 over all " \
+           "layers), more than the 3 classes of phi_F (forward_capacity=3): each would" in message
     assert "Use backward_capacity=4, forward_capacity=4 (or more)" in message
 
 
@@ -130,12 +133,12 @@ def test_a_capacity_above_the_pretraining_width_names_that_width_too():
 
 
 def test_the_objectives_are_checked_only_on_the_abstractions_they_learn():
-    lock = combination_lock(4, 3, 0)  # N_BD = 2, N_FD = 3
+    lock = combination_lock(4, 3, 0)  # at most 2 backward-KI and 3 forward-KI classes a layer
     check_capacities(lock, HomerConfig(forward_capacity=2, objective="pcid"))  # no phi_F
     check_capacities(from_spec(fan_out(3)), HomerConfig(objective="one_class"))  # no phi_B
-    with pytest.raises(CapacityTooSmall, match="N_BD = 3"):
+    with pytest.raises(CapacityTooSmall, match="3 backward-KI classes in layer 2"):
         check_capacities(from_spec(fan_out(3)), HomerConfig(objective="pcid"))
-    with pytest.raises(CapacityTooSmall, match="N_FD = 3"):
+    with pytest.raises(CapacityTooSmall, match="3 forward-KI classes in layer 2"):
         check_capacities(lock, HomerConfig(forward_capacity=2))
 
 
