@@ -42,5 +42,5 @@ def test_the_help_of_run_shows_the_capacities_and_the_switch_to_allow_small_ones
     assert stop.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "most backward-KI classes of one layer of the MDP; an int >= 2 (default: 2)" in text
-    assert "--allow-small-capacity Run even when a capacity is below the MDP's N_BD or N_FD" \
-        in text
+    assert ("--allow-small-capacity Run even when a capacity is below the most backward- or "
+            "forward-KI classes of a layer") in text
