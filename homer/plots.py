@@ -290,15 +290,17 @@ def counterexample_figure(mdp: BlockMDP, row: Mapping[str, Any]) -> Figure:
     axes = figure.add_subplot(grid[0, 2])
     for offset, alphas, label in ((-0.2, row["alpha_per_layer"], row["objective"]),
                                   (0.2, row["homer_alpha_per_layer"], "HOMER")):
-        axes.bar(np.arange(1, len(alphas) + 1) + offset, alphas, 0.4, label=label)
+        bars = axes.bar(np.arange(1, len(alphas) + 1) + offset, alphas, 0.4, label=label)
+        axes.bar_label(bars, fmt="{:.2f}", fontsize=7)  # an alpha of 0 has no bar to see
     axes.axhline(float(prediction), color="black", linestyle="--",
                  label=f"exact prediction: {row['exact_prediction']}")
     if row["criterion"] == "abstract_alpha":
-        axes.axhline(row["alpha_min"], color="tab:blue", linestyle=":",
-                     label=f"{row['objective']}: best cover of policies over its classes")
-    layers = range(1, mdp.horizon + 1)
-    axes.set(xlabel="layer", ylabel="alpha (worst state of the layer)", ylim=(0, 1.05),
-             xticks=list(layers), title="alpha of each cover per layer")
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)
+        axes.axhline(row["alpha_min"], color="tab:purple", linestyle=":", linewidth=3,
+                     label=f"{row['objective']}: best cover of policies\nover its classes")
+    # room above the bars for the legend; a prediction of 0 drawn above the axis
+    axes.set(xlabel="layer", ylabel="alpha (worst state of the layer)", ylim=(-0.03, 1.5),
+             xticks=list(range(1, mdp.horizon + 1)), yticks=np.linspace(0, 1, 6),
+             title="alpha of each cover per layer")
+    axes.legend(loc="upper center", fontsize=8)
     figure.suptitle(f"{row['name']}: {row['objective']} and HOMER, learned on {mdp.name}")
     return figure

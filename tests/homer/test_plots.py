@@ -138,4 +138,4 @@ def test_the_abstract_state_alpha_of_pcids_model_based_row_has_its_own_line():
            "alpha_min": 0.25, "exact_prediction": "1/2"}
     lines = counterexample_figure(curiosity_counterexample(), row).axes[2].get_lines()
     assert [(line.get_ydata()[0], line.get_label()) for line in lines] == [
-        (0.5, "exact prediction: 1/2"), (0.25, "pcid: best cover of policies over its classes")]
+        (0.5, "exact prediction: 1/2"), (0.25, "pcid: best cover of policies\nover its classes")]
