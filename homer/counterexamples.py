@@ -321,14 +321,15 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
     with ``s0``'s, ``[["s1"], ["s0", "s1"]]``. No partition of states shows that split as it is.
     Here the classes that share a state are joined into one block (the finest partition of
     states in which every class lies inside a block): every merge the classes make shows, and
-    two states share a block only if a chain of classes, linked by split states, joins them.
-    The split states are named in the partition's ``kind`` (a drawing's title):
+    two states share a block only if a chain of classes, linked by split states, joins them (a
+    state split into classes of its own stays alone). The split states are named in the
+    partition's ``kind`` (a drawing's title):
 
     >>> from kinematic.families import autoencoder_exploration_counterexample
     >>> mdp = autoencoder_exploration_counterexample()
     >>> learned = classes_partition(mdp, [[["s"]], [["s1"], ["s0", "s1"]]], "learned")
     >>> learned.kind, learned.blocks(2)
-    ('learned (s1 split across classes)', [['s0', 's1']])
+    ('learned; s1 split', [['s0', 's1']])
 
     Raises
     ------
@@ -368,7 +369,7 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
         for block, component in enumerate(nx.connected_components(graph)):
             labels.update(dict.fromkeys(component, block))
     if split:
-        kind = f"{kind} ({', '.join(split)} split across classes)"
+        kind = f"{kind}; {', '.join(split)} split"
     return Partition.from_labels(mdp, labels, kind=kind)
 
 

@@ -159,7 +159,7 @@ def test_a_state_split_across_classes_joins_them_into_one_block_named_in_the_kin
     for layer_2 in ([["s0", "s1"], ["s1"]], [["s1"], ["s0", "s1"]]):
         partition = classes_partition(mdp, [[["s"]], layer_2], "learned: autoencoder")
         assert partition.blocks(2) == [["s0", "s1"]]
-        assert partition.kind == "learned: autoencoder (s1 split across classes)"
+        assert partition.kind == "learned: autoencoder; s1 split"
 
 
 def test_classes_are_joined_only_through_a_state_they_share():

@@ -128,7 +128,7 @@ def test_a_split_state_is_named_in_its_panels_title():
            "learned_classes": [[["s"]], [["s0", "s1"], ["s1"]]],
            "homer_learned_classes": [[["s"]], [["s0"], ["s1"]]]}
     figure = counterexample_figure(autoencoder_exploration_counterexample(), row)
-    assert figure.axes[0].get_title() == "learned: autoencoder (s1 split across classes)"
+    assert figure.axes[0].get_title() == "learned: autoencoder; s1 split"
 
 
 def test_the_abstract_state_alpha_of_pcids_model_based_row_has_its_own_line():
