@@ -334,8 +334,9 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
     Raises
     ------
     InvalidPartition
-        Naming the entry (``argument[h][k]``) for a state of another layer or a class given as
-        a string, and naming the states a layer's classes leave out (a row of another MDP?).
+        Naming the entry (``argument[h][k]``) for a state of another layer or a class that is
+        not a non-empty list of names, and naming the states a layer's classes leave out (a
+        row of another MDP?).
     UnknownName
         For a name that is not a state of ``mdp``, with the closest state names.
     """
@@ -350,9 +351,9 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
         classes_of: dict[str, int] = {}
         for k, members in enumerate(layer_classes):
             where = f"{argument}[{h}][{k}]"
-            if isinstance(members, str):
-                raise InvalidPartition(f"{where} is the string {members!r}, not a list of "
-                                       "state names")
+            if isinstance(members, str) or not members:
+                raise InvalidPartition(f"{where} must be a non-empty list of state names, got "
+                                       f"{members!r}")
             for state in members:
                 layer = find(mdp.state_location, state, "state", where)[0]
                 if layer != h:

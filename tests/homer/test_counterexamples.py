@@ -194,6 +194,9 @@ def test_classes_of_another_mdp_are_refused_naming_the_entry():
         classes_partition(mdp, [first, second, [["s7", "s8"], ["s99"]]])
     with pytest.raises(InvalidPartition, match="3 layers"):
         classes_partition(mdp, [first, second])
+    for not_a_class in ("s9", []):
+        with pytest.raises(InvalidPartition, match=r"classes\[2\]\[1\] must be a non-empty list"):
+            classes_partition(mdp, [first, second, [["s7", "s8"], not_a_class]])
 
 
 def test_the_exact_prediction_is_read_as_an_exact_number():
