@@ -27,7 +27,12 @@ abstraction:
   (:func:`kinematic.counterexamples.autoencoder.one_hot_reconstruction_optimum`), so ``phi_B``
   must merge backward-KI classes; its cover still reaches both states (predicted alpha 1).
 
-HOMER must reach alpha >= 1/2 on every MDP. Runs use one torch thread and one round of
+HOMER must reach alpha >= 1/2 on every MDP.
+
+A row read back: :func:`classes_partition` and :func:`learned_partitions` turn its classes into
+:class:`kinematic.Partition` objects (to draw or compare), :func:`exact_prediction` reads its
+prediction as an exact number, :func:`row_summary` picks its verdict's numbers, and
+:func:`homer.plots.counterexample_figure` draws it. Runs use one torch thread and one round of
 transitions per step (``max_transitions = transitions``: on these MDPs eta < 1 for some states,
 so GPS's 1 - epsilon test rejects their classes and more rounds would only delay the PSDP
 fallback).
@@ -37,12 +42,13 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from homer.algorithm import mdp_fingerprint, run_homer
@@ -64,15 +70,19 @@ from kinematic.counterexamples.exploration import (
 )
 from kinematic.counterexamples.search import OBJECTIVES as EXACT_OBJECTIVES
 from kinematic.counterexamples.search import stored_instances
+from kinematic.errors import InvalidPartition, short_repr
 from kinematic.families import (
     autoencoder_exploration_counterexample,
     curiosity_counterexample,
     pcid_chain,
 )
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.partition import Partition
 
-__all__ = ["ALPHA_TOLERANCE", "CASES", "OBJECTIVE_RESTARTS", "Case", "counterexample_table",
-           "run_case", "run_counterexamples"]
+__all__ = ["ALPHA_TOLERANCE", "CASES", "OBJECTIVE_RESTARTS", "SUMMARY_FIELDS", "Case",
+           "classes_partition", "counterexample_table", "exact_prediction", "learned_partitions",
+           "row_summary", "run_case", "run_counterexamples"]
 
 OBJECTIVE_RESTARTS = 4
 """Models of a failing objective trained per round, the lowest validation loss kept (HOMER
@@ -254,3 +264,133 @@ def counterexample_table(rows: list[dict[str, Any]]) -> str:
             f"{r['homer_alpha_min']:>11.3f} {r['homer_steps_with_wrong_merges']:>6} "
             f"{verdict:>12} {r['seconds']:>6.1f}")
     return "\n".join(lines)
+
+
+SUMMARY_FIELDS = ("alpha_min", "exact_prediction", "steps_with_wrong_merges", "homer_alpha_min",
+                  "homer_steps_with_wrong_merges", "fails_as_predicted", "homer_succeeds")
+"""The fields of a row that make its verdict (:func:`row_summary`)."""
+
+
+def row_summary(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers behind a row's verdict: the objective's alpha, the exact prediction and the
+    steps where its ``phi_B`` merges backward-KI classes, the same for HOMER, and the two
+    verdicts (the table's "as predicted" column is both).
+
+    >>> row = {"name": "toy", "alpha_min": 0.0, "exact_prediction": "0", "capacity": 2,
+    ...        "steps_with_wrong_merges": 2, "homer_alpha_min": 1.0,
+    ...        "homer_steps_with_wrong_merges": 0, "fails_as_predicted": True,
+    ...        "homer_succeeds": True}
+    >>> row_summary(row)["exact_prediction"], len(row_summary(row))
+    ('0', 7)
+    """
+    missing = [key for key in SUMMARY_FIELDS if key not in row]
+    if missing:
+        raise ValueError(f"row: no field(s) {', '.join(missing)} (a row of "
+                         "run_counterexamples holds them)")
+    return {key: row[key] for key in SUMMARY_FIELDS}
+
+
+def exact_prediction(row: Mapping[str, Any]) -> Fraction:
+    """A row's ``exact_prediction`` as an exact number: ``"1/2"`` is ``Fraction(1, 2)``. The
+    predictions are exact fractions except ``one_class``'s, the optimum of a linear program
+    rounded to 4 decimals (``"0.4"``, read as 2/5).
+
+    >>> exact_prediction({"exact_prediction": "1/2"})
+    Fraction(1, 2)
+
+    Raises ``ValueError`` naming the field for anything but a fraction or a decimal (the text
+    is parsed, never evaluated).
+    """
+    text = row.get("exact_prediction")
+    try:
+        return Fraction(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"row['exact_prediction'] must be a fraction such as '1/2' or a "
+                         f"decimal such as '0.4', got {short_repr(text)}") from None
+
+
+def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
+                      kind: str = "learned", argument: str = "classes") -> Partition:
+    """The classes of a row (``exact_classes``, ``learned_classes``, ``homer_learned_classes``:
+    for each layer, one list of state names per class) as a :class:`kinematic.Partition` of
+    ``mdp``'s states, to draw or compare with the KI partitions (``def:bki``).
+
+    A class is a set of *observations*; the row names the states whose observations it holds.
+    A state whose observations the classes split is therefore listed in several classes: the
+    autoencoder's best two-class code keeps one observation of ``s1`` apart and puts the others
+    with ``s0``'s, ``[["s1"], ["s0", "s1"]]``. No partition of states shows that split as it is.
+    Here the classes that share a state are joined into one block (the finest partition of
+    states in which every class lies inside a block): every merge the classes make shows, and
+    two states share a block only if a chain of classes, linked by split states, joins them (a
+    state split into classes of its own stays alone). The split states are named in the
+    partition's ``kind`` (a drawing's title):
+
+    >>> from kinematic.families import autoencoder_exploration_counterexample
+    >>> mdp = autoencoder_exploration_counterexample()
+    >>> learned = classes_partition(mdp, [[["s"]], [["s1"], ["s0", "s1"]]], "learned")
+    >>> learned.kind, learned.blocks(2)
+    ('learned; s1 split', [['s0', 's1']])
+
+    Raises
+    ------
+    InvalidPartition
+        Naming the entry (``argument[h][k]``) for a state of another layer or a class that is
+        not a non-empty list of names, and naming the states a layer's classes leave out (a
+        row of another MDP?).
+    UnknownName
+        For a name that is not a state of ``mdp``, with the closest state names.
+    """
+    if isinstance(classes, str) or len(classes) != mdp.horizon:
+        raise InvalidPartition(f"{argument} must hold the classes of each of the {mdp.horizon} "
+                               f"layers of {mdp.name!r}, got {short_repr(classes)}")
+    labels: dict[str, int] = {}
+    split: list[str] = []
+    for h, layer_classes in enumerate(classes):
+        graph = nx.Graph()
+        graph.add_nodes_from(mdp.layers[h])
+        classes_of: dict[str, int] = {}
+        for k, members in enumerate(layer_classes):
+            where = f"{argument}[{h}][{k}]"
+            if isinstance(members, str) or not members:
+                raise InvalidPartition(f"{where} must be a non-empty list of state names, got "
+                                       f"{members!r}")
+            for state in members:
+                layer = find(mdp.state_location, state, "state", where)[0]
+                if layer != h:
+                    raise InvalidPartition(f"{where} (layer {h + 1}) names {state!r}, a state "
+                                           f"of layer {layer + 1}")
+                classes_of[state] = classes_of.get(state, 0) + 1
+            graph.add_edges_from((members[0], state) for state in members[1:])
+        missing = [state for state in mdp.layers[h] if state not in classes_of]
+        if missing:
+            raise InvalidPartition(f"{argument}[{h}] (layer {h + 1}) leaves out state(s) "
+                                   f"{', '.join(missing)}: every state is in a class (classes "
+                                   "of another MDP?)")
+        split += [state for state in mdp.layers[h] if classes_of[state] > 1]
+        for block, component in enumerate(nx.connected_components(graph)):
+            labels.update(dict.fromkeys(component, block))
+    if split:
+        kind = f"{kind}; {', '.join(split)} split"
+    return Partition.from_labels(mdp, labels, kind=kind)
+
+
+def learned_partitions(mdp: BlockMDP, row: Mapping[str, Any]) -> tuple[Partition, Partition]:
+    """The objective's learned classes and HOMER's learned ``phi_B`` of a row of
+    :func:`run_counterexamples` (run on ``mdp``) as partitions of ``mdp``'s states, of kinds
+    ``"learned: <objective>"`` and ``"learned: HOMER (phi_B)"``; a state split across classes
+    as :func:`classes_partition` says.
+
+    >>> from kinematic.families import curiosity_counterexample
+    >>> row = {"objective": "inverse_dynamics",
+    ...        "learned_classes": [[["s1", "s2"]], [["s3", "s4"], ["s5", "s6"]],
+    ...                            [["s7", "s8"], ["s9"]]],
+    ...        "homer_learned_classes": [[["s1", "s2"]], [["s3"], ["s4"], ["s5"], ["s6"]],
+    ...                                  [["s7"], ["s8"], ["s9"]]]}
+    >>> objective, homer = learned_partitions(curiosity_counterexample(), row)
+    >>> objective.blocks(3), homer.blocks(3)
+    ([['s7', 's8'], ['s9']], [['s7'], ['s8'], ['s9']])
+    """
+    return (classes_partition(mdp, row["learned_classes"], f"learned: {row['objective']}",
+                              "row['learned_classes']"),
+            classes_partition(mdp, row["homer_learned_classes"], "learned: HOMER (phi_B)",
+                              "row['homer_learned_classes']"))

@@ -7,13 +7,18 @@ as PNG and SVG by :func:`save_figure`):
   first time steps, named by the canonical states they hold, edges for the recovered
   transitions, wrong merges in red;
 - :func:`alpha_figure` - alpha of the learned cover per time step (``def:policy-cover``);
-- :func:`confusion_figure` - confusion matrices of phi-bar against the KI partition.
+- :func:`confusion_figure` - confusion matrices of phi-bar against the KI partition;
+- :func:`counterexample_figure` - a row of ``homer counterexamples``: the objective's and
+  HOMER's learned classes on the MDP, and the alpha of both covers against the exact
+  prediction.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -24,11 +29,14 @@ from matplotlib.ticker import MaxNLocator
 
 from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
+from homer.counterexamples import exact_prediction, learned_partitions
 from kinematic.figures import new_figure
+from kinematic.graph import draw_block_mdp
+from kinematic.graph_style import colour_blocks, panel_size, partition_description
 from kinematic.model import BlockMDP
 
-__all__ = ["alpha_figure", "confusion_figure", "dynamics_figure", "save_figure",
-           "visitation_figure"]
+__all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamics_figure",
+           "save_figure", "visitation_figure"]
 
 
 def save_figure(figure: Figure, stem: Path) -> list[Path]:
@@ -241,4 +249,58 @@ def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
         bar.set_label("encodings", fontsize=7)
         bar.ax.tick_params(labelsize=6)
         bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return figure
+
+
+_ALPHA_PANEL_WIDTH = 3.6  # inches of the bars of counterexample_figure
+
+
+def counterexample_figure(mdp: BlockMDP, row: Mapping[str, Any]) -> Figure:
+    """A row of :func:`homer.counterexamples.run_counterexamples`, run on ``mdp``, drawn: the
+    objective's learned classes and HOMER's learned ``phi_B`` (a block found by both has one
+    colour in both panels; a state split across classes is drawn as
+    :func:`homer.counterexamples.classes_partition` says, and named in the title), then the
+    alpha of each cover per layer (``def:policy-cover``) as bars, with the exact prediction as a
+    dashed line. In the ``abstract_alpha`` row (PCID's model-based cover) the alpha the verdict
+    uses is the best cover of policies over PCID's learned classes, not the bars' observation
+    policies: a dotted line shows it.
+
+    >>> from kinematic.families import curiosity_counterexample
+    >>> row = {"name": "curiosity", "objective": "inverse_dynamics", "criterion": "alpha",
+    ...        "alpha_min": 0.0, "exact_prediction": "0",
+    ...        "alpha_per_layer": [1.0, 1.0, 0.0], "homer_alpha_per_layer": [1.0, 1.0, 1.0],
+    ...        "learned_classes": [[["s1", "s2"]], [["s3", "s4"], ["s5", "s6"]],
+    ...                            [["s7", "s8"], ["s9"]]],
+    ...        "homer_learned_classes": [[["s1", "s2"]], [["s3"], ["s4"], ["s5"], ["s6"]],
+    ...                                  [["s7"], ["s8"], ["s9"]]]}
+    >>> figure = counterexample_figure(curiosity_counterexample(), row)
+    >>> [axes.get_title() for axes in figure.axes]
+    ['learned: inverse_dynamics', 'learned: HOMER (phi_B)', 'alpha of each cover per layer']
+    """
+    prediction = exact_prediction(row)
+    partitions = learned_partitions(mdp, row)
+    width, height = panel_size(mdp)
+    figure = new_figure(figsize=(2 * width + _ALPHA_PANEL_WIDTH, height + 0.4),
+                        layout="constrained")
+    grid = figure.add_gridspec(1, 3, width_ratios=[width, width, _ALPHA_PANEL_WIDTH])
+    colours = colour_blocks(partitions)
+    for k, partition in enumerate(partitions):
+        draw_block_mdp(mdp, partition, ax=figure.add_subplot(grid[0, k]),
+                       title=partition_description(partition), block_colours=colours)
+    axes = figure.add_subplot(grid[0, 2])
+    for offset, alphas, label in ((-0.2, row["alpha_per_layer"], row["objective"]),
+                                  (0.2, row["homer_alpha_per_layer"], "HOMER")):
+        bars = axes.bar(np.arange(1, len(alphas) + 1) + offset, alphas, 0.4, label=label)
+        axes.bar_label(bars, fmt="{:.2f}", fontsize=7)  # an alpha of 0 has no bar to see
+    axes.axhline(float(prediction), color="black", linestyle="--",
+                 label=f"exact prediction: {row['exact_prediction']}")
+    if row["criterion"] == "abstract_alpha":
+        axes.axhline(row["alpha_min"], color="tab:purple", linestyle=":", linewidth=3,
+                     label=f"{row['objective']}: best cover of policies\nover its classes")
+    # room above the bars for the legend; a prediction of 0 drawn above the axis
+    axes.set(xlabel="layer", ylabel="alpha (worst state of the layer)", ylim=(-0.03, 1.5),
+             xticks=list(range(1, mdp.horizon + 1)), yticks=np.linspace(0, 1, 6),
+             title="alpha of each cover per layer")
+    axes.legend(loc="upper center", fontsize=8)
+    figure.suptitle(f"{row['name']}: {row['objective']} and HOMER, learned on {mdp.name}")
     return figure

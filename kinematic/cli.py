@@ -165,9 +165,7 @@ def _counterexamples(as_json: bool) -> int:
         print(json.dumps([r.as_json() for r in results]))
     else:
         for result in results:
-            print(f"[{'holds' if result.holds else 'FAILS'}] {result.name}: {result.claim}")
-            for key, value in result.numbers.items():
-                print(f"    {key}: {json.dumps(value)}")
+            print(result)
     return 0 if all(r.holds for r in results) else 1
 
 

@@ -7,6 +7,7 @@ Each module rebuilds an example from the text (the figures are not in the source
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,23 @@ class Counterexample:
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "claim": self.claim, "holds": self.holds,
                 "numbers": self.numbers}
+
+    def __str__(self) -> str:
+        """The claim as ``python -m kinematic counterexamples`` prints it: ``[holds] name:
+        claim`` (``[FAILS]`` when it does not hold), then one line per number, its value as
+        JSON.
+
+        >>> print(Counterexample("toy", "eta(s2) = 1/2", True, {"eta(s2)": "1/2"}))
+        [holds] toy: eta(s2) = 1/2
+            eta(s2): "1/2"
+        """
+        lines = [f"[{'holds' if self.holds else 'FAILS'}] {self.name}: {self.claim}"]
+        lines += [f"    {key}: {json.dumps(value)}" for key, value in self.numbers.items()]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython (a cell's value) and Hypothesis print it as :meth:`__str__` does."""
+        printer.text(str(self))
 
 
 def all_counterexamples() -> list[Counterexample]:

@@ -7,10 +7,18 @@ import pytest
 from matplotlib.colors import to_rgb
 
 from homer.compare import ComparisonReport, compare_run
-from homer.plots import alpha_figure, confusion_figure, dynamics_figure, visitation_figure
+from homer.plots import (
+    alpha_figure,
+    confusion_figure,
+    counterexample_figure,
+    dynamics_figure,
+    visitation_figure,
+)
+from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
 from kinematic.model import BlockMDP
 from tests.homer.handmade import abstraction, lock
 from tests.homer.test_compare import SAMPLES, perfect_artefacts
+from tests.homer.test_counterexamples import CURIOSITY_ROW
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +94,48 @@ def test_the_confusion_matrices_share_one_scale_shown_by_a_colour_bar(compared):
     assert len(panels) == 4
     assert {axes.images[0].norm.vmax for axes in panels} == {16}  # the largest count
     assert panels[0].get_ylabel() == "learned phi-bar class"
+
+
+def test_a_counterexample_row_draws_both_learned_abstractions_and_alpha_per_layer():
+    figure = counterexample_figure(curiosity_counterexample(), CURIOSITY_ROW)
+    objective, homer, bars = figure.axes
+    assert [axes.get_title() for axes in figure.axes] == [
+        "learned: inverse_dynamics", "learned: HOMER (phi_B)", "alpha of each cover per layer"]
+    assert figure.get_suptitle() == ("curiosity: inverse_dynamics and HOMER, learned on "
+                                     "curiosity-counterexample")
+    # the objective's merged {s7, s8} is coloured, HOMER's s7 and s8 are not
+    assert {text.get_text() for text in objective.get_legend().get_texts()} >= {"{s7, s8}"}
+    assert "{s7, s8}" not in {text.get_text() for text in homer.get_legend().get_texts()}
+    heights = [patch.get_height() for patch in bars.patches]
+    assert heights == CURIOSITY_ROW["alpha_per_layer"] + CURIOSITY_ROW["homer_alpha_per_layer"]
+    assert [text.get_text() for text in bars.get_legend().get_texts()] == [
+        "exact prediction: 0", "inverse_dynamics", "HOMER"]
+
+
+def test_the_prediction_line_is_at_the_exact_prediction_read_without_eval():
+    row = {**CURIOSITY_ROW, "exact_prediction": "1/3"}
+    (line,) = counterexample_figure(curiosity_counterexample(), row).axes[2].get_lines()
+    assert line.get_ydata()[0] == 1 / 3
+    assert line.get_label() == "exact prediction: 1/3"
+    with pytest.raises(ValueError, match="exact_prediction"):  # read, never evaluated
+        counterexample_figure(curiosity_counterexample(), {**row, "exact_prediction": "1 + 1"})
+
+
+def test_a_split_state_is_named_in_its_panels_title():
+    row = {**CURIOSITY_ROW, "name": "autoencoder", "objective": "autoencoder",
+           "criterion": "merges", "exact_prediction": "1", "alpha_per_layer": [1.0, 1.0],
+           "homer_alpha_per_layer": [1.0, 1.0],
+           "learned_classes": [[["s"]], [["s0", "s1"], ["s1"]]],
+           "homer_learned_classes": [[["s"]], [["s0"], ["s1"]]]}
+    figure = counterexample_figure(autoencoder_exploration_counterexample(), row)
+    assert figure.axes[0].get_title() == "learned: autoencoder; s1 split"
+
+
+def test_the_abstract_state_alpha_of_pcids_model_based_row_has_its_own_line():
+    """Its verdict compares the best cover of policies over PCID's classes, which the bars (the
+    cover's observation policies) do not show."""
+    row = {**CURIOSITY_ROW, "objective": "pcid", "criterion": "abstract_alpha",
+           "alpha_min": 0.25, "exact_prediction": "1/2"}
+    lines = counterexample_figure(curiosity_counterexample(), row).axes[2].get_lines()
+    assert [(line.get_ydata()[0], line.get_label()) for line in lines] == [
+        (0.5, "exact prediction: 1/2"), (0.25, "pcid: best cover of policies\nover its classes")]

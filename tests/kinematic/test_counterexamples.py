@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis.vendor.pretty import pretty
 
+from kinematic import counterexamples
 from kinematic.cli import main as cli_main
-from kinematic.counterexamples import all_counterexamples
+from kinematic.counterexamples import Counterexample, all_counterexamples
 from kinematic.counterexamples.autoencoder import autoencoder_claim
 from kinematic.counterexamples.bisimulation import bisimulation_claim
 from kinematic.counterexamples.curiosity import curiosity_claim
@@ -110,6 +112,29 @@ def test_cli_json_lists_all_five(tmp_path):
         "curiosity", "pcid_target", "pcid_model_based", "autoencoder", "bisimulation"]
     assert all(r["holds"] and r["claim"] and r["numbers"] for r in records)
     assert [r.as_json() for r in all_counterexamples()] == records
+
+
+TOY = Counterexample("toy", "s8 is never reached", False,
+                     {"alpha": "1/2", "per layer": ["1", "0"], "merged": True})
+
+
+def test_a_claim_prints_its_verdict_and_name_then_one_line_per_number_as_json():
+    assert str(TOY) == ('[FAILS] toy: s8 is never reached\n'
+                        '    alpha: "1/2"\n'
+                        '    per layer: ["1", "0"]\n'
+                        '    merged: true')
+    assert str(Counterexample("toy", "c", True)) == "[holds] toy: c"
+
+
+def test_a_claim_shows_as_its_text_in_ipython_and_hypothesis():
+    assert pretty(TOY) == str(TOY)
+
+
+def test_the_cli_prints_each_claim_as_its_text_and_fails_if_one_fails(monkeypatch, capsys):
+    holding = Counterexample("other", "c", True, {"x": "0"})
+    monkeypatch.setattr(counterexamples, "all_counterexamples", lambda: [holding, TOY])
+    assert cli_main(["counterexamples"]) == 1
+    assert capsys.readouterr().out == f"{holding}\n{TOY}\n"
 
 
 def test_stored_finder_instances_are_non_trivial_robust_counterexamples():
