@@ -61,7 +61,8 @@ def test_a_backward_capacity_below_n_bd_is_refused_by_run_homer_before_any_file(
         run_homer(from_spec(fan_out(3)), tmp_path / "run", progress=False)
     assert str(error.value) == (
         "'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, N_BD "
-        "= 4 over all layers), more than the 2 classes of phi_B (backward_capacity=2): phi_B would have to merge some of them. Use "
+        "= 4 over all layers), more than the 2 classes of phi_B (backward_capacity=2): phi_B "
+        "would have to merge some of them. Use "
         "backward_capacity=3 (or more), or allow_small_capacity=True to run anyway.")
     assert not (tmp_path / "run").exists()
 
@@ -73,7 +74,8 @@ def test_the_command_line_refuses_a_small_capacity_with_exit_2_naming_the_flags(
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
         "error: 'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, "
-        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): phi_B would have to merge some of them. "
+        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): "
+        "phi_B would have to merge some of them. "
         "Use --backward-capacity 3 (or more), or --allow-small-capacity to run anyway."]
     assert captured.out == "" and not out.exists()
 
@@ -86,7 +88,8 @@ def test_allow_small_capacity_runs_with_one_warning_line_and_records_it(
     warning = [line for line in capsys.readouterr().err.splitlines() if line]
     assert warning == [
         "warning: 'fan-3' has 3 backward-KI classes in layer 2 (def:bki; the most of any layer, "
-        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): running anyway (--allow-small-capacity), "
+        "N_BD = 4 over all layers), more than the 2 classes of phi_B (--backward-capacity 2): "
+        "running anyway (--allow-small-capacity), "
         "phi_B will merge some of them"]
     assert json.loads((out / "config.json").read_text())["config"]["allow_small_capacity"]
 
