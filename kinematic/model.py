@@ -247,7 +247,8 @@ def block_mdp(
 
     Numbers may be ints, ``Fraction``, numeric strings (``"4/5"``) or floats; floats put the
     whole MDP in float mode with tolerance ``atol``, otherwise it is exact. Floats beside
-    non-integer exact numbers are refused (:mod:`kinematic.number_mixing`); ints go with both.
+    exact numbers that a float would round (``"1/3"``, ``"0.1"``) are refused
+    (:mod:`kinematic.number_mixing`); ints and dyadic fractions (``"1/2"``) go with both.
 
     Parameters
     ----------

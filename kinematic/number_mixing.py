@@ -2,14 +2,17 @@
 
 A spec (or a :func:`kinematic.model.block_mdp` call) is *exact* when every number is an int, a
 ``Fraction`` or a numeric string (``"1/3"``, ``"0.5"``), and in *float* mode when its numbers are
-floats. Ints (``0``, ``1``, ``"1"``) are at home in both modes. A float beside a non-integer
-exact number (``0.5`` beside ``"1/3"``) is refused: read in float mode, ``"1/3"`` would be
-rounded without a word; read exactly, the float would be an approximation taken at face value.
-The values of a stochastic reward (``{"1/10": 0.5, "0": 0.5}``) are JSON object keys, hence
-strings: they follow the mode of the other numbers and never count as exact here.
+floats. Exact numbers that a float holds without rounding - ints (``0``, ``1``, ``"1"``) and
+dyadic fractions (``"1/2"``, ``"0.25"``) - are at home in both modes. A float beside an exact
+number that a float would round (``0.5`` beside ``"1/3"`` or ``"0.1"``) is refused: read in
+float mode, ``"1/3"`` would be rounded without a word; read exactly, the float would be an
+approximation taken at face value. The values of a stochastic reward (``{"1/10": 0.5, "0":
+0.5}``) are JSON object keys, hence strings: they follow the mode of the other numbers and never
+count as exact here (a float spec's keys are the shortest texts of its floats, which read back
+as those floats).
 
 >>> from fractions import Fraction
->>> number_mode([Fraction(1), 0.25, 0.75], places=lambda: iter(())).exact
+>>> number_mode([Fraction(1), Fraction(1, 4), 0.75], places=lambda: iter(())).exact
 False
 >>> number_mode([Fraction(1, 3), Fraction(2, 3)], places=lambda: iter(())).exact
 True
@@ -24,22 +27,35 @@ from fractions import Fraction
 from kinematic.errors import InvalidBlockMDP
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, exact_text
 
-__all__ = ["is_fractional", "number_mode"]
+__all__ = ["number_mode", "rounded_by_a_float"]
 
 
-def is_fractional(value: Number) -> bool:
-    """Whether ``value`` is an exact number that is not an integer (``Fraction(1, 3)``)."""
-    return type(value) is Fraction and value.denominator != 1
+def rounded_by_a_float(value: Number) -> bool:
+    """Whether ``value`` is an exact number that no float holds (``Fraction(1, 3)``, 1/10, a
+    fraction beyond the float range); ints and dyadic fractions such as 1/4 are held exactly.
+
+    >>> rounded_by_a_float(Fraction(1, 3)), rounded_by_a_float(Fraction(1, 4))
+    (True, False)
+    """
+    if type(value) is not Fraction or value.denominator == 1:
+        return False
+    if value.denominator & (value.denominator - 1):  # not a power of 2: never a float
+        return True
+    try:
+        return Fraction(float(value)) != value
+    except OverflowError:
+        return True
 
 
 def _kinds(values: Iterable[Number]) -> tuple[bool, bool]:
-    """Whether ``values`` hold a float, and a non-integer exact number (set of types first: a
-    C-speed pass over a spec's 10^6 transition entries)."""
+    """Whether ``values`` hold a float, and an exact number that a float would round (set of
+    types first: a C-speed pass over a spec's 10^6 transition entries; the exact numbers are
+    looked at only beside a float)."""
     values = list(values)
     types = set(map(type, values))
     has_float = any(issubclass(kind, float) for kind in types)
-    has_fraction = Fraction in types and any(map(is_fractional, values))
-    return has_float, has_fraction
+    rounded = has_float and Fraction in types and any(map(rounded_by_a_float, values))
+    return has_float, rounded
 
 
 def number_mode(values: Iterable[Number], places: Callable[[], Iterator[tuple[str, Number]]],
@@ -47,9 +63,9 @@ def number_mode(values: Iterable[Number], places: Callable[[], Iterator[tuple[st
     """Float mode (tolerance ``atol``) if ``values`` hold a float, else exact mode.
 
     ``places`` gives the same numbers again with the entry each came from (``"start['s1']"``),
-    in the order of the spec; it is read only to name the culprits when a float meets a
-    non-integer exact number, which raises :class:`InvalidBlockMDP` naming the first of each
-    and the ways out.
+    in the order of the spec; it is read only to name the culprits when a float meets an exact
+    number that a float would round, which raises :class:`InvalidBlockMDP` naming the first of
+    each and the ways out.
     """
     has_float, has_fraction = _kinds(values)
     if has_float and has_fraction:
@@ -67,13 +83,14 @@ def _shown(value: Fraction) -> str:
 
 
 def _mixing_error(places: Iterator[tuple[str, Number]]) -> InvalidBlockMDP:
-    """The error naming the first float and the first non-integer exact number of ``places``."""
+    """The error naming the first float, and the first exact number of ``places`` that a float
+    would round."""
     first_float: tuple[str, Number] | None = None
     first_exact: tuple[str, Number] | None = None
     for where, value in places:
         if first_float is None and isinstance(value, float):
             first_float = (where, value)
-        elif first_exact is None and is_fractional(value):
+        elif first_exact is None and rounded_by_a_float(value):
             first_exact = (where, value)
         if first_float and first_exact:
             break
@@ -81,6 +98,7 @@ def _mixing_error(places: Iterator[tuple[str, Number]]) -> InvalidBlockMDP:
     (float_place, float_value), (exact_place, exact_value) = first_float, first_exact
     return InvalidBlockMDP(
         f"numbers mix floats and exact fractions: {float_place} is the float {float_value!r} "
-        f"but {exact_place} is the exact {_shown(exact_value)}; write every number "
+        f"but {exact_place} is the exact {_shown(exact_value)}, which a float would round; "
+        "write every number "
         "exactly (ints, 'p/q' or decimal strings such as '0.5') or every number as a float "
         "(an exact MDP converts with kinematic.with_float_numbers)")

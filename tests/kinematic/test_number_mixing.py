@@ -28,20 +28,33 @@ def test_a_float_beside_a_fraction_string_is_refused_naming_both_entries():
         from_spec(spec({"s": "1"}, {"t": "1/3", "u": "2/3"}, {"t": 0.5, "u": 0.5}))
     assert str(error.value) == (
         "numbers mix floats and exact fractions: transitions['s']['b']['t'] is the float 0.5 "
-        "but transitions['s']['a']['t'] is the exact '1/3'" + HOW_TO_FIX)
+        "but transitions['s']['a']['t'] is the exact '1/3', which a float would round"
+        + HOW_TO_FIX)
 
 
-def test_a_decimal_string_is_exact_and_conflicts_with_a_float_start():
+def test_a_decimal_string_a_float_would_round_conflicts_with_a_float_start():
     with pytest.raises(InvalidBlockMDP, match=r"start\['s'\] is the float 1.0 but "
                                               r"transitions\['s'\]\['a'\]\['t'\] is the exact "
-                                              r"'1/2'"):
-        from_spec(spec({"s": 1.0}, {"t": "0.5", "u": "0.5"}, {"t": "1"}))
+                                              r"'1/10', which a float would round"):
+        from_spec(spec({"s": 1.0}, {"t": "0.1", "u": "0.9"}, {"t": "1"}))
+
+
+def test_exact_numbers_a_float_holds_go_with_floats():
+    mdp = from_spec(spec({"s": 1.0}, {"t": "0.5", "u": "1/2"}, {"t": 0.25, "u": "3/4"}))
+    assert not mdp.mode.exact
+    assert mdp.transition_tensor(0)[0].tolist() == [[0.5, 0.5], [0.25, 0.75]]
+
+
+def test_a_dyadic_fraction_beyond_the_float_range_is_refused_beside_a_float():
+    too_large = f"{2**1100 + 1}/2"  # a power-of-2 denominator, but no float holds it
+    with pytest.raises(InvalidBlockMDP, match="which a float would round"):
+        from_spec(spec({"s": 1.0}, {"t": "1"}, {"t": "1"}, {"t": {"a": too_large}}))
 
 
 def test_a_fraction_beside_a_float_in_python_is_refused():
-    with pytest.raises(InvalidBlockMDP, match=r"start\['s'\] is the float 0.25 but "
-                                              r"start\['r'\] is the exact '3/4'"):
-        block_mdp("mixed", [["s", "r"]], ["a"], {"s": 0.25, "r": Fraction(3, 4)}, {})
+    with pytest.raises(InvalidBlockMDP, match=r"start\['s'\] is the float 0.9 but "
+                                              r"start\['r'\] is the exact '1/10'"):
+        block_mdp("mixed", [["s", "r"]], ["a"], {"s": 0.9, "r": Fraction(1, 10)}, {})
 
 
 def test_a_float_reward_beside_exact_probabilities_is_refused():
