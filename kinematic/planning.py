@@ -260,7 +260,7 @@ def psdp_sampled(
             episodes = sample_episodes(
                 mdp,
                 roll_in=list(covers[t]) if t > 0 else [continuation],
-                switch_layer=t,
+                switch_layer=t + 1,
                 continuation=continuation,
                 samples=min(CHUNK, samples - start),
                 rng=rng,

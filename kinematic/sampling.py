@@ -2,8 +2,8 @@
 
 The procedure of ``alg:rl_via_homing_policies`` (line ``line:psdp-sampling-proc``):
 ``Unf(Psi_t) o Unf(A) o pi_{t+1} o ... ``: each episode rolls in with a policy drawn uniformly
-from ``roll_in`` until layer ``switch_layer``, takes a uniformly random action there, and follows
-``continuation`` afterwards.
+from ``roll_in`` until layer ``switch_layer`` (counted from 1), takes a uniformly random action
+there, and follows ``continuation`` afterwards.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy
 
@@ -46,21 +47,24 @@ def _floats(array: np.ndarray | sp.csr_array) -> np.ndarray:
 def sample_episodes(
     mdp: BlockMDP,
     roll_in: Sequence[Policy],
-    switch_layer: int,
+    switch_layer: int | None,
     continuation: Policy,
     samples: int,
     rng: np.random.Generator,
     rewards: tuple[np.ndarray, ...] | None = None,
     bernoulli_rewards: bool = False,
 ) -> Episodes:
-    """Sample ``samples`` episodes: ``Unf(roll_in)`` before ``switch_layer``, a uniform action at
-    ``switch_layer``, ``continuation`` after it.
+    """Sample ``samples`` episodes: ``Unf(roll_in)`` before layer ``switch_layer`` (counted from
+    1, as the paper's layers), a uniform action at ``switch_layer``, ``continuation`` after it;
+    with ``switch_layer=None``, ``Unf(roll_in)`` throughout.
 
     Rewards are ``R(x, a)`` (default: the MDP's), or ``Bernoulli(R(x, a))`` draws when
     ``bernoulli_rewards`` (then every ``R`` must lie in [0, 1]).
     """
     if not roll_in:
         raise ValueError("sample_episodes needs at least one roll-in policy")
+    switch = mdp.horizon if switch_layer is None else layer_index(
+        switch_layer, mdp.horizon, "switch_layer")
     rewards = mdp.rewards if rewards is None else rewards
     float_rewards = [_floats(r) for r in rewards]
     if bernoulli_rewards and any(((r < 0) | (r > 1)).any() for r in float_rewards):
@@ -74,10 +78,10 @@ def sample_episodes(
     for h in range(horizon):
         emission = _floats(mdp.emission_matrix(h))
         observed = categorical(emission[current], rng)
-        if h < switch_layer:
+        if h < switch:
             tables = np.stack([_floats(p.action_probabilities[h]) for p in roll_in])
             acted = categorical(tables[chosen, observed], rng)
-        elif h == switch_layer:
+        elif h == switch:
             acted = rng.integers(number_of_actions, size=samples)
         else:
             acted = categorical(_floats(continuation.action_probabilities[h])[observed], rng)

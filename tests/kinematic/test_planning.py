@@ -32,7 +32,7 @@ from kinematic.planning import (
     psdp_sampled,
     tabular_cb_oracle,
 )
-from kinematic.policies import Policy, uniform_policy
+from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.sampling import sample_episodes
 from kinematic.spec import from_spec
 from kinematic.strategies import block_mdps, policies
@@ -147,13 +147,26 @@ def test_sampler_frequencies_match_exact_visitation():
     mdp = combination_lock(horizon=5, actions=3, seed=1)
     policy = uniform_policy(mdp)
     samples = 40_000
-    episodes = sample_episodes(mdp, [policy], switch_layer=mdp.horizon, continuation=policy,
+    episodes = sample_episodes(mdp, [policy], switch_layer=None, continuation=policy,
                                samples=samples, rng=np.random.default_rng(3))
     for h, exact in enumerate(state_visitation(mdp, policy)):
         counts = np.bincount(episodes.states[:, h], minlength=mdp.width(h))
         for count, p in zip(counts, exact, strict=True):
             p = float(p)
             assert abs(count / samples - p) <= 5 * np.sqrt(p * (1 - p) / samples) + 1e-12
+
+
+def test_the_sampler_switches_to_a_uniform_action_at_the_layer_counted_from_1():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    always = [state_policy(mdp, {}, default_action=action) for action in mdp.actions]
+    episodes = sample_episodes(mdp, [always[0]], switch_layer=2, continuation=always[1],
+                               samples=400, rng=np.random.default_rng(0))
+    assert (episodes.actions[:, 0] == 0).all()  # layer 1: the roll-in's action
+    assert 150 < (episodes.actions[:, 1] == 0).sum() < 250  # layer 2: uniform
+    assert (episodes.actions[:, 2] == 1).all()  # layer 3: the continuation's
+    with pytest.raises(UnknownLayer, match="switch_layer 0 is out of range"):
+        sample_episodes(mdp, [always[0]], switch_layer=0, continuation=always[1], samples=1,
+                        rng=np.random.default_rng(0))
 
 
 @given(st.data())
