@@ -5,13 +5,16 @@ Both give the per-layer table (layer, states, ``N_BD``, ``N_FD``, ``N_KD``, ``et
 row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:fki``,
 ``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
 partition sizes and ``V*`` when the MDP has rewards, and the policies when the analysis has
-them. Names are escaped for the target language; exact numbers are ``p/q`` in Markdown and
-``\\frac{p}{q}`` in LaTeX, floats are rounded to :data:`FLOAT_DIGITS` significant digits. The
-LaTeX uses no package beyond LaTeX itself (``tabular``, ``\\hline``).
+them. Names are escaped for the target language, control characters and line breaks in them
+shown as Python writes them (``\\n``, ``\\x00``) so that a row or a comment stays one line.
+Exact numbers are ``p/q`` in Markdown and ``\\frac{p}{q}`` in LaTeX, floats are rounded to
+:data:`FLOAT_DIGITS` significant digits. The LaTeX uses no package beyond LaTeX itself
+(``tabular``, ``\\hline``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kinematic.analysis import tie_rule
@@ -32,26 +35,42 @@ _LATEX_SPECIAL = str.maketrans({
     "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
 })
 
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#"})
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#&"})
+
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters (Unicode category Cc) and the line and paragraph separators: a newline
+would split a Markdown row or end a LaTeX comment line, the others are unreadable."""
+
+
+def _visible(text: str) -> str:
+    """``text`` with each :data:`_INVISIBLE` character as its Python escape (``\\n``)."""
+    return _INVISIBLE.sub(lambda match: repr(match.group())[1:-1], text)
 
 
 def latex_escape(text: str) -> str:
-    """``text`` as LaTeX text: every character LaTeX treats specially is escaped, in one pass.
+    """``text`` as LaTeX text on one line: every character LaTeX treats specially is escaped,
+    and a control character or line break is shown as its Python escape (``\\n``).
 
     >>> print(latex_escape("s_1#&%{x}"))
     s\\_1\\#\\&\\%\\{x\\}
+    >>> print(latex_escape("s\\n1"))
+    s\\textbackslash{}n1
     """
-    return text.translate(_LATEX_SPECIAL)
+    return _visible(text).translate(_LATEX_SPECIAL)
 
 
 def markdown_escape(text: str) -> str:
     """``text`` as Markdown text, safe in a table cell: characters that would start emphasis,
-    code, links, HTML or math, or end a cell (``|``), are backslash-escaped.
+    code, links, HTML, entities (``&lt;``) or math, or end a cell (``|``), are
+    backslash-escaped, and a control character or line break is shown as its Python escape
+    (``\\n``), which Markdown renders as it is.
 
     >>> print(markdown_escape("s_1|*x*"))
     s\\_1\\|\\*x\\*
+    >>> print(markdown_escape("s\\n&lt;1"))
+    s\\\\n\\&lt;1
     """
-    return text.translate(_MARKDOWN_SPECIAL)
+    return _visible(text).translate(_MARKDOWN_SPECIAL)
 
 
 def _latex_math(value: str | float) -> str:

@@ -124,8 +124,43 @@ def test_markdown_escapes_names_so_cells_stay_cells():
     report = markdown_report(analyze(from_spec(ODD_SPEC), policies=True))
     lines = report.split("\n")
     row = lines[lines.index("| layer | backward KI | forward KI | KI |") + 3]
-    assert cells(row) == ["2", "{s\\_1\\#&%{x}}, {s2\\~}b}", "**{s\\_1\\#&%{x}, s2\\~}b}**",
-                          "{s\\_1\\#&%{x}}, {s2\\~}b}"]
+    assert cells(row) == ["2", "{s\\_1\\#\\&%{x}}, {s2\\~}b}", "**{s\\_1\\#\\&%{x}, s2\\~}b}**",
+                          "{s\\_1\\#\\&%{x}}, {s2\\~}b}"]
+
+
+LINE_BREAK_SPEC = {
+    "name": "line\nbreak %x", "horizon": 2, "actions": ["a\nb", "c"],
+    "layers": [["s\n1", "s&lt;2"], ["t"]], "start": {"s\n1": "1/2", "s&lt;2": "1/2"},
+    "transitions": {"s\n1": {"a\nb": {"t": "1"}, "c": {"t": "1"}},
+                    "s&lt;2": {"a\nb": {"t": "1"}, "c": {"t": "1"}}},
+    "rewards": {"t": {"c": "1"}},
+}
+"""Names with a newline (which would split a row or end a LaTeX comment) and an HTML entity
+(which Markdown would render as ``<``); ``s\\n1`` and ``s&lt;2`` form one block."""
+
+
+def test_markdown_keeps_each_row_of_names_with_line_breaks_on_one_line():
+    lines = markdown_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True)).split("\n")
+    assert lines[0].startswith("**Block MDP line\\\\nbreak %x**")
+    assert all(line.endswith(" |") for line in lines if line.startswith("|"))
+    row = lines[lines.index("| layer | backward KI | forward KI | KI |") + 2]
+    assert cells(row)[1] == "**{s\\\\n1, s\\&lt;2}**"
+
+
+def test_markdown_renders_names_with_line_breaks_and_entities_as_they_are_written():
+    markdown_it = pytest.importorskip("markdown_it")
+    report = markdown_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True))
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(report)
+    assert "<td><strong>{s\\n1, s&amp;lt;2}</strong></td>" in html
+    assert "<td>s\\n1 -&gt; a\\nb, s&amp;lt;2 -&gt; a\\nb</td>" in html
+
+
+def test_latex_keeps_the_comment_and_each_row_of_names_with_line_breaks_on_one_line():
+    report = latex_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True))
+    lines = report.split("\n")
+    assert lines[0].startswith(r"% python -m kinematic analyze: Block MDP line\textbackslash{}n")
+    assert lines[1] == r"\begin{tabular}{rrrrrr}"
+    assert r"1 & \textbf{\{s\textbackslash{}n1, s\&lt;2\}} & " in report
 
 
 def unescaped(text: str, character: str) -> int:
