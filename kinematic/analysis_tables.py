@@ -18,9 +18,10 @@ import re
 from collections.abc import Callable
 
 from kinematic.analysis import tie_rule
+from kinematic.numbers import number_text
 
 __all__ = ["FLOAT_DIGITS", "latex_escape", "latex_number", "latex_report", "markdown_escape",
-           "markdown_number", "markdown_report"]
+           "markdown_report"]
 
 FLOAT_DIGITS = 10
 """Significant digits of float numbers in the tables: more than float mode's results are worth
@@ -78,18 +79,14 @@ def _latex_math(value: str | float) -> str:
         sign = "-" if value.startswith("-") else ""
         numerator, _, denominator = value.lstrip("-").partition("/")
         return sign + (rf"\frac{{{numerator}}}{{{denominator}}}" if denominator else numerator)
-    mantissa, _, exponent = markdown_number(value).partition("e")
+    mantissa, _, exponent = _plain_number(value).partition("e")
     return f"{mantissa} \\times 10^{{{int(exponent)}}}" if exponent else mantissa
 
 
-def markdown_number(value: str | float) -> str:
-    """A number of :func:`analyze`'s result as text: ``"p/q"`` as it is, a float rounded to
-    :data:`FLOAT_DIGITS` significant digits.
-
-    >>> markdown_number("3/4"), markdown_number(0.1 + 0.2), markdown_number(1.0000000000000002e-12)
-    ('3/4', '0.3', '1e-12')
-    """
-    return value if isinstance(value, str) else format(value, f".{FLOAT_DIGITS}g")
+def _plain_number(value: str | float) -> str:
+    """A number of :func:`analyze`'s result as Markdown text: ``"p/q"`` as it is, a float
+    rounded to :data:`FLOAT_DIGITS` significant digits."""
+    return number_text(value, FLOAT_DIGITS)
 
 
 def latex_number(value: str | float) -> str:
@@ -182,14 +179,14 @@ def markdown_report(analysis: dict) -> str:
     header = (f"**Block MDP {markdown_escape(analysis['name'])}** (horizon {analysis['horizon']}, "
               f"{analysis['states']} states, {analysis['mode']} arithmetic): "
               + ", ".join(f"{_MARKDOWN_QUANTITIES.get(quantity, quantity)} = "
-                          f"{markdown_number(value)}"
+                          f"{_plain_number(value)}"
                           for quantity, value in _summary(analysis)))
     if "eta_error" in analysis:
-        header += (f"; every eta within {markdown_number(analysis['eta_error'])} of its exact "
+        header += (f"; every eta within {_plain_number(analysis['eta_error'])} of its exact "
                    "value")
     lines = [header, ""]
     lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
-                             _layer_rows(analysis, markdown_number), right=6)
+                             _layer_rows(analysis, _plain_number), right=6)
     lines += ["", "Blocks of the partitions (blocks of more than one state in bold):", ""]
     lines += _markdown_table(["layer", *(label for _, label in _KINDS)],
                              _partition_cells(analysis, markdown_escape, "{", "}",

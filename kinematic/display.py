@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kinematic.numbers import DEFAULT_ATOL, Number, exact_text
+from kinematic.numbers import DEFAULT_ATOL, number_text
 from kinematic.spec import to_spec
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from kinematic.policies import Policy
 
 __all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "block_mdp_repr", "cover_report_repr",
-           "number_text", "policy_repr"]
+           "policy_repr"]
 
 SMALL_STATES = 40
 """An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
@@ -40,13 +39,6 @@ its spec; a larger one as a summary line."""
 SMALL_OBSERVATIONS = 120
 LISTED = 40
 """Entries (policy decisions, merged classes, states) a one-line form lists before ``...``."""
-
-
-def number_text(value: Number) -> str:
-    """An exact number as ``p/q``, a float with 6 significant digits."""
-    if isinstance(value, float | np.floating):
-        return f"{float(value):.6g}"
-    return exact_text(Fraction(value))
 
 
 def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> str:

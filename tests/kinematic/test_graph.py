@@ -162,6 +162,11 @@ def test_float_probabilities_are_labelled_with_three_digits():
     assert drawing.edge_labels["s1", "s2a"].get_text() == "a: 0.8"
 
 
+def test_edge_text_rounds_a_float_to_three_digits_and_writes_a_long_fraction_in_full():
+    tiny = Fraction(1, 10 ** 5000)  # str() of it passes Python's 4,300-digit limit
+    assert edge_text({"a": 1 / 3, "b": tiny}, ["a", "b"]) == "a: 0.333\nb: 1/1" + "0" * 5000
+
+
 def test_edge_text_groups_actions_of_equal_probability():
     half, one = Fraction(1, 2), Fraction(1)
     assert edge_text({"a1": half, "a3": half, "a2": one}, ["a1", "a2", "a3"]) == (
