@@ -24,7 +24,6 @@ __all__ = [
     "BASE_DIAMETER",
     "NAME_FONT_SIZE",
     "SINGLE_STATE_COLOUR",
-    "blocks_in_order",
     "colour_blocks",
     "edge_text",
     "fit_name",
@@ -93,24 +92,8 @@ def colour_blocks(partitions: Iterable[Partition]) -> dict[frozenset[str], str]:
     2
     """
     distinct = list(dict.fromkeys(frozenset(block) for partition in partitions
-                                  for block in blocks_in_order(partition) if len(block) > 1))
+                                  for block in partition.blocks() if len(block) > 1))
     return dict(zip(distinct, _palette(len(distinct)), strict=True))
-
-
-def blocks_in_order(partition: Partition) -> list[list[str]]:
-    """All blocks of ``partition``, layer by layer, each block's states in layer order.
-
-    >>> from kinematic import combination_lock, ki_partition
-    >>> blocks_in_order(ki_partition(combination_lock(2, 2, seed=0)))
-    [['s1a', 's1b'], ['s2a', 's2b'], ['s2c']]
-    """
-    blocks = []
-    for layer, labels in zip(partition.layers, partition.labels, strict=True):
-        members: dict[int, list[str]] = {}
-        for state, label in zip(layer, labels.tolist(), strict=True):
-            members.setdefault(label, []).append(state)
-        blocks.extend(members.values())
-    return blocks
 
 
 def state_colours(partition: Partition,
@@ -118,7 +101,7 @@ def state_colours(partition: Partition,
     """The colour of every state of ``partition``: its block's colour in ``block_colours``, or
     :data:`SINGLE_STATE_COLOUR` (a state alone in its block, or a block not in the mapping)."""
     return {state: block_colours.get(frozenset(block), SINGLE_STATE_COLOUR)
-            for block in blocks_in_order(partition) for state in block}
+            for block in partition.blocks() for state in block}
 
 
 def panel_size(mdp: BlockMDP, edge_labels: bool = False,

@@ -26,7 +26,6 @@ from kinematic.graph_style import (
     BASE_DIAMETER,
     NAME_FONT_SIZE,
     SINGLE_STATE_COLOUR,
-    blocks_in_order,
     colour_blocks,
     edge_text,
     fit_name,
@@ -74,7 +73,7 @@ def test_blocks_of_different_layers_never_share_a_colour():
     partition = backward_ki_partition(LOCK)  # merged blocks {s_ha, s_hb} in every layer
     drawing = draw_block_mdp(LOCK, partition, ax=axes())
     colours = drawn_colours(drawing)
-    merged = [block for block in blocks_in_order(partition) if len(block) > 1]
+    merged = [block for block in partition.blocks() if len(block) > 1]
     assert len(merged) == 6
     assert len({colours[block[0]] for block in merged}) == len(merged)
 
