@@ -23,15 +23,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kinematic.numbers import DEFAULT_ATOL, number_text
-from kinematic.spec import to_spec
 
 if TYPE_CHECKING:
     from kinematic.cover import CoverReport
     from kinematic.model import BlockMDP
     from kinematic.policies import Policy
 
-__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "block_mdp_repr", "cover_report_repr",
-           "policy_repr"]
+__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr", "block_mdp_repr",
+           "cover_report_repr", "policy_repr"]
 
 SMALL_STATES = 40
 """An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
@@ -39,6 +38,23 @@ its spec; a larger one as a summary line."""
 SMALL_OBSERVATIONS = 120
 LISTED = 40
 """Entries (policy decisions, merged classes, states) a one-line form lists before ``...``."""
+
+
+class PrintsAsRepr:
+    """Mixin of the toolkit's objects: Hypothesis (in a falsifying example) and IPython print
+    one as its ``repr`` does, not field by field as they print other dataclasses.
+
+    >>> from hypothesis.vendor.pretty import pretty
+    >>> from kinematic import combination_lock, ki_partition
+    >>> partition = ki_partition(combination_lock(horizon=2, actions=2, seed=0))
+    >>> isinstance(partition, PrintsAsRepr) and pretty(partition) == repr(partition)
+    True
+    """
+
+    __slots__ = ()
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> str:
@@ -53,6 +69,8 @@ def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> 
 def block_mdp_repr(mdp: BlockMDP) -> str:
     """``from_spec({...})`` for a small MDP (``atol`` added when not the default), else a
     summary: name, mode, horizon, actions, and the states of the first and last layers."""
+    from kinematic.spec import to_spec  # spec imports model, which imports this module
+
     observations = sum(map(len, mdp.observations))
     if len(mdp.states) <= SMALL_STATES and observations <= SMALL_OBSERVATIONS:
         spec = json.dumps(to_spec(mdp), ensure_ascii=False)
