@@ -2,10 +2,12 @@
 ``p/q``, long contents cut with a count of what was left out.
 
 A small :class:`~kinematic.model.BlockMDP` (up to :data:`SMALL_STATES` states) prints as
-``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``,
-and the part between the parentheses is a spec that ``python -m kinematic analyze`` reads as it
-is (also how Hypothesis shows a generated MDP in a falsifying example). A larger one prints as
-one summary line. Policies, canonical forms and cover reports print by names.
+``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``
+(also how Hypothesis shows a generated MDP in a falsifying example). The ``{...}`` is a spec that
+``python -m kinematic analyze`` reads as it is; a float MDP whose tolerance is not the default
+adds a second argument, ``from_spec({...}, atol=1e-06)``, which ``analyze`` takes as
+``--atol 1e-06``. A larger MDP prints as one summary line. Policies, partitions, quotients and
+cover reports print by names.
 
 >>> from kinematic import combination_lock, homing_policy
 >>> lock = combination_lock(horizon=2, actions=2, seed=0)
