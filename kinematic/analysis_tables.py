@@ -192,7 +192,7 @@ def markdown_report(analysis: dict) -> str:
                              _partition_cells(analysis, markdown_escape, "{", "}",
                                               lambda text: f"**{text}**"), right=1)
     if "optimal_policy" in analysis:
-        lines += ["", f"An optimal policy ({tie_rule(analysis['mode'])}):", ""]
+        lines += ["", f"An optimal policy ({markdown_escape(tie_rule(analysis['mode']))}):", ""]
         lines += _markdown_table(["layer", "decisions (observation -> action)"], [
             [str(layer["layer"]), ", ".join(f"{markdown_escape(x)} -> {markdown_escape(a)}"
                                             for x, a in layer["decisions"].items())]

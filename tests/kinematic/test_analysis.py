@@ -220,3 +220,34 @@ def test_float_v_star_is_a_json_number_and_the_tables_round_it():
     assert analysis["optimal_value"] == 0.1 + 0.2 != 0.3
     assert "V\\* = 0.3;" in markdown_report(analysis)
     assert "$V^* = 0.3$;" in latex_report(analysis)
+
+
+GAP = 0.75 * 2.0**-30  # below atol = 2**-30; binary fractions, so the sums below are exact
+
+
+def chain_preferring_b_by(gap: float) -> dict:
+    """Three layers of one state each; at every layer ``b`` earns ``gap`` more than ``a``."""
+    layers = [["s1"], ["s2"], ["s3"]]
+    return {"name": "gaps", "horizon": 3, "actions": ["a", "b"], "layers": layers,
+            "start": {"s1": 1.0},
+            "transitions": {"s1": {"a": {"s2": 1.0}, "b": {"s2": 1.0}},
+                            "s2": {"a": {"s3": 1.0}, "b": {"s3": 1.0}}},
+            "rewards": {s: {"a": 0.5, "b": 0.5 + gap} for (s,) in layers}}
+
+
+def test_in_float_mode_the_optimal_policy_may_fall_short_of_v_star_by_horizon_times_atol():
+    mdp = from_spec(chain_preferring_b_by(GAP), atol=2.0**-30)
+    analysis = analyze(mdp, policies=True)
+    assert [layer["decisions"] for layer in analysis["optimal_policy"]] == [
+        {"s1": "a"}, {"s2": "a"}, {"s3": "a"}]
+    value = policy_value(mdp, decisions_policy(mdp, analysis["optimal_policy"]))
+    assert analysis["optimal_value"] - value == 3 * GAP > 2.0**-30
+
+
+def test_the_float_reports_say_the_optimal_policy_is_within_horizon_times_atol_of_v_star():
+    analysis = analyze(from_spec(chain_preferring_b_by(GAP), atol=2.0**-30), policies=True)
+    assert ("optimal policy (observation->action per layer; ties, any action within atol of the "
+            "best, go to the one listed first in the spec, so the policy's value is within "
+            "horizon * atol of V*):") in format_report(analysis)
+    assert "value is within horizon \\* atol of V\\*):" in markdown_report(analysis)
+    assert "value is within horizon * atol of V*\n" in latex_report(analysis)
