@@ -106,8 +106,11 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
       deterministic policy reaching ``s`` with probability ``eta(s)``;
     - ``optimal_policy`` (with ``policies``, when ``optimal_value`` is there): per layer
       ``{"layer": 1, "decisions": {observation: action}}``, a deterministic policy attaining
-      ``V*``; ties go to the action listed first in the spec (in float mode every action
-      within ``atol`` of the best is a tie).
+      ``V*``; ties go to the action listed first in the spec. In float mode every action within
+      ``atol`` of the best is a tie (so that actions tied in exact arithmetic, which rounding
+      sets apart, are still decided as in exact mode), and each decision may then give up to
+      ``atol`` of value: the policy attains ``V*`` only within ``horizon * atol`` (plus
+      rounding; the performance difference lemma sums the loss of each layer's decision).
 
     An exact analysis estimated (:func:`exact_operations`) to take over
     :data:`SLOW_EXACT_SECONDS` warns first (:class:`SlowExactAnalysis`).
@@ -192,7 +195,8 @@ def tie_rule(mode: str) -> str:
     """
     if mode == "exact":
         return "ties go to the action listed first in the spec"
-    return "ties (actions within atol of the best) go to the one listed first in the spec"
+    return ("ties, any action within atol of the best, go to the one listed first in the spec, "
+            "so the policy's value is within horizon * atol of V*")
 
 
 def format_report(analysis: dict) -> str:

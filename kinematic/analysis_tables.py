@@ -5,19 +5,23 @@ Both give the per-layer table (layer, states, ``N_BD``, ``N_FD``, ``N_KD``, ``et
 row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:fki``,
 ``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
 partition sizes and ``V*`` when the MDP has rewards, and the policies when the analysis has
-them. Names are escaped for the target language; exact numbers are ``p/q`` in Markdown and
-``\\frac{p}{q}`` in LaTeX, floats are rounded to :data:`FLOAT_DIGITS` significant digits. The
-LaTeX uses no package beyond LaTeX itself (``tabular``, ``\\hline``).
+them. Names are escaped for the target language, control characters and line breaks in them
+shown as Python writes them (``\\n``, ``\\x00``) so that a row or a comment stays one line.
+Exact numbers are ``p/q`` in Markdown and ``\\frac{p}{q}`` in LaTeX, floats are rounded to
+:data:`FLOAT_DIGITS` significant digits. The LaTeX uses no package beyond LaTeX itself
+(``tabular``, ``\\hline``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kinematic.analysis import tie_rule
+from kinematic.numbers import number_text
 
 __all__ = ["FLOAT_DIGITS", "latex_escape", "latex_number", "latex_report", "markdown_escape",
-           "markdown_number", "markdown_report"]
+           "markdown_report"]
 
 FLOAT_DIGITS = 10
 """Significant digits of float numbers in the tables: more than float mode's results are worth
@@ -32,26 +36,42 @@ _LATEX_SPECIAL = str.maketrans({
     "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
 })
 
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#"})
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#&"})
+
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters (Unicode category Cc) and the line and paragraph separators: a newline
+would split a Markdown row or end a LaTeX comment line, the others are unreadable."""
+
+
+def _visible(text: str) -> str:
+    """``text`` with each :data:`_INVISIBLE` character as its Python escape (``\\n``)."""
+    return _INVISIBLE.sub(lambda match: repr(match.group())[1:-1], text)
 
 
 def latex_escape(text: str) -> str:
-    """``text`` as LaTeX text: every character LaTeX treats specially is escaped, in one pass.
+    """``text`` as LaTeX text on one line: every character LaTeX treats specially is escaped,
+    and a control character or line break is shown as its Python escape (``\\n``).
 
     >>> print(latex_escape("s_1#&%{x}"))
     s\\_1\\#\\&\\%\\{x\\}
+    >>> print(latex_escape("s\\n1"))
+    s\\textbackslash{}n1
     """
-    return text.translate(_LATEX_SPECIAL)
+    return _visible(text).translate(_LATEX_SPECIAL)
 
 
 def markdown_escape(text: str) -> str:
     """``text`` as Markdown text, safe in a table cell: characters that would start emphasis,
-    code, links, HTML or math, or end a cell (``|``), are backslash-escaped.
+    code, links, HTML, entities (``&lt;``) or math, or end a cell (``|``), are
+    backslash-escaped, and a control character or line break is shown as its Python escape
+    (``\\n``), which Markdown renders as it is.
 
     >>> print(markdown_escape("s_1|*x*"))
     s\\_1\\|\\*x\\*
+    >>> print(markdown_escape("s\\n&lt;1"))
+    s\\\\n\\&lt;1
     """
-    return text.translate(_MARKDOWN_SPECIAL)
+    return _visible(text).translate(_MARKDOWN_SPECIAL)
 
 
 def _latex_math(value: str | float) -> str:
@@ -59,18 +79,14 @@ def _latex_math(value: str | float) -> str:
         sign = "-" if value.startswith("-") else ""
         numerator, _, denominator = value.lstrip("-").partition("/")
         return sign + (rf"\frac{{{numerator}}}{{{denominator}}}" if denominator else numerator)
-    mantissa, _, exponent = markdown_number(value).partition("e")
+    mantissa, _, exponent = _plain_number(value).partition("e")
     return f"{mantissa} \\times 10^{{{int(exponent)}}}" if exponent else mantissa
 
 
-def markdown_number(value: str | float) -> str:
-    """A number of :func:`analyze`'s result as text: ``"p/q"`` as it is, a float rounded to
-    :data:`FLOAT_DIGITS` significant digits.
-
-    >>> markdown_number("3/4"), markdown_number(0.1 + 0.2), markdown_number(1.0000000000000002e-12)
-    ('3/4', '0.3', '1e-12')
-    """
-    return value if isinstance(value, str) else format(value, f".{FLOAT_DIGITS}g")
+def _plain_number(value: str | float) -> str:
+    """A number of :func:`analyze`'s result as Markdown text: ``"p/q"`` as it is, a float
+    rounded to :data:`FLOAT_DIGITS` significant digits."""
+    return number_text(value, FLOAT_DIGITS)
 
 
 def latex_number(value: str | float) -> str:
@@ -163,20 +179,20 @@ def markdown_report(analysis: dict) -> str:
     header = (f"**Block MDP {markdown_escape(analysis['name'])}** (horizon {analysis['horizon']}, "
               f"{analysis['states']} states, {analysis['mode']} arithmetic): "
               + ", ".join(f"{_MARKDOWN_QUANTITIES.get(quantity, quantity)} = "
-                          f"{markdown_number(value)}"
+                          f"{_plain_number(value)}"
                           for quantity, value in _summary(analysis)))
     if "eta_error" in analysis:
-        header += (f"; every eta within {markdown_number(analysis['eta_error'])} of its exact "
+        header += (f"; every eta within {_plain_number(analysis['eta_error'])} of its exact "
                    "value")
     lines = [header, ""]
     lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
-                             _layer_rows(analysis, markdown_number), right=6)
+                             _layer_rows(analysis, _plain_number), right=6)
     lines += ["", "Blocks of the partitions (blocks of more than one state in bold):", ""]
     lines += _markdown_table(["layer", *(label for _, label in _KINDS)],
                              _partition_cells(analysis, markdown_escape, "{", "}",
                                               lambda text: f"**{text}**"), right=1)
     if "optimal_policy" in analysis:
-        lines += ["", f"An optimal policy ({tie_rule(analysis['mode'])}):", ""]
+        lines += ["", f"An optimal policy ({markdown_escape(tie_rule(analysis['mode']))}):", ""]
         lines += _markdown_table(["layer", "decisions (observation -> action)"], [
             [str(layer["layer"]), ", ".join(f"{markdown_escape(x)} -> {markdown_escape(a)}"
                                             for x, a in layer["decisions"].items())]

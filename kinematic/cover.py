@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kinematic.display import cover_report_repr
+from kinematic.display import PrintsAsRepr, cover_report_repr
 from kinematic.homing import maximum_visitation
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -23,7 +23,7 @@ __all__ = ["CoverReport", "is_policy_cover", "policy_cover_alpha"]
 
 
 @dataclass(frozen=True)
-class CoverReport:
+class CoverReport(PrintsAsRepr):
     """Result of :func:`policy_cover_alpha`.
 
     Attributes
@@ -46,9 +46,6 @@ class CoverReport:
     def __repr__(self) -> str:
         """alpha, per layer, and the states below 1 by name, lowest first."""
         return cover_report_repr(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def policy_cover_alpha(

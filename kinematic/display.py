@@ -2,10 +2,12 @@
 ``p/q``, long contents cut with a count of what was left out.
 
 A small :class:`~kinematic.model.BlockMDP` (up to :data:`SMALL_STATES` states) prints as
-``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``,
-and the part between the parentheses is a spec that ``python -m kinematic analyze`` reads as it
-is (also how Hypothesis shows a generated MDP in a falsifying example). A larger one prints as
-one summary line. Policies, canonical forms and cover reports print by names.
+``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``
+(also how Hypothesis shows a generated MDP in a falsifying example). The ``{...}`` is a spec that
+``python -m kinematic analyze`` reads as it is; a float MDP whose tolerance is not the default
+adds a second argument, ``from_spec({...}, atol=1e-06)``, which ``analyze`` takes as
+``--atol 1e-06``. A larger MDP prints as one summary line. Policies, partitions, quotients and
+cover reports print by names.
 
 >>> from kinematic import combination_lock, homing_policy
 >>> lock = combination_lock(horizon=2, actions=2, seed=0)
@@ -18,21 +20,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kinematic.numbers import DEFAULT_ATOL, Number, exact_text
-from kinematic.spec import to_spec
+from kinematic.numbers import DEFAULT_ATOL, number_text
 
 if TYPE_CHECKING:
     from kinematic.cover import CoverReport
     from kinematic.model import BlockMDP
     from kinematic.policies import Policy
 
-__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "block_mdp_repr", "cover_report_repr",
-           "number_text", "policy_repr"]
+__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr", "block_mdp_repr",
+           "cover_report_repr", "policy_repr"]
 
 SMALL_STATES = 40
 """An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
@@ -42,11 +42,21 @@ LISTED = 40
 """Entries (policy decisions, merged classes, states) a one-line form lists before ``...``."""
 
 
-def number_text(value: Number) -> str:
-    """An exact number as ``p/q``, a float with 6 significant digits."""
-    if isinstance(value, float | np.floating):
-        return f"{float(value):.6g}"
-    return exact_text(Fraction(value))
+class PrintsAsRepr:
+    """Mixin of the toolkit's objects: Hypothesis (in a falsifying example) and IPython print
+    one as its ``repr`` does, not field by field as they print other dataclasses.
+
+    >>> from hypothesis.vendor.pretty import pretty
+    >>> from kinematic import combination_lock, ki_partition
+    >>> partition = ki_partition(combination_lock(horizon=2, actions=2, seed=0))
+    >>> isinstance(partition, PrintsAsRepr) and pretty(partition) == repr(partition)
+    True
+    """
+
+    __slots__ = ()
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> str:
@@ -61,6 +71,8 @@ def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> 
 def block_mdp_repr(mdp: BlockMDP) -> str:
     """``from_spec({...})`` for a small MDP (``atol`` added when not the default), else a
     summary: name, mode, horizon, actions, and the states of the first and last layers."""
+    from kinematic.spec import to_spec  # spec imports model, which imports this module
+
     observations = sum(map(len, mdp.observations))
     if len(mdp.states) <= SMALL_STATES and observations <= SMALL_OBSERVATIONS:
         spec = json.dumps(to_spec(mdp), ensure_ascii=False)

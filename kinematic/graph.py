@@ -21,7 +21,6 @@ import numpy as np
 
 from kinematic.graph_style import (
     SINGLE_STATE_COLOUR,
-    blocks_in_order,
     colour_blocks,
     edge_text,
     fit_name,
@@ -293,7 +292,7 @@ def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
 
     handles: list[Artist] = []
     if partition is not None:
-        blocks = [block for block in blocks_in_order(partition) if len(block) > 1]
+        blocks = [block for block in partition.blocks() if len(block) > 1]
         for block in blocks[:_LEGEND_BLOCKS]:
             handles.append(Patch(facecolor=colours[block[0]], edgecolor="black",
                                  label="{" + ", ".join(block) + "}"))

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from kinematic.inseparability import Partition
+from kinematic.numbers import Number, number_text
 
 if TYPE_CHECKING:
     from kinematic.model import BlockMDP
@@ -24,7 +24,6 @@ __all__ = [
     "BASE_DIAMETER",
     "NAME_FONT_SIZE",
     "SINGLE_STATE_COLOUR",
-    "blocks_in_order",
     "colour_blocks",
     "edge_text",
     "fit_name",
@@ -48,6 +47,8 @@ _MIN_FONT_SIZE = 7.0  # a longer name first grows its node, down to this size
 _MAX_DIAMETER = 64.0  # beyond it, the font shrinks further so that the name still fits,
 _LEGIBLE_FONT_SIZE = 5.0  # down to this size; a longer name then grows its node again
 _PADDING = 4.0  # points between a name's corners and its circle
+
+_DIGITS = 3  # significant digits of a float probability on an edge or under a node
 
 _DESCRIPTIONS = {"backward": "backward KI partition", "forward": "forward KI partition",
                  "ki": "KI partition"}
@@ -91,24 +92,8 @@ def colour_blocks(partitions: Iterable[Partition]) -> dict[frozenset[str], str]:
     2
     """
     distinct = list(dict.fromkeys(frozenset(block) for partition in partitions
-                                  for block in blocks_in_order(partition) if len(block) > 1))
+                                  for block in partition.blocks() if len(block) > 1))
     return dict(zip(distinct, _palette(len(distinct)), strict=True))
-
-
-def blocks_in_order(partition: Partition) -> list[list[str]]:
-    """All blocks of ``partition``, layer by layer, each block's states in layer order.
-
-    >>> from kinematic import combination_lock, ki_partition
-    >>> blocks_in_order(ki_partition(combination_lock(2, 2, seed=0)))
-    [['s1a', 's1b'], ['s2a', 's2b'], ['s2c']]
-    """
-    blocks = []
-    for layer, labels in zip(partition.layers, partition.labels, strict=True):
-        members: dict[int, list[str]] = {}
-        for state, label in zip(layer, labels.tolist(), strict=True):
-            members.setdefault(label, []).append(state)
-        blocks.extend(members.values())
-    return blocks
 
 
 def state_colours(partition: Partition,
@@ -116,7 +101,7 @@ def state_colours(partition: Partition,
     """The colour of every state of ``partition``: its block's colour in ``block_colours``, or
     :data:`SINGLE_STATE_COLOUR` (a state alone in its block, or a block not in the mapping)."""
     return {state: block_colours.get(frozenset(block), SINGLE_STATE_COLOUR)
-            for block in blocks_in_order(partition) for state in block}
+            for block in partition.blocks() for state in block}
 
 
 def panel_size(mdp: BlockMDP, edge_labels: bool = False,
@@ -177,17 +162,11 @@ def text_size(text: str, font_size: float) -> tuple[float, float]:
     return width, 1.2 * font_size * len(lines)
 
 
-def _number(value: object) -> str:
-    """An exact probability as a fraction (``1/2``), a float to 3 significant digits."""
-    if isinstance(value, Fraction | int):
-        return str(value)
-    return f"{float(value):.3g}"
-
-
-def edge_text(probabilities: Mapping[str, object], actions: Sequence[str]) -> str:
+def edge_text(probabilities: Mapping[str, Number], actions: Sequence[str]) -> str:
     """The label of an edge ``s -> s'`` from its ``action -> T(s'|s, a)``: actions with equal
-    probabilities grouped, one group per line (``"a1, a2: 1/2"``); a group of every action (of
-    at least three) is ``"any"``, of all actions but one or two (of at least five) ``"not a3"``.
+    probabilities grouped, one group per line (``"a1, a2: 1/2"``; a float probability to 3
+    significant digits); a group of every action (of at least three) is ``"any"``, of all
+    actions but one or two (of at least five) ``"not a3"``.
 
     >>> from fractions import Fraction
     >>> edge_text({"a1": Fraction(1, 2), "a2": Fraction(1, 2), "a3": Fraction(1)},
@@ -196,7 +175,7 @@ def edge_text(probabilities: Mapping[str, object], actions: Sequence[str]) -> st
     >>> edge_text({a: Fraction(1) for a in ["a1", "a2", "a3"]}, ["a1", "a2", "a3"])
     'any: 1'
     """
-    groups: dict[object, list[str]] = {}
+    groups: dict[Number, list[str]] = {}
     for action in actions:
         if action in probabilities:
             groups.setdefault(probabilities[action], []).append(action)
@@ -209,16 +188,18 @@ def edge_text(probabilities: Mapping[str, object], actions: Sequence[str]) -> st
             names = "not " + ", ".join(missing)
         else:
             names = ", ".join(group)
-        lines.append(f"{names}: {_number(value)}")
+        lines.append(f"{names}: {number_text(value, _DIGITS)}")
     return "\n".join(lines)
 
 
 def observation_text(mdp: BlockMDP, state: str) -> str:
-    """The emission distribution ``q(. | state)``, one ``observation: probability`` per line.
+    """The emission distribution ``q(. | state)``, one ``observation: probability`` per line
+    (an exact probability as ``p/q``, a float to 3 significant digits).
 
     >>> from kinematic import figure2_canonical
     >>> print(observation_text(figure2_canonical(), "s2"))
     x2a: 4/5
     x2b: 1/5
     """
-    return "\n".join(f"{x}: {_number(p)}" for x, p in mdp.observations_of(state).items())
+    return "\n".join(f"{x}: {number_text(p, _DIGITS)}"
+                     for x, p in mdp.observations_of(state).items())

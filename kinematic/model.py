@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kinematic.arguments import tolerance
+from kinematic.display import PrintsAsRepr, block_mdp_repr
 from kinematic.errors import InvalidBlockMDP, UnknownLayer, require_mapping
 from kinematic.exact_sparse import Entries, nonzero_entries
 from kinematic.lookup import find, layer_position, unknown_entry
@@ -38,7 +39,7 @@ RewardDistribution = tuple[tuple[Number, ...], tuple[Number, ...]]
 
 
 @dataclass(frozen=True, eq=False)
-class BlockMDP:
+class BlockMDP(PrintsAsRepr):
     """A layered Block MDP with disjoint emissions (paper, Section 2).
 
     Attributes
@@ -86,14 +87,7 @@ class BlockMDP:
     def __repr__(self) -> str:
         """``from_spec({...})`` around the JSON spec for a small MDP (up to 40 states), one
         summary line for a larger one (:func:`kinematic.display.block_mdp_repr`)."""
-        from kinematic.display import block_mdp_repr  # display reads the spec: imports model
-
         return block_mdp_repr(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        """Hypothesis (a falsifying example) and IPython print the MDP as :meth:`__repr__`
-        does, not field by field."""
-        printer.text(repr(self))  # type: ignore[attr-defined]
 
     @property
     def horizon(self) -> int:

@@ -36,7 +36,7 @@ from kinematic.errors import InvalidBlockMDP
 
 __all__ = [
     "DEFAULT_ATOL", "MAX_EXPONENT", "MAX_NUMBER_LENGTH", "Number", "NumberMode", "exact_text",
-    "parse_exact", "parse_number",
+    "number_text", "parse_exact", "parse_number",
 ]
 
 Number = Fraction | float
@@ -194,3 +194,18 @@ def exact_text(value: Fraction) -> str:
     except ValueError:  # over sys.get_int_max_str_digits() digits
         with _unlimited_int_digits():
             return str(value)
+
+
+def number_text(value: Number | int | str, digits: int = 6) -> str:
+    """A number as short readable text: an exact one (``Fraction`` or int) as ``p/q`` in full
+    (:func:`exact_text`), a float with ``digits`` significant digits, and a string (the ``"p/q"``
+    of an exact number in JSON results such as :func:`kinematic.analyze`'s) as it is.
+
+    >>> number_text(Fraction(-3, 4)), number_text(0.1 + 0.2), number_text(2 / 3, digits=3)
+    ('-3/4', '0.3', '0.667')
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float | np.floating):
+        return format(float(value), f".{digits}g")
+    return exact_text(Fraction(value))

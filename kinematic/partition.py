@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kinematic.display import PrintsAsRepr
 from kinematic.errors import InvalidPartition, short_repr
 from kinematic.lookup import find, layer_index
 
@@ -65,7 +66,7 @@ def _names(names: Sequence[str], limit: int = 5) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class Partition:
+class Partition(PrintsAsRepr):
     """A partition of every layer's states into blocks.
 
     Attributes
@@ -297,10 +298,6 @@ class Partition:
         size = "" if horizon <= _SHOWN_LAYERS else (
             f"{self.number_of_blocks} blocks of {sum(map(len, self.layers))} states; ")
         return f"Partition(kind={self.kind!r}, {size}{'; '.join(parts)})"
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        """Hypothesis and IPython print it as :meth:`__repr__` does (not field by field)."""
-        printer.text(repr(self))  # type: ignore[attr-defined]
 
     def _layer_text(self, position: int) -> str:
         blocks = self._blocks_at(position)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kinematic.display import policy_repr
+from kinematic.display import PrintsAsRepr, policy_repr
 from kinematic.errors import InvalidPolicy
 from kinematic.lookup import find, unknown_name
 from kinematic.model import BlockMDP
@@ -29,7 +29,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class Policy:
+class Policy(PrintsAsRepr):
     """A stochastic non-stationary policy on observations.
 
     ``action_probabilities[h]`` has shape ``(m_h, |A|)``: row ``x`` is ``pi_h(. | x)`` (layer
@@ -78,10 +78,6 @@ class Policy:
 
     def __repr__(self) -> str:
         return policy_repr(self)
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        """Hypothesis and IPython print the policy as :meth:`__repr__` does."""
-        printer.text(repr(self))  # type: ignore[attr-defined]
 
 
 def _check_shapes(mdp: BlockMDP, policy: Policy) -> None:

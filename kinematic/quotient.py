@@ -57,6 +57,7 @@ from itertools import zip_longest
 import numpy as np
 import scipy.sparse as sp
 
+from kinematic.display import PrintsAsRepr
 from kinematic.errors import InvalidBlockMDP, InvalidPartition, UndefinedQuotient
 from kinematic.exact_sparse import Entries, sum_by
 from kinematic.model import BlockMDP, check_reachable
@@ -71,7 +72,7 @@ their rows differ."""
 
 
 @dataclass(frozen=True, eq=False)
-class Quotient:
+class Quotient(PrintsAsRepr):
     """Result of :func:`quotient` (and :func:`kinematic.canonical.canonical_form`).
 
     Attributes
@@ -94,11 +95,6 @@ class Quotient:
                                          else "")
         return (f"Quotient({self.mdp.name!r}, {len(self.state_map)} -> "
                 f"{len(self.mdp.states)} states, merged: {shown or 'none'})")
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        """Hypothesis and IPython print it as :meth:`__repr__` does (not field by field)."""
-        printer.text(repr(self))  # type: ignore[attr-defined]
-
 
 def _membership(labels: np.ndarray) -> sp.csr_array:
     """The 0/1 matrix (state x block) of one layer, float mode, built sparse (never dense:

@@ -124,8 +124,43 @@ def test_markdown_escapes_names_so_cells_stay_cells():
     report = markdown_report(analyze(from_spec(ODD_SPEC), policies=True))
     lines = report.split("\n")
     row = lines[lines.index("| layer | backward KI | forward KI | KI |") + 3]
-    assert cells(row) == ["2", "{s\\_1\\#&%{x}}, {s2\\~}b}", "**{s\\_1\\#&%{x}, s2\\~}b}**",
-                          "{s\\_1\\#&%{x}}, {s2\\~}b}"]
+    assert cells(row) == ["2", "{s\\_1\\#\\&%{x}}, {s2\\~}b}", "**{s\\_1\\#\\&%{x}, s2\\~}b}**",
+                          "{s\\_1\\#\\&%{x}}, {s2\\~}b}"]
+
+
+LINE_BREAK_SPEC = {
+    "name": "line\nbreak %x", "horizon": 2, "actions": ["a\nb", "c"],
+    "layers": [["s\n1", "s&lt;2"], ["t"]], "start": {"s\n1": "1/2", "s&lt;2": "1/2"},
+    "transitions": {"s\n1": {"a\nb": {"t": "1"}, "c": {"t": "1"}},
+                    "s&lt;2": {"a\nb": {"t": "1"}, "c": {"t": "1"}}},
+    "rewards": {"t": {"c": "1"}},
+}
+"""Names with a newline (which would split a row or end a LaTeX comment) and an HTML entity
+(which Markdown would render as ``<``); ``s\\n1`` and ``s&lt;2`` form one block."""
+
+
+def test_markdown_keeps_each_row_of_names_with_line_breaks_on_one_line():
+    lines = markdown_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True)).split("\n")
+    assert lines[0].startswith("**Block MDP line\\\\nbreak %x**")
+    assert all(line.endswith(" |") for line in lines if line.startswith("|"))
+    row = lines[lines.index("| layer | backward KI | forward KI | KI |") + 2]
+    assert cells(row)[1] == "**{s\\\\n1, s\\&lt;2}**"
+
+
+def test_markdown_renders_names_with_line_breaks_and_entities_as_they_are_written():
+    markdown_it = pytest.importorskip("markdown_it")
+    report = markdown_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True))
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(report)
+    assert "<td><strong>{s\\n1, s&amp;lt;2}</strong></td>" in html
+    assert "<td>s\\n1 -&gt; a\\nb, s&amp;lt;2 -&gt; a\\nb</td>" in html
+
+
+def test_latex_keeps_the_comment_and_each_row_of_names_with_line_breaks_on_one_line():
+    report = latex_report(analyze(from_spec(LINE_BREAK_SPEC), policies=True))
+    lines = report.split("\n")
+    assert lines[0].startswith(r"% python -m kinematic analyze: Block MDP line\textbackslash{}n")
+    assert lines[1] == r"\begin{tabular}{rrrrrr}"
+    assert r"1 & \textbf{\{s\textbackslash{}n1, s\&lt;2\}} & " in report
 
 
 def unescaped(text: str, character: str) -> int:
@@ -185,3 +220,34 @@ def test_float_v_star_is_a_json_number_and_the_tables_round_it():
     assert analysis["optimal_value"] == 0.1 + 0.2 != 0.3
     assert "V\\* = 0.3;" in markdown_report(analysis)
     assert "$V^* = 0.3$;" in latex_report(analysis)
+
+
+GAP = 0.75 * 2.0**-30  # below atol = 2**-30; binary fractions, so the sums below are exact
+
+
+def chain_preferring_b_by(gap: float) -> dict:
+    """Three layers of one state each; at every layer ``b`` earns ``gap`` more than ``a``."""
+    layers = [["s1"], ["s2"], ["s3"]]
+    return {"name": "gaps", "horizon": 3, "actions": ["a", "b"], "layers": layers,
+            "start": {"s1": 1.0},
+            "transitions": {"s1": {"a": {"s2": 1.0}, "b": {"s2": 1.0}},
+                            "s2": {"a": {"s3": 1.0}, "b": {"s3": 1.0}}},
+            "rewards": {s: {"a": 0.5, "b": 0.5 + gap} for (s,) in layers}}
+
+
+def test_in_float_mode_the_optimal_policy_may_fall_short_of_v_star_by_horizon_times_atol():
+    mdp = from_spec(chain_preferring_b_by(GAP), atol=2.0**-30)
+    analysis = analyze(mdp, policies=True)
+    assert [layer["decisions"] for layer in analysis["optimal_policy"]] == [
+        {"s1": "a"}, {"s2": "a"}, {"s3": "a"}]
+    value = policy_value(mdp, decisions_policy(mdp, analysis["optimal_policy"]))
+    assert analysis["optimal_value"] - value == 3 * GAP > 2.0**-30
+
+
+def test_the_float_reports_say_the_optimal_policy_is_within_horizon_times_atol_of_v_star():
+    analysis = analyze(from_spec(chain_preferring_b_by(GAP), atol=2.0**-30), policies=True)
+    assert ("optimal policy (observation->action per layer; ties, any action within atol of the "
+            "best, go to the one listed first in the spec, so the policy's value is within "
+            "horizon * atol of V*):") in format_report(analysis)
+    assert "value is within horizon \\* atol of V\\*):" in markdown_report(analysis)
+    assert "value is within horizon * atol of V*\n" in latex_report(analysis)

@@ -26,7 +26,6 @@ from kinematic.graph_style import (
     BASE_DIAMETER,
     NAME_FONT_SIZE,
     SINGLE_STATE_COLOUR,
-    blocks_in_order,
     colour_blocks,
     edge_text,
     fit_name,
@@ -74,7 +73,7 @@ def test_blocks_of_different_layers_never_share_a_colour():
     partition = backward_ki_partition(LOCK)  # merged blocks {s_ha, s_hb} in every layer
     drawing = draw_block_mdp(LOCK, partition, ax=axes())
     colours = drawn_colours(drawing)
-    merged = [block for block in blocks_in_order(partition) if len(block) > 1]
+    merged = [block for block in partition.blocks() if len(block) > 1]
     assert len(merged) == 6
     assert len({colours[block[0]] for block in merged}) == len(merged)
 
@@ -160,6 +159,11 @@ def test_edges_are_unlabelled_by_default():
 def test_float_probabilities_are_labelled_with_three_digits():
     drawing = draw_block_mdp(with_float_numbers(figure2_split()), ax=axes(), edge_labels=True)
     assert drawing.edge_labels["s1", "s2a"].get_text() == "a: 0.8"
+
+
+def test_edge_text_rounds_a_float_to_three_digits_and_writes_a_long_fraction_in_full():
+    tiny = Fraction(1, 10 ** 5000)  # str() of it passes Python's 4,300-digit limit
+    assert edge_text({"a": 1 / 3, "b": tiny}, ["a", "b"]) == "a: 0.333\nb: 1/1" + "0" * 5000
 
 
 def test_edge_text_groups_actions_of_equal_probability():
