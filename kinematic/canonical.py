@@ -43,13 +43,15 @@ def canonical_form(mdp: BlockMDP, partition: Partition | None = None) -> Quotien
     if partition is None:
         return quotient(mdp, ki_partition(mdp))
     check_partition_of(mdp, partition)
-    if partition.kind != "ki" or partition.mdp is not mdp:
-        given = (f"a {partition.kind!r} partition" if partition.kind != "ki" else
-                 f"the KI partition of another MDP object ({partition.mdp.name!r})"
-                 if partition.mdp is not None else
-                 "a 'ki' partition without its MDP")
-        raise InvalidPartition(
-            f"partition: canonical_form needs the KI partition of this very MDP "
-            f"(ki_partition(mdp)), got {given} (quotient(mdp, partition) merges the blocks of "
-            "any partition)")
-    return quotient(mdp, partition)
+    if partition.kind != "ki":
+        given = f"a {partition.kind!r} partition"
+    elif partition.mdp is None:
+        given = "a 'ki' partition without its MDP"
+    elif partition.mdp is not mdp:
+        given = (f"the KI partition of another BlockMDP object with the same states (named "
+                 f"{partition.mdp.name!r})")
+    else:
+        return quotient(mdp, partition)
+    raise InvalidPartition(
+        f"partition: canonical_form needs the KI partition of this very MDP (ki_partition(mdp)), "
+        f"got {given} (quotient(mdp, partition) merges the blocks of any partition)")
