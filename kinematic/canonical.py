@@ -12,9 +12,10 @@ and is its own canonical form.
 
 from __future__ import annotations
 
+from kinematic.errors import InvalidPartition
 from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
-from kinematic.partition import Partition
+from kinematic.partition import Partition, check_partition_of
 from kinematic.quotient import Quotient, quotient
 
 __all__ = ["canonical_form"]
@@ -26,16 +27,31 @@ def canonical_form(mdp: BlockMDP, partition: Partition | None = None) -> Quotien
     Parameters
     ----------
     partition : Partition, optional
-        The KI partition of ``mdp`` if already computed (:func:`kinematic.quotient.quotient`
-        merges the blocks of any other partition).
+        ``ki_partition(mdp)`` if already computed, for this very ``mdp`` object (its ``mdp`` is
+        ``mdp``): it is trusted to be the KI partition. :func:`kinematic.quotient.quotient`
+        merges the blocks of any other partition.
+
+    Raises
+    ------
+    InvalidPartition
+        When ``partition`` is not the KI partition computed for ``mdp``.
 
     >>> from kinematic import canonical_form, figure2_split
     >>> canonical_form(figure2_split()).state_map
     {'s1': 's1', 's2a': 's2a+s2b', 's2b': 's2a+s2b', 's3': 's3'}
     """
-    partition = ki_partition(mdp) if partition is None else partition
+    if partition is None:
+        return quotient(mdp, ki_partition(mdp))
+    check_partition_of(mdp, partition)
     if partition.kind != "ki":
-        raise ValueError(f"partition: canonical_form needs the KI partition, got "
-                         f"{partition.kind!r} (quotient(mdp, partition) merges the blocks of any "
-                         "partition)")
-    return quotient(mdp, partition)
+        given = f"a {partition.kind!r} partition"
+    elif partition.mdp is None:
+        given = "a 'ki' partition without its MDP"
+    elif partition.mdp is not mdp:
+        given = (f"the KI partition of another BlockMDP object with the same states (named "
+                 f"{partition.mdp.name!r})")
+    else:
+        return quotient(mdp, partition)
+    raise InvalidPartition(
+        f"partition: canonical_form needs the KI partition of this very MDP (ki_partition(mdp)), "
+        f"got {given} (quotient(mdp, partition) merges the blocks of any partition)")

@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from kinematic.errors import InvalidPartition, short_repr
 from kinematic.graph import draw_block_mdp
 from kinematic.graph_style import colour_blocks, panel_size, partition_description
 from kinematic.inseparability import (
@@ -29,6 +30,7 @@ from kinematic.inseparability import (
     ki_partition,
 )
 from kinematic.model import BlockMDP
+from kinematic.partition import check_partition_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -99,8 +101,13 @@ def draw_partitions(
     if partitions is None:
         backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
         partitions = [backward, forward, ki_partition(mdp, backward, forward)]
+    if not isinstance(partitions, Sequence) or isinstance(partitions, str):
+        raise InvalidPartition(f"partitions must be a list of Partitions ([partition] for one), "
+                               f"got {short_repr(partitions)}")
     if not partitions:
         raise ValueError("partitions: give at least one partition to draw")
+    for k, partition in enumerate(partitions):
+        check_partition_of(mdp, partition, f"partitions[{k}]")
     if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
                                 or columns < 1):
         raise ValueError(f"columns must be a positive int, got {columns!r}")

@@ -11,7 +11,6 @@ fast and works without matplotlib.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Real
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kinematic.errors import short_repr
 from kinematic.graph_style import (
     SINGLE_STATE_COLOUR,
     colour_blocks,
@@ -30,10 +30,10 @@ from kinematic.graph_style import (
     state_colours,
     text_size,
 )
-from kinematic.inseparability import Partition
 from kinematic.label_placement import Box, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.partition import Partition, check_partition_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -58,8 +58,14 @@ def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph
     >>> graph = to_networkx(figure2_split())
     >>> graph.nodes["s2a"], graph.edges["s1", "s2a"]["probabilities"]
     ({'layer': 2}, {'a': Fraction(4, 5)})
+
+    Raises :class:`kinematic.InvalidPartition` when ``partition`` is not a partition of the
+    states of ``mdp``.
     """
     import networkx as nx
+
+    if partition is not None:
+        check_partition_of(mdp, partition)
 
     graph = nx.DiGraph(name=mdp.name)
     for h, layer in enumerate(mdp.layers):
@@ -134,7 +140,8 @@ def draw_block_mdp(
     partition : the blocks to colour (its states must be ``mdp``'s); none: all grey.
     ax : the matplotlib axes to draw on; none: a new pyplot figure sized to the MDP.
     title : default ``"<mdp name>: KI partition"`` (the partition's description), or the name.
-    positions : state -> ``(x, y)`` for some or all states; the others keep the default layout
+    positions : state -> ``(x, y)`` (two finite numbers, or an array of shape ``(2,)`` as
+        ``networkx`` layouts give) for some or all states; the others keep the default layout
         (layer ``h`` at ``x = h``, its states centred on ``y = 0``, one unit apart).
     edge_labels : label each edge ``s -> s'`` with its actions and ``T(s'|s, a)`` (fractions in
         exact mode; actions of equal probability grouped), each label placed along its edge
@@ -161,9 +168,8 @@ def draw_block_mdp(
     >>> drawing.colours["s2a"] == drawing.colours["s2b"] != drawing.colours["s1"]
     True
     """
-    if partition is not None and partition.layers != mdp.layers:
-        raise ValueError(f"partition: its layers are not the states of the MDP {mdp.name!r} "
-                         f"(a partition of another MDP?)")
+    if partition is not None:
+        check_partition_of(mdp, partition)
     placed = _positions(mdp, positions)
     if ax is None:
         ax = _new_axes(mdp, edge_labels, observations)
@@ -207,14 +213,32 @@ def _positions(mdp: BlockMDP, given: Mapping[str, Position] | None) -> dict[str,
         for h, layer in enumerate(mdp.layers)
         for i, state in enumerate(layer)
     }
-    for state, position in (given or {}).items():
+    if given is None:
+        return placed
+    if not isinstance(given, Mapping):
+        raise ValueError(f"positions must be a mapping state -> (x, y), got {short_repr(given)}")
+    for state, position in given.items():
         find(mdp.state_location, state, "state", "positions")
-        if (not isinstance(position, tuple | list) or len(position) != 2
-                or not all(isinstance(v, Real) and math.isfinite(v) for v in position)):
+        pair = _finite_pair(position)
+        if pair is None:
             raise ValueError(f"positions[{state!r}] must be a pair of finite numbers (x, y), "
-                             f"got {position!r}")
-        placed[state] = (position[0], position[1])
+                             f"got {short_repr(position)}")
+        placed[state] = pair
     return placed
+
+
+def _finite_pair(position: object) -> Position | None:
+    """``position`` as ``(x, y)`` floats if it is two finite real numbers (a tuple, a list, an
+    array of shape ``(2,)``, NumPy scalars or Fractions); None otherwise (strings included)."""
+    try:
+        array = np.asarray(position)
+        if array.shape != (2,) or not (array.dtype.kind in "biuf" or all(
+                isinstance(v, Real) for v in array.tolist())):
+            return None
+        x, y = array.astype(float).tolist()
+    except (ValueError, OverflowError):  # ragged, or too large for a float
+        return None
+    return (x, y) if np.isfinite([x, y]).all() else None
 
 
 def _points_per_unit(ax: Axes) -> tuple[float, float]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +31,7 @@ from kinematic.lookup import find, layer_index
 if TYPE_CHECKING:
     from kinematic.model import BlockMDP
 
-__all__ = ["Partition", "block_text", "first_appearance"]
+__all__ = ["Partition", "block_text", "check_partition_of", "first_appearance"]
 
 _SHOWN_LAYERS = 6
 _SHOWN_BLOCKS = 6
@@ -63,6 +64,23 @@ def _names(names: Sequence[str], limit: int = 5) -> str:
     """``'a', 'b'`` for an error message, at most ``limit`` names and a count of the rest."""
     shown = ", ".join(map(repr, names[:limit]))
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _check_label(label: object, where: str) -> None:
+    """``label`` is hashable (labels are told apart by hashing), else InvalidPartition."""
+    try:
+        hash(label)
+    except TypeError:
+        raise InvalidPartition(f"{where}: the label {short_repr(label)} is not hashable (use "
+                               "str, int or tuple labels)") from None
+
+
+def _listed(value: object, argument: str, what: str) -> list:
+    """``value`` (any iterable but a string or a mapping) as a list, else InvalidPartition
+    naming ``argument`` and what it must hold."""
+    if isinstance(value, str | Mapping) or not isinstance(value, Iterable):
+        raise InvalidPartition(f"{argument} must be a list of {what}, got {short_repr(value)}")
+    return value.tolist() if isinstance(value, np.ndarray) else list(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +148,7 @@ class Partition(PrintsAsRepr):
         UnknownName
             For a name that is not a state of ``mdp``, naming the closest states.
         InvalidPartition
-            Naming the states that have no label.
+            Naming the states that have no label, or a label that is not hashable.
 
         >>> from kinematic import figure2_split
         >>> mdp = figure2_split()
@@ -140,8 +158,9 @@ class Partition(PrintsAsRepr):
         if not isinstance(labels, Mapping):
             raise InvalidPartition(f"labels must be a mapping state name -> label, got "
                                    f"{type(labels).__name__}")
-        for name in labels:
+        for name, label in labels.items():
             find(mdp.state_location, name, "state", "labels")
+            _check_label(label, f"labels[{name!r}]")
         missing = [state for state in mdp.states if state not in labels]
         if missing:
             raise InvalidPartition(f"labels: no label for state(s) {_names(missing)} (every "
@@ -163,23 +182,20 @@ class Partition(PrintsAsRepr):
             closest states.
         InvalidPartition
             For a block that spans two layers, a state in two blocks, an empty block, or a
-            string given as a block.
+            block (or ``blocks``) that is not a list.
 
         >>> from kinematic import figure2_split
         >>> Partition.from_blocks(figure2_split(), [["s2a", "s2b"]]).blocks()
         [['s1'], ['s2a', 's2b'], ['s3']]
         """
-        if isinstance(blocks, str | Mapping):
-            raise InvalidPartition(f"blocks must be a list of lists of state names, got "
-                                   f"{short_repr(blocks)}")
         block_of: dict[str, int] = {}
-        for i, block in enumerate(blocks):
+        for i, block in enumerate(_listed(blocks, "blocks", "lists of state names")):
             where = f"blocks[{i}]"
             if isinstance(block, str):
                 raise InvalidPartition(
                     f"{where} is the string {short_repr(block)}, not a list of state names (one "
                     f"block: [[{block!r}, ...]])")
-            members = list(block)
+            members = _listed(block, where, "state names")
             if not members:
                 raise InvalidPartition(f"{where} is empty")
             first_layer = find(mdp.state_location, members[0], "state", where)[0]
@@ -221,19 +237,23 @@ class Partition(PrintsAsRepr):
         >>> Partition.from_observation_labels(mdp, [[0], [7, 7], [0]]).blocks(2)
         [['s2a', 's2b']]
         """
-        if isinstance(labels_per_layer, str) or len(labels_per_layer) != mdp.horizon:
+        layers = _listed(labels_per_layer, "labels_per_layer", "sequences of labels, one per layer")
+        if len(layers) != mdp.horizon:
             raise InvalidPartition(
                 f"labels_per_layer must hold one sequence of labels per layer ({mdp.horizon}), "
-                f"got {short_repr(labels_per_layer)}")
+                f"got {short_repr(layers)}")
         labels = []
-        for h, given in enumerate(labels_per_layer):
+        for h, given in enumerate(layers):
             observations, owners = mdp.observations[h], mdp.emission_state[h]
-            if isinstance(given, str) or len(given) != len(observations):
+            where = f"labels_per_layer[{h}]"
+            given = _listed(given, where, f"labels, one per observation of layer {h + 1}")
+            if len(given) != len(observations):
                 raise InvalidPartition(
-                    f"labels_per_layer[{h}] (layer {h + 1}) must label its {len(observations)} "
+                    f"{where} (layer {h + 1}) must label its {len(observations)} "
                     f"observations, got {short_repr(given)}")
             of_state: dict[int, tuple[int, Hashable]] = {}
             for x, label in enumerate(given):
+                _check_label(label, f"{where}[{x}]")
                 first_x, first_label = of_state.setdefault(int(owners[x]), (x, label))
                 if label != first_label:
                     raise InvalidPartition(
@@ -313,3 +333,36 @@ class Partition(PrintsAsRepr):
         from kinematic.figures import svg_picture
 
         return None if self.mdp is None else svg_picture(self.mdp, self)
+
+
+def check_partition_of(mdp: BlockMDP, partition: object, argument: str = "partition") -> Partition:
+    """``partition`` if it is a :class:`Partition` of the states of ``mdp`` (layer by layer, in
+    the MDP's order), for the functions that take both.
+
+    Raises
+    ------
+    InvalidPartition
+        Naming ``argument``: not a Partition, or a partition of other states (another MDP's),
+        with the first layer that differs.
+
+    >>> from kinematic import combination_lock, figure2_split, ki_partition
+    >>> split = figure2_split()
+    >>> check_partition_of(split, ki_partition(split)).blocks(2)
+    [['s2a', 's2b']]
+    >>> check_partition_of(split, ki_partition(combination_lock(3, 2, 0)))
+    Traceback (most recent call last):
+    ...
+    kinematic.errors.InvalidPartition: partition: it partitions other states than those of \
+'figure2' (layer 1: {s1a, s1b} in the partition, {s1} in the MDP)
+    """
+    if not isinstance(partition, Partition):
+        raise InvalidPartition(
+            f"{argument} must be a Partition (Partition.from_blocks, from_labels or "
+            f"ki_partition build one), got {short_repr(partition)}")
+    for h, (ours, theirs) in enumerate(zip_longest(mdp.layers, partition.layers)):
+        if ours != theirs:
+            raise InvalidPartition(
+                f"{argument}: it partitions other states than those of {mdp.name!r} (layer "
+                f"{h + 1}: {block_text(list(theirs or ()))} in the partition, "
+                f"{block_text(list(ours or ()))} in the MDP)")
+    return partition

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kinematic.errors import short_repr
 from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -142,8 +143,13 @@ def block_rewards(mdp: BlockMDP, layer: int, labels: np.ndarray, block: int) -> 
     ['0', '0', '1']
     """
     h = layer_index(layer, mdp.horizon)
+    labels, expected = np.asarray(labels), len(mdp.observations[h])
+    if labels.ndim != 1 or len(labels) != expected:
+        count = f"{len(labels)} labels: " if labels.ndim == 1 else ""
+        raise ValueError(f"labels: layer {layer} has {expected} observations, one label each; "
+                         f"got {count}{short_repr(labels.tolist())}")
     rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
-    rewards[h][np.asarray(labels) == block, :] = mdp.mode.scalar(1)
+    rewards[h][labels == block, :] = mdp.mode.scalar(1)
     return tuple(rewards)
 
 

@@ -52,17 +52,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import zip_longest
 
 import numpy as np
 import scipy.sparse as sp
 
 from kinematic.display import PrintsAsRepr
-from kinematic.errors import InvalidBlockMDP, InvalidPartition, UndefinedQuotient
+from kinematic.errors import InvalidBlockMDP, UndefinedQuotient
 from kinematic.exact_sparse import Entries, sum_by
 from kinematic.model import BlockMDP, check_reachable
 from kinematic.numbers import Number
-from kinematic.partition import Partition, block_text
+from kinematic.partition import Partition, block_text, check_partition_of
 
 __all__ = ["Quotient", "quotient"]
 
@@ -266,7 +265,8 @@ def _member_weights(mdp: BlockMDP, h: int) -> np.ndarray:
 
 def _merged_names(mdp: BlockMDP, partition: Partition) -> tuple[list[tuple[str, ...]],
                                                                   dict[str, str]]:
-    """The merged states' names per layer and the state map; colliding names refused."""
+    """The merged states' names per layer and the state map; names that collide with another
+    state's name or with an observation another state emits are refused."""
     names, state_map, source = [], {}, {}
     for h in range(mdp.horizon):
         layer_names = []
@@ -277,20 +277,20 @@ def _merged_names(mdp: BlockMDP, partition: Partition) -> tuple[list[tuple[str, 
                                  f"the state {b[0]!r}" for b in (source[name], block))
                 raise InvalidBlockMDP(f"quotient: {first} and {second} would both be named "
                                       f"{name!r}; rename states (relabel_states)")
+            if len(block) > 1 and name in mdp.observation_location:
+                layer, x = mdp.observation_location[name]
+                emitter = mdp.layers[layer][mdp.emission_state[layer][x]]
+                if emitter not in block and emitter != name:  # else a name clash of two states
+                    raise InvalidBlockMDP(
+                        f"quotient: the block {block_text(block)} would be named {name!r}, the "
+                        f"name of an observation of the state {emitter!r} (a state may share "
+                        "its name only with its own observations); rename states "
+                        "(relabel_states)")
             source[name] = block
             layer_names.append(name)
             state_map.update(dict.fromkeys(block, name))
         names.append(tuple(layer_names))
     return names, state_map
-
-
-def _check_states(mdp: BlockMDP, partition: Partition) -> None:
-    for h, (ours, theirs) in enumerate(zip_longest(mdp.layers, partition.layers)):
-        if ours != theirs:
-            raise InvalidPartition(
-                f"partition: it partitions other states than those of {mdp.name!r} (layer "
-                f"{h + 1}: {block_text(list(theirs or ()))} in the partition, "
-                f"{block_text(list(ours or ()))} in the MDP)")
 
 
 def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
@@ -306,9 +306,10 @@ def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
         Naming two states of a block that cannot be merged, and the action or incoming pairs
         that tell them apart.
     InvalidPartition
-        When ``partition`` partitions the states of another MDP.
+        When ``partition`` is not a Partition of the states of ``mdp``.
     InvalidBlockMDP
-        When two merged states would get the same name.
+        When two merged states would get the same name, or a merged state the name of another
+        state's observation (which :func:`kinematic.spec.from_spec` could not reload).
 
     >>> from kinematic import Partition, figure2_split, quotient
     >>> mdp = figure2_split()
@@ -318,7 +319,7 @@ def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
     >>> merged.mdp.observations_of("s2a+s2b")
     {'x2a': Fraction(4, 5), 'x2b': Fraction(1, 5)}
     """
-    _check_states(mdp, partition)
+    check_partition_of(mdp, partition)
     names, state_map = _merged_names(mdp, partition)
     representatives = [np.unique(labels, return_index=True)[1] for labels in partition.labels]
     weights = [_member_weights(mdp, h) for h in range(mdp.horizon)]

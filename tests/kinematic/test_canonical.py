@@ -11,11 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kinematic.canonical import canonical_form
-from kinematic.errors import InvalidBlockMDP
-from kinematic.families import figure2_canonical, figure2_split
+from kinematic.errors import InvalidBlockMDP, InvalidPartition
+from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition, ki_partition
 from kinematic.model import relabel_states, with_float_numbers
+from kinematic.partition import Partition
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies, split_states
 from kinematic.visitation import trajectory_distribution
@@ -94,9 +95,35 @@ def test_figure2_split_has_the_figure2_canonical_form():
 
 def test_canonical_form_needs_the_ki_partition_and_points_to_quotient():
     mdp = figure2_split()
-    with pytest.raises(ValueError, match=r"^partition: canonical_form needs the KI partition, "
-                       r"got 'backward' \(quotient\(mdp, partition\) merges"):
+    with pytest.raises(InvalidPartition, match=r"^partition: canonical_form needs the KI "
+                       r"partition of this very MDP \(ki_partition\(mdp\)\), got a 'backward' "
+                       r"partition \(quotient\(mdp, partition\) merges"):
         canonical_form(mdp, backward_ki_partition(mdp))
+
+
+def test_canonical_form_refuses_the_ki_partition_of_another_mdp_with_the_same_states():
+    """Two locks with the same state names but other transitions: the other one's KI partition
+    would give 10 states instead of 8."""
+    mdp, other = (combination_lock(horizon=4, actions=2, seed=seed) for seed in (1, 0))
+    with pytest.raises(InvalidPartition, match=r"got the KI partition of another BlockMDP "
+                                               r"object with the same states \(named "
+                                               r"'combolock-H4-K2-seed0'\)"):
+        canonical_form(mdp, ki_partition(other))
+    assert len(canonical_form(mdp, ki_partition(mdp)).mdp.states) == 8
+
+
+def test_canonical_form_refuses_a_ki_partition_built_without_its_mdp():
+    """``kind`` is a free string: a hand-made 'ki' partition is not trusted."""
+    mdp = figure2_split()
+    all_merged = Partition("ki", mdp.layers, tuple(np.zeros(len(layer), dtype=int)
+                                                   for layer in mdp.layers))
+    with pytest.raises(InvalidPartition, match=r"got a 'ki' partition without its MDP"):
+        canonical_form(mdp, all_merged)
+
+
+def test_canonical_form_refuses_what_is_not_a_partition_by_name():
+    with pytest.raises(InvalidPartition, match=r"^partition must be a Partition"):
+        canonical_form(figure2_split(), [["s2a", "s2b"]])
 
 
 def test_merged_names_that_collide_with_a_state_are_refused():

@@ -10,6 +10,7 @@ from IPython.core.formatters import DisplayFormatter
 from matplotlib.colors import to_hex
 
 from kinematic import (
+    InvalidPartition,
     backward_ki_partition,
     block_mdp,
     combination_lock,
@@ -74,6 +75,19 @@ def test_a_number_of_columns_that_is_not_a_positive_int_is_refused(columns):
 def test_no_partitions_to_draw_is_refused():
     with pytest.raises(ValueError, match="partitions: give at least one"):
         draw_partitions(figure2_split(), [])
+
+
+def test_a_partition_of_another_mdp_is_refused_naming_its_place_in_the_list():
+    split = figure2_split()
+    with pytest.raises(InvalidPartition, match=r"^partitions\[1\]: it partitions other states"):
+        draw_partitions(split, [ki_partition(split), ki_partition(LOCK)])
+
+
+def test_partitions_that_are_not_a_list_are_refused():
+    split = figure2_split()
+    with pytest.raises(InvalidPartition, match=r"^partitions must be a list of Partitions "
+                                               r"\(\[partition\] for one\), got Partition\("):
+        draw_partitions(split, ki_partition(split))
 
 
 def test_figures_are_not_left_open_in_pyplot():

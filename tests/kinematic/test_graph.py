@@ -4,12 +4,14 @@ whole MDP, positions, edge and observation labels, names inside their nodes, leg
 from fractions import Fraction
 
 import matplotlib
+import networkx as nx
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
 from kinematic import (
+    InvalidPartition,
     UnknownName,
     backward_ki_partition,
     block_mdp,
@@ -126,7 +128,21 @@ def test_positions_naming_an_unknown_state_are_refused_with_the_closest_name():
         draw_block_mdp(figure2_split(), ax=axes(), positions={"s2c": (0, 0)})
 
 
-@pytest.mark.parametrize("position", [(1,), (1, "2"), (1, float("nan")), 3])
+def test_a_networkx_layout_of_numpy_arrays_gives_the_positions():
+    mdp = figure2_split()
+    layout = nx.spring_layout(to_networkx(mdp), seed=0)
+    drawing = draw_block_mdp(mdp, ax=axes(), positions=layout)
+    assert drawing.positions == {state: tuple(xy.tolist()) for state, xy in layout.items()}
+
+
+def test_positions_that_are_not_a_mapping_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"^positions must be a mapping state -> \(x, y\), got "
+                                         r"\[\('s1', \(0, 0\)\)\]$"):
+        draw_block_mdp(figure2_split(), ax=axes(), positions=[("s1", (0, 0))])
+
+
+@pytest.mark.parametrize("position", [(1,), (1, "2"), (1, float("nan")), 3, np.zeros(3),
+                                      np.array(["1", "2"]), (10**400, 0)])
 def test_a_position_that_is_not_two_finite_numbers_is_refused(position):
     with pytest.raises(ValueError, match=r"positions\['s1'\] must be a pair"):
         draw_block_mdp(figure2_split(), ax=axes(), positions={"s1": position})
@@ -251,6 +267,19 @@ def test_no_legend_is_drawn_on_request():
 
 
 def test_a_partition_of_another_mdp_is_refused():
-    with pytest.raises(ValueError, match="partition: its layers are not the states"):
+    with pytest.raises(InvalidPartition, match=r"^partition: it partitions other states than "
+                                               r"those of 'combolock-H6-K3-seed4' \(layer 1: "):
         draw_block_mdp(LOCK, ki_partition(figure2_split()), ax=axes())
+
+
+def test_a_partition_given_as_blocks_is_refused_by_name():
+    with pytest.raises(InvalidPartition, match=r"^partition must be a Partition .*got "
+                                               r"\[\['s2a', 's2b'\]\]$"):
+        draw_block_mdp(figure2_split(), partition=[["s2a", "s2b"]], ax=axes())
+
+
+def test_the_graph_refuses_a_partition_of_another_mdp():
+    """Without the check, blocks of other states label these nodes or index out of range."""
+    with pytest.raises(InvalidPartition, match=r"^partition: it partitions other states"):
+        to_networkx(figure2_split(), ki_partition(LOCK))
 

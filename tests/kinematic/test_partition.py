@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from kinematic.errors import InvalidPartition, UnknownLayer, UnknownName
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.inseparability import backward_ki_partition
-from kinematic.partition import Partition
+from kinematic.partition import Partition, check_partition_of
 from kinematic.strategies import block_mdps
 
 LOCK = combination_lock(horizon=4, actions=2, seed=0)
@@ -111,6 +111,13 @@ def test_from_labels_names_an_unknown_state_and_the_closest_ones():
         Partition.from_labels(mdp, {"s1": 0, "s2": 0, "s2a": 0, "s2b": 0, "s3": 0})
 
 
+def test_from_labels_names_a_label_that_is_not_hashable():
+    labels = {"s1": 0, "s2a": [1], "s2b": [1], "s3": 0}
+    with pytest.raises(InvalidPartition, match=r"^labels\['s2a'\]: the label \[1\] is not "
+                                               r"hashable \(use str, int or tuple labels\)$"):
+        Partition.from_labels(figure2_split(), labels)
+
+
 def test_from_labels_names_the_states_without_a_label():
     mdp = figure2_split()
     with pytest.raises(InvalidPartition, match=r"^labels: no label for state\(s\) 's2b', 's3' "
@@ -147,6 +154,16 @@ def test_from_blocks_refuses_what_is_not_a_partition_by_layer(blocks, error, mes
         Partition.from_blocks(LOCK, blocks)
 
 
+@pytest.mark.parametrize("blocks, message", [
+    (None, r"^blocks must be a list of lists of state names, got None$"),
+    (3, r"^blocks must be a list of lists of state names, got 3$"),
+    ([["s2a"], None], r"^blocks\[1\] must be a list of state names, got None$"),
+])
+def test_from_blocks_names_an_argument_that_is_not_a_list(blocks, message):
+    with pytest.raises(InvalidPartition, match=message):
+        Partition.from_blocks(LOCK, blocks)
+
+
 # --- from_observation_labels -------------------------------------------------------------------
 
 
@@ -166,8 +183,48 @@ def test_from_observation_labels_names_a_state_whose_observations_differ():
         Partition.from_observation_labels(mdp, [[0], [0, 1], [0]])
 
 
+@pytest.mark.parametrize("labels, message", [
+    (3, r"^labels_per_layer must be a list of sequences of labels, one per layer, got 3$"),
+    (None, r"^labels_per_layer must be a list of sequences of labels, one per layer, got None$"),
+    ([0, [0, 0], [0]], r"^labels_per_layer\[0\] must be a list of labels, one per observation "
+                       r"of layer 1, got 0$"),
+    ([[0], [[0], [0]], [0]], r"^labels_per_layer\[1\]\[0\]: the label \[0\] is not hashable"),
+])
+def test_from_observation_labels_names_an_argument_that_is_not_labels(labels, message):
+    with pytest.raises(InvalidPartition, match=message):
+        Partition.from_observation_labels(figure2_split(), labels)
+
+
+def test_from_observation_labels_reads_labels_from_a_generator():
+    partition = Partition.from_observation_labels(
+        figure2_split(), (layer for layer in [[0], [7, 7], [0]]))
+    assert partition.blocks(2) == [["s2a", "s2b"]]
+
+
 def test_from_observation_labels_refuses_a_layer_of_the_wrong_length():
     mdp = figure2_split()
     with pytest.raises(InvalidPartition, match=r"^labels_per_layer\[1\] \(layer 2\) must label "
                                                r"its 2 observations, got \[0\]$"):
         Partition.from_observation_labels(mdp, [[0], [0], [0]])
+
+
+# --- check_partition_of ------------------------------------------------------------------------
+
+
+def test_check_partition_of_returns_a_partition_of_the_mdps_states():
+    partition = Partition.from_blocks(LOCK, [])
+    assert check_partition_of(LOCK, partition) is partition
+
+
+def test_check_partition_of_names_the_argument_that_is_not_a_partition():
+    with pytest.raises(InvalidPartition, match=r"^partitions\[2\] must be a Partition "
+                                               r"\(Partition\.from_blocks, .*got \[\['s2a'\]\]$"):
+        check_partition_of(LOCK, [["s2a"]], "partitions[2]")
+
+
+def test_check_partition_of_names_the_first_layer_with_other_states():
+    shorter = combination_lock(horizon=3, actions=2, seed=0)
+    message = (r"^partition: it partitions other states than those of 'combolock-H4-K2-seed0' "
+               r"\(layer 4: \{\} in the partition, \{s4a, s4b, s4c\} in the MDP\)$")
+    with pytest.raises(InvalidPartition, match=message):
+        check_partition_of(LOCK, backward_ki_partition(shorter))

@@ -346,6 +346,17 @@ def test_float_greedy_decisions_break_ties_within_atol_towards_the_first_action(
     assert [mdp.actions[int(np.argmax(row))] for row in table] == [chosen, "a1"]
 
 
+@pytest.mark.parametrize("labels, message", [
+    ([0, 0, 1], r"^labels: layer 1 has 2 observations, one label each; got 3 labels: "
+                r"\[0, 0, 1\]$"),
+    ([[0, 1]], r"^labels: layer 1 has 2 observations, one label each; got \[\[0, 1\]\]$"),
+])
+def test_block_rewards_names_labels_that_do_not_fit_the_layer(labels, message):
+    lock = combination_lock(horizon=2, actions=2, seed=0)
+    with pytest.raises(ValueError, match=message):
+        block_rewards(lock, 1, labels, 1)
+
+
 def test_the_contrastive_layer_and_roll_in_are_checked():
     mdp = combination_lock(horizon=3, actions=2, seed=0)
     cover = [homing_policy(mdp, "s2a")]

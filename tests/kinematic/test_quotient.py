@@ -11,8 +11,7 @@ import scipy.sparse as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from kinematic.canonical import canonical_form
-from kinematic.errors import InvalidPartition, UndefinedQuotient
+from kinematic.errors import InvalidBlockMDP, InvalidPartition, UndefinedQuotient
 from kinematic.families import combination_lock, figure2_split
 from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition, ki_partition
@@ -81,11 +80,28 @@ def merged_blocks(mdp, partition):
     return [block for block in partition.blocks() if len(block) > 1]
 
 
-@given(block_mdps(max_splits=2))
-def test_the_quotient_by_the_ki_partition_is_the_canonical_form(mdp):
-    ours, canonical = quotient(mdp, ki_partition(mdp)), canonical_form(mdp)
-    assert to_spec(ours.mdp) == to_spec(canonical.mdp)
-    assert ours.state_map == canonical.state_map
+def merge_two_blocks(mdp, partition, layer, first, second):
+    """``partition`` with blocks ``first`` and ``second`` of ``layer`` (from 1) merged."""
+    return Partition.from_labels(mdp, {
+        s: (h, second if (h == layer - 1 and label == first) else label)
+        for h, (states, labels) in enumerate(zip(mdp.layers, partition.labels, strict=True))
+        for s, label in zip(states, labels.tolist(), strict=True)})
+
+
+@given(SMALL)
+def test_the_ki_partition_is_the_coarsest_partition_with_a_quotient(mdp):
+    """Section 3: the canonical form is the coarsest quotient. By the pairwise reading of the
+    definition, the KI partition's merge is defined, merging any two of its blocks of a layer is
+    not, and quotient merges exactly its blocks. Catches a KI partition too fine or too coarse,
+    and a quotient that merges other states than the blocks."""
+    ki = ki_partition(mdp)
+    assert defined_by_definition(mdp, ki)
+    for layer in range(1, mdp.horizon + 1):
+        for first, second in itertools.combinations(range(ki.blocks_per_layer[layer - 1]), 2):
+            assert not defined_by_definition(mdp, merge_two_blocks(mdp, ki, layer, first, second))
+    state_map = quotient(mdp, ki).state_map
+    assert all(len({state_map[s] for s in block}) == 1 for block in ki.blocks())
+    assert len(set(state_map.values())) == ki.number_of_blocks
 
 
 @given(st.data())
@@ -205,6 +221,37 @@ def test_a_partition_of_another_mdps_states_is_refused():
                                                r"those of 'figure2' \(layer 1: \{s1a, s1b\} in "
                                                r"the partition, \{s1\} in the MDP\)$"):
         quotient(mdp, ki_partition(other))
+
+
+def test_a_partition_that_is_not_a_partition_object_is_refused_by_name():
+    with pytest.raises(InvalidPartition, match=r"^partition must be a Partition "
+                                               r"\(Partition\.from_blocks, .*got None$"):
+        quotient(figure2_split(), None)
+
+
+def names_clash_mdp(emitter):
+    """Layer 2 has states a, b, x; ``emitter`` (a state) emits the observation 'a+b'."""
+    return from_spec({
+        "name": "clash", "horizon": 2, "actions": ["u"], "layers": [["s"], ["a", "b", "x"]],
+        "start": {"s": 1}, "transitions": {"s": {"u": {"a": "1/4", "b": "1/4", "x": "1/2"}}},
+        "emissions": {emitter: {"a+b": 1}}})
+
+
+def test_a_merged_name_that_is_another_states_observation_is_refused_naming_both():
+    """'a+b' as a state next to x emitting 'a+b' would not reload (from_spec refuses it)."""
+    mdp = names_clash_mdp("x")
+    with pytest.raises(InvalidBlockMDP, match=r"^quotient: the block \{a, b\} would be named "
+                                              r"'a\+b', the name of an observation of the state "
+                                              r"'x' \(a state may share its name only with its own "
+                                              r"observations\); rename states"):
+        quotient(mdp, Partition.from_blocks(mdp, [["a", "b"]]))
+
+
+def test_a_merged_name_that_is_a_members_observation_is_kept_and_reloads():
+    mdp = names_clash_mdp("a")
+    merged = quotient(mdp, Partition.from_blocks(mdp, [["a", "b"]])).mdp
+    assert merged.observations_of("a+b") == {"a+b": Fraction(1, 2), "b": Fraction(1, 2)}
+    assert to_spec(from_spec(to_spec(merged))) == to_spec(merged)
 
 
 def test_the_repr_gives_the_sizes_and_the_merged_states_only():
