@@ -49,7 +49,7 @@ def test_an_emission_that_would_be_0_as_a_float_is_refused_naming_it():
     with pytest.raises(InvalidBlockMDP, match=r"^numbers mix floats and exact fractions: "
                                               r"start\['A'\] is the float 1.0 but "
                                               r"emissions\['A'\]\['Z'\] is the exact about "
-                                              r"1e-400; "):
+                                              r"1e-400, which a float would round; "):
         block_mdp("t", [["A"], ["B"]], ["a"], {"A": 1.0}, {"A": {"a": {"B": 1}}},
                   emissions={"A": {"X": 1, "Z": "1e-400"}, "B": {"Y": 1}},
                   rewards={"Z": {"a": 1}})
