@@ -372,8 +372,9 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     _check_fits(artefacts, samples, transitions)
     floats = _floats(mdp)
     eta = [np.asarray(layer, dtype=float) for layer in maximum_visitation(floats)]
-    partitions = {"backward": backward_ki_partition(mdp), "forward": forward_ki_partition(mdp),
-                  "ki": ki_partition(mdp)}
+    backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
+    partitions = {"backward": backward, "forward": forward,
+                  "ki": ki_partition(mdp, backward, forward)}
     canonical = canonical_form(mdp, partitions["ki"])
     estimator = PolicyEstimator(artefacts, samples, rng)
     visitations: dict[int, tuple[tuple[np.ndarray, ...], float]] = {}

@@ -31,6 +31,7 @@ __all__ = [
     "contrastive_distribution",
     "f_rho",
     "level_sets",
+    "state_prior",
 ]
 
 
@@ -106,17 +107,24 @@ def bayes_optimal_predictor(distribution: ContrastiveDistribution) -> np.ndarray
     return result
 
 
+def state_prior(mdp: BlockMDP, distribution: ContrastiveDistribution) -> np.ndarray:
+    """``rho(s') = sum_{x' in s'} rho(x')``: the prior of the contrastive distribution on the
+    states of layer ``distribution.layer``."""
+    h = distribution.layer - 1  # the position of x'
+    prior = mdp.mode.zeros(mdp.width(h))
+    for x, state in enumerate(mdp.emission_state[h]):
+        prior[state] += distribution.prior[x]
+    return prior
+
+
 def f_rho(mdp: BlockMDP, distribution: ContrastiveDistribution) -> np.ndarray:
     """The closed form of ``lem:p-form`` on states, lifted to observations:
     ``T(s'|s, a) / (T(s'|s, a) + rho(s'))`` with ``s = decoder(x)``, ``s' = decoder(x')``,
     ``rho(s') = sum_{x' in s'} rho(x')``; undefined (None / NaN) where ``D(x, a, x') = 0``."""
     h = distribution.layer - 1  # the position of x'
-    state_prior = mdp.mode.zeros(mdp.width(h))
-    for x, state in enumerate(mdp.emission_state[h]):
-        state_prior[state] += distribution.prior[x]
     tensor = mdp.transition_tensor(h - 1)[mdp.emission_state[h - 1]]
     tensor = tensor[:, :, mdp.emission_state[h]]
-    rho = state_prior[mdp.emission_state[h]][None, None, :]
+    rho = state_prior(mdp, distribution)[mdp.emission_state[h]][None, None, :]
     result = np.empty(tensor.shape, dtype=tensor.dtype)
     defined = distribution.joint.sum(axis=-1) > 0
     result[defined] = (tensor / (tensor + np.where(rho == 0, 1, rho)))[defined]

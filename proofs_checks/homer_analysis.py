@@ -22,6 +22,7 @@ from kinematic.contrastive import (
     contrastive_distribution,
     f_rho,
     level_sets,
+    state_prior,
 )
 from kinematic.cover import policy_cover_alpha
 from kinematic.homing import maximum_visitation
@@ -33,8 +34,6 @@ from kinematic.visitation import observation_visitation, state_visitation
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
 
-__all__ = ["state_prior"]
-
 
 @st.composite
 def _rolled_in(draw: st.DrawFn, deterministic: bool = False, mdps=None):
@@ -44,15 +43,6 @@ def _rolled_in(draw: st.DrawFn, deterministic: bool = False, mdps=None):
     layer = draw(st.integers(1, mdp.horizon - 1))
     cover = draw(st.lists(policies(mdp, deterministic=deterministic), min_size=1, max_size=3))
     return mdp, cover, layer
-
-
-def state_prior(mdp: BlockMDP, distribution) -> np.ndarray:
-    """``rho(s) = sum_{x' in s} rho(x')``: the prior of the contrastive distribution on states."""
-    h = distribution.layer - 1  # the position of x'
-    prior = mdp.mode.zeros(mdp.width(h))
-    for x, state in enumerate(mdp.emission_state[h]):
-        prior[state] += distribution.prior[x]
-    return prior
 
 
 def check_bound_rho_prior(case) -> Outcome:

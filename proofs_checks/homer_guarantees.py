@@ -21,7 +21,12 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from kinematic.contrastive import bayes_optimal_predictor, contrastive_distribution, level_sets
+from kinematic.contrastive import (
+    bayes_optimal_predictor,
+    contrastive_distribution,
+    level_sets,
+    state_prior,
+)
 from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock
 from kinematic.homing import homing_policy, maximum_visitation
@@ -32,7 +37,6 @@ from kinematic.policies import Policy, uniform_policy
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import policy_value, state_visitation
 from proofs_checks.definitions import backward_partition_violation, definition_keys
-from proofs_checks.homer_analysis import state_prior
 from proofs_checks.planning import DELTA
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
