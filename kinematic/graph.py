@@ -33,7 +33,7 @@ from kinematic.graph_style import (
 from kinematic.label_placement import Box, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
-from kinematic.partition import Partition, check_partition_of
+from kinematic.partition import Partition, block_text, check_partition_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -309,8 +309,9 @@ def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool) -> Axes:
 
 def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
             edge_labels: bool, observations: bool) -> None:
-    """The legend below the axes: the merged blocks by colour (the first few), the colour of a
-    state alone in its block, and what edge labels and the text under a node mean."""
+    """The legend below the axes: the merged blocks by colour (the first few, each by its first
+    few states), the colour of a state alone in its block, and what edge labels and the text
+    under a node mean."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -319,7 +320,7 @@ def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
         blocks = [block for block in partition.blocks() if len(block) > 1]
         for block in blocks[:_LEGEND_BLOCKS]:
             handles.append(Patch(facecolor=colours[block[0]], edgecolor="black",
-                                 label="{" + ", ".join(block) + "}"))
+                                 label=block_text(block)))
         if len(blocks) > _LEGEND_BLOCKS:
             handles.append(Patch(visible=False,
                                  label=f"... {len(blocks) - _LEGEND_BLOCKS} more blocks"))
