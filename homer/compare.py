@@ -38,6 +38,7 @@ from sklearn.metrics.cluster import contingency_matrix
 from homer.artefacts import RunArtefacts
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from kinematic.canonical import canonical_form
+from kinematic.display import listed
 from kinematic.homing import maximum_visitation
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP, with_float_numbers
@@ -455,7 +456,7 @@ def _steps(hits: list[int], total: int, shown: int = 3) -> str:
     """``'1 of 3 (step 2)'``: how many of ``total`` steps are ``hits``, the first few named."""
     if not hits:
         return f"0 of {total}"
-    named = ", ".join(str(h) for h in hits[:shown]) + (", ..." if len(hits) > shown else "")
+    named = listed(map(str, hits), shown)
     return f"{len(hits)} of {total} (step{'s' if len(hits) > 1 else ''} {named})"
 
 

@@ -30,9 +30,8 @@ from matplotlib.ticker import MaxNLocator
 from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
 from homer.counterexamples import exact_prediction, learned_partitions
-from kinematic.figures import new_figure
-from kinematic.graph import draw_block_mdp
-from kinematic.graph_style import colour_blocks, panel_size, partition_description
+from kinematic.figures import draw_partitions, new_figure
+from kinematic.graph_style import panel_size
 from kinematic.model import BlockMDP
 
 __all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamics_figure",
@@ -283,10 +282,8 @@ def counterexample_figure(mdp: BlockMDP, row: Mapping[str, Any]) -> Figure:
     figure = new_figure(figsize=(2 * width + _ALPHA_PANEL_WIDTH, height + 0.4),
                         layout="constrained")
     grid = figure.add_gridspec(1, 3, width_ratios=[width, width, _ALPHA_PANEL_WIDTH])
-    colours = colour_blocks(partitions)
-    for k, partition in enumerate(partitions):
-        draw_block_mdp(mdp, partition, ax=figure.add_subplot(grid[0, k]),
-                       title=partition_description(partition), block_colours=colours)
+    draw_partitions(mdp, partitions,
+                    axes=[figure.add_subplot(grid[0, k]) for k, _ in enumerate(partitions)])
     axes = figure.add_subplot(grid[0, 2])
     for offset, alphas, label in ((-0.2, row["alpha_per_layer"], row["objective"]),
                                   (0.2, row["homer_alpha_per_layer"], "HOMER")):

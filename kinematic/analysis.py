@@ -10,6 +10,7 @@ import numpy as np
 
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
+from kinematic.display import LISTED, listed
 from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
 from kinematic.inseparability import (
     Partition,
@@ -18,6 +19,7 @@ from kinematic.inseparability import (
     ki_partition,
 )
 from kinematic.model import BlockMDP
+from kinematic.partition import block_text
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
 from kinematic.spec import to_spec
@@ -172,7 +174,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
 
 def merged_blocks(blocks: list[dict]) -> str:
     """The blocks of more than one state of a partition in :func:`analyze`'s format, with their
-    layers, or ``"none"``.
+    layers, or ``"none"``; a layer's first :data:`kinematic.display.LISTED` blocks, each by its
+    first as many states (:func:`kinematic.display.listed`).
 
     >>> merged_blocks([{"layer": 1, "states": ["s1"]}, {"layer": 2, "states": ["a", "b"]}])
     'layer 2: {a, b}'
@@ -180,9 +183,8 @@ def merged_blocks(blocks: list[dict]) -> str:
     per_layer: dict[int, list[str]] = {}
     for block in blocks:
         if len(block["states"]) > 1:
-            per_layer.setdefault(block["layer"], []).append(
-                "{" + ", ".join(block["states"]) + "}")
-    return "; ".join(f"layer {layer}: {', '.join(sets)}"
+            per_layer.setdefault(block["layer"], []).append(block_text(block["states"], LISTED))
+    return "; ".join(f"layer {layer}: {listed(sets)}"
                      for layer, sets in per_layer.items()) or "none"
 
 

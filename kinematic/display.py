@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from kinematic.model import BlockMDP
     from kinematic.policies import Policy
 
-__all__ = ["SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr", "block_mdp_repr",
-           "cover_report_repr", "policy_repr"]
+__all__ = ["LISTED", "SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr", "block_mdp_repr",
+           "cover_report_repr", "listed", "policy_repr"]
 
 SMALL_STATES = 40
 """An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
@@ -60,7 +60,14 @@ class PrintsAsRepr:
 
 
 def listed(items: Iterable[str], limit: int = LISTED, separator: str = ", ") -> str:
-    """``items`` joined, the first ``limit`` of them and a count of the rest."""
+    """``items`` joined, the first ``limit`` of them and a count of the rest: how the toolkit
+    names a set (of states, blocks, steps) in one line.
+
+    >>> listed(["s2a", "s2b"])
+    's2a, s2b'
+    >>> listed(["s1", "s2", "s3", "s4", "s5"], 2)
+    's1, s2, ... (3 more)'
+    """
     items = list(items)
     shown = separator.join(items[:limit])
     if len(items) > limit:

@@ -20,8 +20,10 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kinematic.errors import InvalidPartition, short_repr
-from kinematic.graph import draw_block_mdp
+from kinematic.graph import draw_block_mdp, draw_checked
 from kinematic.graph_style import colour_blocks, panel_size, partition_description
 from kinematic.inseparability import (
     Partition,
@@ -29,10 +31,12 @@ from kinematic.inseparability import (
     forward_ki_partition,
     ki_partition,
 )
+from kinematic.lookup import unknown_name
 from kinematic.model import BlockMDP
 from kinematic.partition import check_partition_of
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["MAX_PICTURE_STATES", "draw_partitions", "figure_svg", "new_figure", "svg_picture"]
@@ -42,6 +46,7 @@ MAX_PICTURE_STATES = 60
 
 _PICTURE_EDGE_LABELS = 20  # the Jupyter picture labels edges up to this many states
 _PANELS_WIDTH = 18.0  # inches of a row of panels before they wrap to the next row
+_PANEL_OPTIONS = ("edge_labels", "observations", "positions", "legend")  # to draw_block_mdp
 
 
 @functools.cache
@@ -83,6 +88,7 @@ def draw_partitions(
     partitions: Sequence[Partition] | None = None,
     *,
     columns: int | None = None,
+    axes: Sequence[Axes] | None = None,
     **options: Any,
 ) -> Figure:
     """Side-by-side drawings of ``mdp`` with each of ``partitions`` (default: its backward,
@@ -90,7 +96,9 @@ def draw_partitions(
 
     A block found in several partitions has the same colour in each panel, so that a split or a
     merge shows as a change of colour. Panels fill rows of ``columns`` (default: as many as fit
-    in 18 inches). ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
+    in 18 inches) of a new figure titled by the MDP's name, or the given ``axes`` (one per
+    partition, for a figure of your own; then its figure is returned, its title left alone).
+    ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
     ``observations``, ``positions``, ``legend``).
 
     >>> from kinematic import combination_lock
@@ -108,23 +116,57 @@ def draw_partitions(
         raise ValueError("partitions: give at least one partition to draw")
     for k, partition in enumerate(partitions):
         check_partition_of(mdp, partition, f"partitions[{k}]")
+    for name in options:
+        if name not in _PANEL_OPTIONS:
+            raise unknown_name("option", name, _PANEL_OPTIONS, "draw_partitions")
     if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
                                 or columns < 1):
         raise ValueError(f"columns must be a positive int, got {columns!r}")
+    if axes is None:
+        figure, panels = _panel_grid(mdp, len(partitions), columns, options)
+        figure.suptitle(mdp.name)
+    else:
+        panels = _given_axes(axes, len(partitions), columns)
+        figure = panels[0].figure
+    colours = colour_blocks(partitions)
+    for partition, panel in zip(partitions, panels, strict=True):
+        draw_checked(mdp, partition, ax=panel, title=partition_description(partition),
+                     block_colours=colours, **options)
+    return figure
+
+
+def _panel_grid(mdp: BlockMDP, count: int, columns: int | None,
+                options: dict[str, Any]) -> tuple[Figure, list[Axes]]:
+    """A new figure with ``count`` panels in rows of ``columns`` (default: as many as fit in
+    :data:`_PANELS_WIDTH` inches), each sized to the MDP."""
     width, height = panel_size(mdp, options.get("edge_labels", False),
                                options.get("observations", False))
     if columns is None:
         columns = max(1, int(_PANELS_WIDTH // width))
-    columns = min(columns, len(partitions))
-    rows = math.ceil(len(partitions) / columns)
+    columns = min(columns, count)
+    rows = math.ceil(count / columns)
     figure = new_figure(figsize=(columns * width, rows * height + 0.4), layout="constrained")
-    colours = colour_blocks(partitions)
-    for k, partition in enumerate(partitions):
-        draw_block_mdp(mdp, partition, ax=figure.add_subplot(rows, columns, k + 1),
-                       title=partition_description(partition), block_colours=colours,
-                       **options)
-    figure.suptitle(mdp.name)
-    return figure
+    return figure, [figure.add_subplot(rows, columns, k + 1) for k in range(count)]
+
+
+def _given_axes(axes: object, count: int, columns: int | None) -> list[Axes]:
+    """``axes`` as a list if it is ``count`` matplotlib Axes (a list, or an array as
+    ``plt.subplots`` gives) and no ``columns`` is asked for,
+    the axes being laid out already), else ValueError naming the argument."""
+    from matplotlib.axes import Axes
+
+    if columns is not None:
+        raise ValueError("columns: give columns or axes, not both (given axes are laid out "
+                         "already)")
+    if isinstance(axes, np.ndarray):  # as plt.subplots gives them
+        axes = axes.ravel().tolist()
+    if not isinstance(axes, Sequence) or not all(isinstance(ax, Axes) for ax in axes):
+        raise ValueError(f"axes must be a list of matplotlib Axes, one per partition, got "
+                         f"{short_repr(axes)}")
+    if len(axes) != count:
+        raise ValueError(f"axes: {len(axes)} axes for {count} partitions (give one per "
+                         "partition)")
+    return list(axes)
 
 
 def figure_svg(figure: Figure) -> str:

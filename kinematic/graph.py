@@ -33,7 +33,7 @@ from kinematic.graph_style import (
 from kinematic.label_placement import Box, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
-from kinematic.partition import Partition, check_partition_of
+from kinematic.partition import Partition, block_text, check_partition_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -62,10 +62,14 @@ def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph
     Raises :class:`kinematic.InvalidPartition` when ``partition`` is not a partition of the
     states of ``mdp``.
     """
-    import networkx as nx
-
     if partition is not None:
         check_partition_of(mdp, partition)
+    return _transition_graph(mdp, partition)
+
+
+def _transition_graph(mdp: BlockMDP, partition: Partition | None) -> nx.DiGraph:
+    """:func:`to_networkx` for a ``partition`` already checked to be one of ``mdp``."""
+    import networkx as nx
 
     graph = nx.DiGraph(name=mdp.name)
     for h, layer in enumerate(mdp.layers):
@@ -170,12 +174,32 @@ def draw_block_mdp(
     """
     if partition is not None:
         check_partition_of(mdp, partition)
+    return draw_checked(mdp, partition, ax=ax, title=title, positions=positions,
+                        edge_labels=edge_labels, observations=observations, legend=legend,
+                        block_colours=block_colours)
+
+
+def draw_checked(
+    mdp: BlockMDP,
+    partition: Partition | None,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    positions: Mapping[str, Position] | None = None,
+    edge_labels: bool = False,
+    observations: bool = False,
+    legend: bool = True,
+    block_colours: Mapping[frozenset[str], str] | None = None,
+) -> Drawing:
+    """:func:`draw_block_mdp` for a ``partition`` its caller has already checked to be one of
+    ``mdp`` (:func:`kinematic.partition.check_partition_of`), so that drawing several panels
+    checks each partition once."""
     placed = _positions(mdp, positions)
     if ax is None:
         ax = _new_axes(mdp, edge_labels, observations)
     import networkx as nx
 
-    graph = to_networkx(mdp, partition)
+    graph = _transition_graph(mdp, partition)
     colours = {state: SINGLE_STATE_COLOUR for state in mdp.states}
     if partition is not None:
         palette = colour_blocks([partition]) if block_colours is None else block_colours
@@ -309,8 +333,9 @@ def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool) -> Axes:
 
 def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
             edge_labels: bool, observations: bool) -> None:
-    """The legend below the axes: the merged blocks by colour (the first few), the colour of a
-    state alone in its block, and what edge labels and the text under a node mean."""
+    """The legend below the axes: the merged blocks by colour (the first few, each by its first
+    few states), the colour of a state alone in its block, and what edge labels and the text
+    under a node mean."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -319,7 +344,7 @@ def _legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str],
         blocks = [block for block in partition.blocks() if len(block) > 1]
         for block in blocks[:_LEGEND_BLOCKS]:
             handles.append(Patch(facecolor=colours[block[0]], edgecolor="black",
-                                 label="{" + ", ".join(block) + "}"))
+                                 label=block_text(block)))
         if len(blocks) > _LEGEND_BLOCKS:
             handles.append(Patch(visible=False,
                                  label=f"... {len(blocks) - _LEGEND_BLOCKS} more blocks"))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kinematic.display import PrintsAsRepr
+from kinematic.display import PrintsAsRepr, listed
 from kinematic.errors import InvalidPartition, short_repr
 from kinematic.lookup import find, layer_index
 
@@ -48,22 +48,16 @@ def first_appearance(keys: Sequence[Hashable]) -> np.ndarray:
     return np.asarray([numbering.setdefault(key, len(numbering)) for key in keys], dtype=np.intp)
 
 
-def block_text(block: Sequence[str]) -> str:
-    """A block as ``{s2a, s2b}``, its first members only when it is large.
+def block_text(block: Sequence[str], limit: int = _SHOWN_MEMBERS) -> str:
+    """A block as ``{s2a, s2b}``, its first ``limit`` members only when it is large
+    (:func:`kinematic.display.listed`).
 
     >>> block_text(["s2a", "s2b"])
     '{s2a, s2b}'
+    >>> block_text(["s1", "s2", "s3", "s4", "s5", "s6"])
+    '{s1, s2, s3, s4, ... (2 more)}'
     """
-    members = ", ".join(block[:_SHOWN_MEMBERS])
-    if len(block) > _SHOWN_MEMBERS:
-        members += f", ... ({len(block)} states)"
-    return f"{{{members}}}"
-
-
-def _names(names: Sequence[str], limit: int = 5) -> str:
-    """``'a', 'b'`` for an error message, at most ``limit`` names and a count of the rest."""
-    shown = ", ".join(map(repr, names[:limit]))
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return f"{{{listed(block, limit)}}}"
 
 
 def _check_label(label: object, where: str) -> None:
@@ -163,8 +157,9 @@ class Partition(PrintsAsRepr):
             _check_label(label, f"labels[{name!r}]")
         missing = [state for state in mdp.states if state not in labels]
         if missing:
-            raise InvalidPartition(f"labels: no label for state(s) {_names(missing)} (every "
-                                   "state of the MDP needs one)")
+            raise InvalidPartition(f"labels: no label for state(s) "
+                                   f"{listed(map(repr, missing), 5)} (every state of the MDP "
+                                   "needs one)")
         return cls(kind, mdp.layers,
                    tuple(first_appearance([labels[s] for s in layer]) for layer in mdp.layers),
                    mdp)
@@ -321,10 +316,7 @@ class Partition(PrintsAsRepr):
 
     def _layer_text(self, position: int) -> str:
         blocks = self._blocks_at(position)
-        texts = [block_text(block) for block in blocks[:_SHOWN_BLOCKS]]
-        if len(blocks) > _SHOWN_BLOCKS:
-            texts.append(f"... ({len(blocks)} blocks)")
-        return " ".join(texts)
+        return listed(map(block_text, blocks), _SHOWN_BLOCKS, separator=" ")
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the partition: its MDP's layered graph with the blocks coloured

@@ -56,7 +56,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.display import PrintsAsRepr
+from kinematic.display import PrintsAsRepr, listed
 from kinematic.errors import InvalidBlockMDP, UndefinedQuotient
 from kinematic.exact_sparse import Entries, sum_by
 from kinematic.model import BlockMDP, check_reachable
@@ -90,10 +90,8 @@ class Quotient(PrintsAsRepr):
         """The sizes and the merged states (the first few), not the merged MDP's arrays."""
         sizes = Counter(self.state_map.values())
         merged = [name for name in self.mdp.states if sizes[name] > 1]
-        shown = ", ".join(merged[:4]) + (f", ... ({len(merged)} merged)" if len(merged) > 4
-                                         else "")
         return (f"Quotient({self.mdp.name!r}, {len(self.state_map)} -> "
-                f"{len(self.mdp.states)} states, merged: {shown or 'none'})")
+                f"{len(self.mdp.states)} states, merged: {listed(merged, 4) or 'none'})")
 
 def _membership(labels: np.ndarray) -> sp.csr_array:
     """The 0/1 matrix (state x block) of one layer, float mode, built sparse (never dense:

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from kinematic import analyze, combination_lock, figure2_split, from_spec
-from kinematic.analysis import format_report
+from kinematic.analysis import format_report, merged_blocks
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.policies import Policy
 from kinematic.visitation import policy_value
@@ -251,3 +251,9 @@ def test_the_float_reports_say_the_optimal_policy_is_within_horizon_times_atol_o
             "horizon * atol of V*):") in format_report(analysis)
     assert "value is within horizon \\* atol of V\\*):" in markdown_report(analysis)
     assert "value is within horizon * atol of V*\n" in latex_report(analysis)
+
+
+def test_the_report_names_a_large_block_by_its_first_forty_states():
+    states = [f"s{i}" for i in range(45)]
+    text = merged_blocks([{"layer": 3, "states": states}])
+    assert text == f"layer 3: {{{', '.join(states[:40])}, ... (5 more)}}"

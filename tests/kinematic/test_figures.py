@@ -11,6 +11,7 @@ from matplotlib.colors import to_hex
 
 from kinematic import (
     InvalidPartition,
+    UnknownName,
     backward_ki_partition,
     block_mdp,
     combination_lock,
@@ -20,6 +21,7 @@ from kinematic import (
 )
 from kinematic.figures import MAX_PICTURE_STATES, new_figure, svg_picture
 from kinematic.inseparability import Partition
+from kinematic.partition import check_partition_of
 
 matplotlib.use("Agg")
 
@@ -88,6 +90,50 @@ def test_partitions_that_are_not_a_list_are_refused():
     with pytest.raises(InvalidPartition, match=r"^partitions must be a list of Partitions "
                                                r"\(\[partition\] for one\), got Partition\("):
         draw_partitions(split, ki_partition(split))
+
+
+def test_panels_are_drawn_into_given_axes_of_a_figure_left_untitled():
+    figure = new_figure()
+    mine = figure.subplots(1, 3)
+    assert draw_partitions(LOCK, axes=mine) is figure
+    assert [axes.get_title() for axes in mine] == [
+        "backward KI partition", "forward KI partition", "KI partition"]
+    assert figure.get_suptitle() == ""
+
+
+def test_a_number_of_axes_other_than_one_per_partition_is_refused():
+    with pytest.raises(ValueError, match=r"^axes: 2 axes for 3 partitions"):
+        draw_partitions(LOCK, axes=new_figure().subplots(1, 2))
+
+
+def test_axes_that_are_not_matplotlib_axes_are_refused():
+    with pytest.raises(ValueError, match=r"^axes must be a list of matplotlib Axes"):
+        draw_partitions(LOCK, axes=["left", "middle", "right"])
+
+
+def test_columns_with_given_axes_are_refused():
+    with pytest.raises(ValueError, match=r"^columns: give columns or axes, not both"):
+        draw_partitions(LOCK, columns=3, axes=new_figure().subplots(1, 3))
+
+
+def test_an_unknown_drawing_option_is_refused_with_the_closest_one():
+    with pytest.raises(UnknownName, match=r"^draw_partitions: unknown option 'edge_label' "
+                                          r"\(did you mean 'edge_labels'\?\)"):
+        draw_partitions(LOCK, edge_label=True)
+
+
+def test_each_partition_is_checked_once(monkeypatch: pytest.MonkeyPatch):
+    checked = []
+
+    def counting(mdp, partition, argument="partition"):
+        checked.append(partition)
+        return check_partition_of(mdp, partition, argument)
+
+    monkeypatch.setattr("kinematic.figures.check_partition_of", counting)
+    monkeypatch.setattr("kinematic.graph.check_partition_of", counting)
+    partitions = [backward_ki_partition(LOCK), ki_partition(LOCK)]
+    draw_partitions(LOCK, partitions)
+    assert checked == partitions
 
 
 def test_figures_are_not_left_open_in_pyplot():

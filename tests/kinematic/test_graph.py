@@ -23,6 +23,7 @@ from kinematic import (
     to_networkx,
     with_float_numbers,
 )
+from kinematic.families import random_sparse_mdp
 from kinematic.figures import new_figure
 from kinematic.graph_style import (
     BASE_DIAMETER,
@@ -259,6 +260,15 @@ def test_the_legend_counts_the_merged_blocks_it_does_not_name():
     entries = [text.get_text() for text in drawing.axes.get_legend().get_texts()]
     assert entries == [*(f"{{s{h}a, s{h}b}}" for h in range(1, 9)), "... 2 more blocks",
                        "a state alone in its block"]
+
+
+def test_the_legend_names_a_large_block_by_its_first_states():
+    mdp = random_sparse_mdp(horizon=2, width=6, actions=1, successors=1, seed=0)
+    labels = {state: h for h, layer in enumerate(mdp.layers) for state in layer}
+    drawing = draw_block_mdp(mdp, Partition.from_labels(mdp, labels), ax=axes())
+    entries = [text.get_text() for text in drawing.axes.get_legend().get_texts()]
+    assert entries[:2] == ["{s1_0, s1_1, s1_2, s1_3, ... (2 more)}",
+                           "{s2_0, s2_1, s2_2, s2_3, ... (2 more)}"]
 
 
 def test_no_legend_is_drawn_on_request():

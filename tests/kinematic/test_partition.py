@@ -62,8 +62,8 @@ def test_the_repr_of_a_wide_layer_shows_its_first_blocks_and_members():
     mdp = figure2_split()
     wide = Partition("user", (tuple(f"s{i}" for i in range(20)),),
                      (np.array([0] * 10 + list(range(1, 11))),), mdp)
-    assert repr(wide) == ("Partition(kind='user', layer 1: {s0, s1, s2, s3, ... (10 states)} "
-                          "{s10} {s11} {s12} {s13} {s14} ... (11 blocks))")
+    assert repr(wide) == ("Partition(kind='user', layer 1: {s0, s1, s2, s3, ... (6 more)} "
+                          "{s10} {s11} {s12} {s13} {s14} ... (5 more))")
 
 
 def test_labels_not_numbered_by_first_appearance_are_refused():

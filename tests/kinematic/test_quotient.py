@@ -260,6 +260,13 @@ def test_the_repr_gives_the_sizes_and_the_merged_states_only():
         "Quotient('figure2', 4 -> 3 states, merged: s2a+s2b)")
 
 
+def test_the_repr_names_the_first_four_merged_states_and_counts_the_rest():
+    lock = combination_lock(horizon=12, actions=2, seed=0)
+    assert repr(quotient(lock, ki_partition(lock))) == (
+        "Quotient('combolock-H12-K2-seed0', 35 -> 28 states, merged: s1a+s1b, s2a+s2b, "
+        "s3a+s3b, s9a+s9b, ... (3 more))")
+
+
 def test_the_singleton_partition_gives_the_same_mdp():
     mdp = figure2_split()
     singletons = Partition.from_labels(mdp, {s: s for s in mdp.states})
