@@ -264,7 +264,7 @@ def _counterexamples(args: argparse.Namespace) -> int:
             args.out, base, seed=args.seed, names=names,
             progress=lambda line: None if args.json else print(line, flush=True))
     except TooLarge as error:  # names HomerConfig's flags, of which this command has one
-        print(f"error: {error} (here --transitions {args.transitions:,} sets both transitions "
+        print(f"error: {error} (here --transitions {args.transitions} sets both transitions "
               "and max_transitions)", file=sys.stderr)
         return 2
     except (ValueError, OSError) as error:
