@@ -43,7 +43,7 @@ from homer.checkpoint import (
     save_checkpoint,
     write_atomically,
 )
-from homer.config import HomerConfig, flag_of
+from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import (
     ContrastiveEnsemble,
@@ -149,7 +149,7 @@ def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -
     dimension = encoder.dimension(mdp)
     where = f"on {mdp.name!r} (H = {mdp.horizon}, observations of dimension {dimension})"
     check_memory(batch_bytes(largest, mdp.horizon, dimension),
-                 f"HOMER with {name} = {getattr(config, name):,} ({flag_of(name)}) {where}")
+                 f"HOMER with {setting(name, getattr(config, name))} {where}")
     if config.objective == "one_class":  # nothing is trained
         return
     members = config.restarts + config.forward_restarts
@@ -159,10 +159,10 @@ def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -
     width = 2 * config.pretraining_width + mdp.number_of_actions + config.hidden + 2
     activations = members * (validation + 3 * config.batch_size) * width
     check_memory(4 * (5 * parameters + activations),  # float32
-                 f"HOMER's contrastive models with hidden = {config.hidden:,} "
-                 f"({flag_of('hidden')}), pretraining_width = {config.pretraining_width:,} and "
-                 f"{members} models per round ({flag_of('restarts')} + "
-                 f"{flag_of('forward_restarts')}) {where}")
+                 f"HOMER's contrastive models with {setting('hidden', config.hidden)}, "
+                 f"{setting('pretraining_width', config.pretraining_width)} and {members} "
+                 f"models per round ({setting('restarts', config.restarts)} + "
+                 f"{setting('forward_restarts', config.forward_restarts)}) {where}")
 
 
 SECONDS_PER_STEP = 1e-3
@@ -191,9 +191,9 @@ def check_run_time(mdp: BlockMDP, config: HomerConfig) -> None:
     steps *= mdp.horizon - 1
     if steps * SECONDS_PER_STEP > MAX_TRAINING_SECONDS:
         raise TooLarge(
-            f"HOMER with max_epochs = {config.max_epochs:,} ({flag_of('max_epochs')}), "
-            f"batch_size = {config.batch_size:,} ({flag_of('batch_size')}) and max_transitions "
-            f"= {config.max_transitions:,} ({flag_of('max_transitions')}) on {mdp.name!r} "
+            f"HOMER with {setting('max_epochs', config.max_epochs)}, "
+            f"{setting('batch_size', config.batch_size)} and "
+            f"{setting('max_transitions', config.max_transitions)} on {mdp.name!r} "
             f"(H = {mdp.horizon}) could train for {steps:,} mini-batch steps, at least "
             f"{format_duration(steps * SECONDS_PER_STEP)} (about 1 ms a step on a 2-core "
             f"machine); at most {format_duration(MAX_TRAINING_SECONDS)} is accepted")

@@ -19,6 +19,7 @@ from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.run_state import check_policy_step, check_run_checkpoint, read_checkpoint_fields
 from homer.sampler import LinearPolicy
+from homer.wording import setting
 from kinematic.errors import InvalidBlockMDP
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
@@ -78,7 +79,8 @@ def _json(path: Path) -> object:
 def _run_mdp(path: Path) -> BlockMDP:
     """The run's MDP from its spec ``mdp.json``; errors name the file."""
     if not present(path):
-        raise FileNotFoundError(f"{path} not found: pass the run's MDP (--spec)")
+        raise FileNotFoundError(f"{path} not found: pass the run's MDP "
+                                f"({setting('mdp', ..., flag='--spec')})")
     try:
         return from_spec(_json(path))
     except InvalidBlockMDP as error:

@@ -72,6 +72,20 @@ def _widest(blocks_per_layer: tuple[int, ...]) -> tuple[int, int, int]:
     return most, blocks_per_layer.index(most) + 1, sum(blocks_per_layer)
 
 
+_KINDS = {
+    "backward_capacity": (backward_ki_partition, ("N_BD", "backward-KI", "def:bki", "phi_B")),
+    "forward_capacity": (forward_ki_partition, ("N_FD", "forward-KI", "def:fki", "phi_F")),
+}
+"""Each capacity's exact partition and the words of its :class:`Requirement`."""
+
+
+def _requirement(mdp: BlockMDP, name: str) -> Requirement:
+    """What the capacity ``name`` must reach on ``mdp``; computes that capacity's partition
+    only."""
+    partition, words = _KINDS[name]
+    return Requirement(*words, *_widest(partition(mdp).blocks_per_layer))
+
+
 def required_capacities(mdp: BlockMDP) -> dict[str, Requirement]:
     """``backward_capacity`` and ``forward_capacity`` (the :class:`HomerConfig` fields) -> what
     each must reach on ``mdp``: the most backward-KI and forward-KI classes of one layer, with
@@ -84,12 +98,7 @@ def required_capacities(mdp: BlockMDP) -> dict[str, Requirement]:
     >>> needs["forward_capacity"].classes, needs["forward_capacity"].total
     (3, 9)
     """
-    backward = _widest(backward_ki_partition(mdp).blocks_per_layer)
-    forward = _widest(forward_ki_partition(mdp).blocks_per_layer)
-    return {"backward_capacity": Requirement("N_BD", "backward-KI", "def:bki", "phi_B",
-                                             *backward),
-            "forward_capacity": Requirement("N_FD", "forward-KI", "def:fki", "phi_F",
-                                            *forward)}
+    return {name: _requirement(mdp, name) for name in _KINDS}
 
 
 def _learned(config: HomerConfig) -> tuple[str, ...]:
@@ -104,7 +113,8 @@ def _learned(config: HomerConfig) -> tuple[str, ...]:
 
 def check_capacities(mdp: BlockMDP, config: HomerConfig) -> None:
     """Raise :class:`CapacityTooSmall` when a capacity ``config`` uses is below what ``mdp``
-    requires (:func:`required_capacities`), naming the dimension, its layer, both numbers
+    requires (:func:`required_capacities`; only the partitions of those capacities are
+    computed), naming the dimension, its layer, both numbers
     and the settings to change; with ``config.allow_small_capacity``, warn
     (:class:`SmallCapacityWarning`) and return.
 
@@ -115,9 +125,9 @@ def check_capacities(mdp: BlockMDP, config: HomerConfig) -> None:
     ...
     homer.capacity.CapacityTooSmall: 'combolock-H4-K3-seed0' has 3 forward-KI classes in layer 2 ...
     """
-    required = required_capacities(mdp)
-    short = [(name, required[name]) for name in _learned(config)
-             if getattr(config, name) < required[name].classes]
+    required = {name: _requirement(mdp, name) for name in _learned(config)}
+    short = [(name, need) for name, need in required.items()
+             if getattr(config, name) < need.classes]
     if not short:
         return
     facts = ", and ".join(need.shortfall(name, getattr(config, name)) for name, need in short)

@@ -44,6 +44,7 @@ from homer.plots import (
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.wording import command_line_wording
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
+from kinematic.cli import DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
@@ -79,23 +80,13 @@ def _horizons(text: str) -> list[int]:
     return [at_least(1)(part) for part in text.split(",")]
 
 
-class _ShowDefaults(argparse.ArgumentDefaultsHelpFormatter):
-    """Every option's help ends with its default, except a default of None or False: an option
-    that is off unless given, or whose help says in words what happens without it."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m homer",
                                      description="HOMER on rich-observation Block MDPs.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, formatter_class=_ShowDefaults)
+        return commands.add_parser(name, help=text, formatter_class=DefaultsHelpFormatter)
 
     run = command("run", "run HOMER and write its artefacts to --out")
     source = run.add_mutually_exclusive_group(required=True)
@@ -273,7 +264,7 @@ def _counterexamples(args: argparse.Namespace) -> int:
             args.out, base, seed=args.seed, names=names,
             progress=lambda line: None if args.json else print(line, flush=True))
     except TooLarge as error:  # names HomerConfig's flags, of which this command has one
-        print(f"error: {error} (here --transitions {args.transitions:,} sets both transitions "
+        print(f"error: {error} (here --transitions {args.transitions} sets both transitions "
               "and max_transitions)", file=sys.stderr)
         return 2
     except (ValueError, OSError) as error:
@@ -300,12 +291,9 @@ def _run(args: argparse.Namespace) -> int:
             mdp = combination_lock(args.horizon, args.actions, lock_seed)
         else:
             mdp = load_spec(args.spec)
-        with warnings.catch_warnings():  # a warning is one line on stderr, then the run
-            warnings.showwarning = lambda message, *_: print(
-                f"warning: {message}", file=sys.stderr, flush=True)
-            result = run_homer(mdp, args.out, config, seed=args.seed,
-                               encoder=encoder, sample_rewards=not args.expected_rewards,
-                               resume=args.resume, force=args.force, progress=not args.json)
+        result = run_homer(mdp, args.out, config, seed=args.seed,
+                           encoder=encoder, sample_rewards=not args.expected_rewards,
+                           resume=args.resume, force=args.force, progress=not args.json)
     except (InvalidBlockMDP, FileExistsError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -342,7 +330,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = {"run": _run, "compare": _compare, "sweep": _sweep,
                "counterexamples": _counterexamples}[args.command]
     try:
-        with command_line_wording():
+        with command_line_wording(), warnings.catch_warnings():
+            # a warning of any command is one line on stderr, and the command goes on
+            warnings.showwarning = lambda message, *_: print(
+                f"warning: {message}", file=sys.stderr, flush=True)
             return command(args)
     except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
         print(f"error: interrupted; {_after_interrupt(args)}", file=sys.stderr)

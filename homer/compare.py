@@ -37,6 +37,7 @@ from sklearn.metrics.cluster import contingency_matrix
 
 from homer.artefacts import RunArtefacts
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
+from homer.wording import setting
 from kinematic.canonical import canonical_form
 from kinematic.display import listed
 from kinematic.homing import maximum_visitation
@@ -357,8 +358,8 @@ def _check_fits(artefacts: RunArtefacts, samples: int, transitions: int) -> None
     observations = sum(len(layer) for layer in mdp.observations)
     check_memory(samples * observations * (4 * dimension + 8)
                  + batch_bytes(transitions, mdp.horizon, dimension),
-                 f"comparing with samples = {samples:,} (--samples) and transitions = "
-                 f"{transitions:,} (--transitions) on {mdp.name!r} ({observations} latent "
+                 f"comparing with {setting('samples', samples)} and "
+                 f"{setting('transitions', transitions)} on {mdp.name!r} ({observations} latent "
                  f"observations, H = {mdp.horizon}, dimension {dimension})")
 
 

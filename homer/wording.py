@@ -26,16 +26,19 @@ def command_line_wording() -> Iterator[None]:
         _COMMAND_LINE.reset(token)
 
 
-def setting(name: str, value: object = True) -> str:
+def setting(name: str, value: object = True, *, flag: str | None = None) -> str:
     """The setting ``name`` with ``value`` as the reader would type it; a switch (``value``
-    True) is its flag alone on the command line.
+    True) is its flag alone on the command line, and ``value`` ``...`` stands for a value the
+    message leaves to the reader. ``flag`` is the command line's name of the setting when it
+    is not ``name``'s (:func:`homer.config.flag_of`).
 
-    >>> setting("resume"), setting("backward_capacity", 3)
-    ('resume=True', 'backward_capacity=3')
+    >>> setting("resume"), setting("backward_capacity", 3), setting("mdp", ..., flag="--spec")
+    ('resume=True', 'backward_capacity=3', 'mdp=...')
     >>> with command_line_wording():
-    ...     setting("resume"), setting("backward_capacity", 3)
-    ('--resume', '--backward-capacity 3')
+    ...     setting("resume"), setting("backward_capacity", 3), setting("mdp", ..., flag="--spec")
+    ('--resume', '--backward-capacity 3', '--spec')
     """
     if not _COMMAND_LINE.get():
-        return f"{name}={value!r}"
-    return flag_of(name) if value is True else f"{flag_of(name)} {value}"
+        return f"{name}=..." if value is ... else f"{name}={value!r}"
+    flag = flag or flag_of(name)
+    return flag if value is True or value is ... else f"{flag} {value}"

@@ -274,7 +274,8 @@ def block_mdp(
     parsed_transitions = parse_transitions(transitions, location, actions_t, horizon)
     action_index = {action: a for a, action in enumerate(actions_t)}
     parsed_emissions = _parse_emissions(emissions or {}, location, layers_t)
-    parsed_rewards = _parse_rewards(rewards or {}, location, action_index, parsed_emissions)
+    parsed_rewards, reward_places = _parse_rewards(rewards or {}, location, action_index,
+                                                   parsed_emissions)
 
     def places() -> Iterator[tuple[str, Number]]:
         yield from ((f"start[{state!r}]", p) for state, p in parsed_start.items())
@@ -285,14 +286,13 @@ def block_mdp(
                        f"[{layers_t[h + 1][column]!r}]", p)
         yield from ((f"emissions[{state!r}][{x!r}]", p)
                     for state, dist in parsed_emissions.items() for x, p in dist.items())
-        yield from _reward_places(rewards or {})
+        yield from reward_places
 
     mode = number_mode(itertools.chain(
         parsed_start.values(),
         *(entries.values for entries in parsed_transitions),
         (p for dist in parsed_emissions.values() for p in dist.values()),
-        (number for per_action in parsed_rewards.values() for reward in per_action.values()
-         for number in (reward.numbers() if isinstance(reward, _Distribution) else [reward])),
+        (number for _, number in reward_places),
     ), places, atol=atol)
 
     def convert(values: Mapping[str, Number]) -> dict[str, Number]:
@@ -564,14 +564,6 @@ class _Distribution:
     where: str
     outcomes: tuple[tuple[Number, Number], ...]
 
-    def numbers(self) -> list[Number]:
-        """The probabilities, and the values that are floats: the values are keys, strings in
-        JSON, so an exact one never conflicts with float probabilities
-        (:mod:`kinematic.number_mixing`)."""
-        return [number for value, probability in self.outcomes
-                for number in ((value, probability) if isinstance(value, float)
-                               else (probability,))]
-
     def converted(self, mode: NumberMode) -> RewardDistribution:
         """Values and probabilities in ``mode``, checked; outcomes of probability 0 dropped."""
         outcomes = [(mode.scalar(v), mode.scalar(p)) for v, p in self.outcomes]
@@ -580,26 +572,17 @@ class _Distribution:
         return tuple(v for v, _ in kept), tuple(p for _, p in kept)
 
 
-def _reward_places(rewards: Mapping) -> Iterator[tuple[str, Number]]:
-    """The numbers of ``rewards`` (validated already) that decide the number mode
-    (:meth:`_Distribution.numbers`), each with its entry, in the order of the spec."""
-    for key, per_action in rewards.items():
-        for action, value in per_action.items():
-            where = f"rewards[{key!r}][{action!r}]"
-            if not isinstance(value, Mapping):
-                yield where, parse_number(value, where)
-                continue
-            for outcome, probability in value.items():
-                number = parse_number(outcome, where)
-                if isinstance(number, float):
-                    yield f"{where}: value {outcome!r}", number
-                yield f"{where}[{outcome!r}]", parse_number(probability, where)
-
-
-def _parse_reward(value: object, where: str) -> Number | _Distribution:
-    """A reward: a number, or a distribution ``{value: probability}`` over distinct values."""
+def _parse_reward(value: object, where: str, places: list[tuple[str, Number]]
+                  ) -> Number | _Distribution:
+    """A reward: a number, or a distribution ``{value: probability}`` over distinct values.
+    Appends to ``places`` each number that decides the number mode, with its entry: a number,
+    a distribution's probabilities, and its values that are floats - the values are keys,
+    strings in JSON, so an exact one never conflicts with float probabilities
+    (:mod:`kinematic.number_mixing`)."""
     if not isinstance(value, Mapping):
-        return parse_number(value, where)
+        number = parse_number(value, where)
+        places.append((where, number))
+        return number
     if not value:
         raise InvalidBlockMDP(f"{where}: a reward distribution needs at least one value")
     outcomes, seen = [], {}
@@ -608,7 +591,11 @@ def _parse_reward(value: object, where: str) -> Number | _Distribution:
         if number in seen:
             raise InvalidBlockMDP(f"{where}: values {seen[number]!r} and {key!r} are equal")
         seen[number] = key
-        outcomes.append((number, parse_number(probability, f"{where}[{key!r}]")))
+        chance = parse_number(probability, f"{where}[{key!r}]")
+        outcomes.append((number, chance))
+        if isinstance(number, float):
+            places.append((f"{where}: value {key!r}", number))
+        places.append((f"{where}[{key!r}]", chance))
     return _Distribution(where, tuple(outcomes))
 
 
@@ -617,8 +604,10 @@ def _parse_rewards(
     location: dict[str, tuple[int, int]],
     actions: Mapping[str, int],
     emissions: dict[str, dict[str, Number]],
-) -> dict[str, dict[str, Number | _Distribution]]:
-    """Rewards keyed by observation; a state key is lifted to each observation the state emits.
+) -> tuple[dict[str, dict[str, Number | _Distribution]], list[tuple[str, Number]]]:
+    """Rewards keyed by observation - a state key is lifted to each observation the state
+    emits - and the numbers that decide the number mode with their entries, in the order of the
+    spec (:func:`_parse_reward`).
 
     An emission entry of probability 0 is not emitted: it receives none of its state's rewards
     (another state may emit it), and a reward keyed on an observation emitted by no state with
@@ -628,6 +617,7 @@ def _parse_rewards(
     emitter = {x: state for state, observations in support.items() for x in observations}
     result: dict[str, dict[str, Number | _Distribution]] = {}
     source: dict[str, str] = {}
+    places: list[tuple[str, Number]] = []
     for key, per_action in require_mapping(rewards, "rewards").items():
         where = f"rewards[{key!r}]"
         if key in location:
@@ -646,7 +636,7 @@ def _parse_rewards(
         for action, value in require_mapping(per_action, where).items():
             if action not in actions:
                 raise unknown_entry(where, "action", action, list(actions))
-            values[action] = _parse_reward(value, f"{where}[{action!r}]")
+            values[action] = _parse_reward(value, f"{where}[{action!r}]", places)
         for observation in targets:
             if observation in source:
                 raise InvalidBlockMDP(
@@ -655,4 +645,4 @@ def _parse_rewards(
                 )
             source[observation] = key
             result[observation] = values
-    return result
+    return result, places

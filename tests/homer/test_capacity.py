@@ -145,6 +145,21 @@ def test_the_objectives_are_checked_only_on_the_abstractions_they_learn():
         check_capacities(lock, HomerConfig(forward_capacity=2))
 
 
+@pytest.mark.parametrize("objective, computed", [
+    ("one_class", []), ("pcid", ["backward_capacity"]),
+    ("contrastive", ["backward_capacity", "forward_capacity"])])
+def test_only_the_partitions_of_the_learned_abstractions_are_computed(objective, computed,
+                                                                      monkeypatch):
+    calls = []
+    for name, (partition, words) in dict(homer.capacity._KINDS).items():
+        def counted(mdp, name=name, partition=partition):
+            calls.append(name)
+            return partition(mdp)
+        monkeypatch.setitem(homer.capacity._KINDS, name, (counted, words))
+    check_capacities(combination_lock(4, 3, 0), HomerConfig(objective=objective))
+    assert calls == computed
+
+
 def test_allow_small_capacity_warns_instead_of_refusing():
     config = HomerConfig(allow_small_capacity=True)
     with pytest.warns(SmallCapacityWarning, match=r"running anyway \(allow_small_capacity="

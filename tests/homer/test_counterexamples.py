@@ -134,8 +134,8 @@ def test_settings_too_large_for_the_machine_name_the_flag_of_this_command(tmp_pa
     assert main(["counterexamples", "--out", str(tmp_path / "out"), "--cases", "curiosity",
                  "--transitions", str(10**12)]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and error.startswith("error: HOMER with max_transitions = ")
-    assert error.endswith(f"(here --transitions {10**12:,} sets both transitions and "
+    assert error.count("\n") == 1 and error.startswith("error: HOMER with --max-transitions ")
+    assert error.endswith(f"(here --transitions {10**12} sets both transitions and "
                           "max_transitions)\n")
 
 

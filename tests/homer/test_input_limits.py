@@ -118,17 +118,17 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
     (["--actions", "100000000"], "error: combination_lock(horizon=10, actions=100000000)"),
     (["--horizon", "100", "--min-epochs", "200"], "error: min_epochs (200) must be at most"),
     (["--max-transitions", "1000000000"],
-     "error: HOMER with max_transitions = 1,000,000,000 (--max-transitions) on "
+     "error: HOMER with --max-transitions 1000000000 on "
      "'combolock-H10-K10-seed0' (H = 10, observations of dimension 16) would need about"),
     (["--evaluation-episodes", "10000000000"],
-     "error: HOMER with evaluation_episodes = 10,000,000,000 (--evaluation-episodes)"),
+     "error: HOMER with --evaluation-episodes 10000000000 on"),
     (["--max-epochs", "1000000"],
-     "error: HOMER with max_epochs = 1,000,000 (--max-epochs), batch_size = 64 (--batch-size) and "
-     "max_transitions = 8,000 (--max-transitions) on 'combolock-H10-K10-seed0' (H = 10) could "
+     "error: HOMER with --max-epochs 1000000, --batch-size 64 and --max-transitions 8000 on "
+     "'combolock-H10-K10-seed0' (H = 10) could "
      "train for 9,000,000,000 mini-batch steps, at least 104 days"),
     (["--hidden", "1000000000"],
-     "error: HOMER's contrastive models with hidden = 1,000,000,000 (--hidden), "
-     "pretraining_width = 16 and 3 models per round (--restarts + --forward-restarts)"),
+     "error: HOMER's contrastive models with --hidden 1000000000, --pretraining-width 16 and 3 "
+     "models per round (--restarts 2 + --forward-restarts 1)"),
 ])
 def test_impossible_runs_exit_2_at_once_with_one_line(arguments, start, capsys, tmp_path):
     out = tmp_path / "run"
@@ -286,14 +286,30 @@ def test_a_policy_that_does_not_fit_its_mdp_is_refused_naming_it(run_dir, tmp_pa
         load_run(copy)
 
 
+def test_a_run_without_its_mdp_json_asks_for_its_mdp_by_the_argument_name(run_dir, tmp_path):
+    copy = _copy(run_dir, tmp_path)
+    (copy / "mdp.json").unlink()
+    with pytest.raises(FileNotFoundError) as error:
+        load_run(copy)
+    assert str(error.value) == f"{copy / 'mdp.json'} not found: pass the run's MDP (mdp=...)"
+
+
+def test_compare_of_a_run_without_its_mdp_json_asks_for_spec(run_dir, tmp_path, capsys):
+    copy = _copy(run_dir, tmp_path)
+    (copy / "mdp.json").unlink()
+    assert cli.main(["compare", str(copy)]) == 2
+    assert capsys.readouterr().err == (f"error: {copy / 'mdp.json'} not found: pass the run's "
+                                       "MDP (--spec)\n")
+
+
 @pytest.mark.parametrize("flag", ["--samples", "--transitions"])
 def test_a_comparison_larger_than_the_machine_exits_2_at_once_naming_its_flag(run_dir, flag,
                                                                               capsys):
     assert cli.main(["compare", str(run_dir), flag, str(10**12)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
-    assert captured.err.startswith("error: comparing with samples = ") and \
-        f"{10**12:,} ({flag})" in captured.err and "would need about" in captured.err
+    assert captured.err.startswith("error: comparing with --samples ") and \
+        f"{flag} {10**12} " in captured.err and "would need about" in captured.err
     assert not (run_dir / "compare").exists()
 
 

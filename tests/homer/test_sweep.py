@@ -329,3 +329,17 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
     calls = (out / "calls.txt").read_text().splitlines()
     assert calls.count(finished) == 1  # finished before Ctrl-C: not run again
     assert len((out / "records.jsonl").read_text().splitlines()) == 2
+
+
+def test_the_sweep_command_prints_a_warning_as_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: run_sweep(
+        *args[:5], "local", None, 1, runner=counting_runner, on_record=kwargs["on_record"]))
+    out = tmp_path / "sweep"
+    arguments = ["sweep", "--algorithms", "a", "--horizons", "3", "--seeds", "1", "--out",
+                 str(out), "--executor", "local"]
+    assert cli.main(arguments) == 0
+    (out / RECORDS).write_text((out / RECORDS).read_text()[:-10])  # a torn last record
+    capsys.readouterr()
+    assert cli.main(arguments) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"warning: {out / RECORDS}: dropped a torn last line (line 1); its task runs again"]

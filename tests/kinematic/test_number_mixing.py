@@ -70,6 +70,14 @@ def test_a_float_reward_value_is_named_as_a_value():
                   {"s": {"a": {"t": "1/3", "u": "2/3"}}}, rewards={"t": {"a": {0.1: "1"}}})
 
 
+def test_an_exact_reward_probability_beside_a_float_is_named_by_its_value():
+    with pytest.raises(InvalidBlockMDP, match=r"start\['s'\] is the float 1.0 but "
+                                              r"rewards\['u'\]\['b'\]\['0'\] is the exact "
+                                              r"'1/3', which a float would round"):
+        from_spec(spec({"s": 1.0}, {"t": "1"}, {"u": "1"},
+                       {"t": {"a": "1/2"}, "u": {"b": {"0": "1/3", "1": "2/3"}}}))
+
+
 def test_ints_go_with_floats():
     mdp = from_spec(spec({"s": 1}, {"t": 0.25, "u": 0.75}, {"t": "1"}, {"t": {"a": "2"}}))
     assert not mdp.mode.exact and mdp.rewards[1][0, 0] == 2.0
