@@ -3,9 +3,10 @@
 The public API, re-exported from the modules that define it: the model and its JSON spec, the
 paper's quantities (visitation, eta and homing policies, kinematic-inseparability partitions,
 quotients and canonical forms, policy covers, the contrastive problem, planning), the named
-families, and drawings (``draw_block_mdp``, ``draw_partitions``; in Jupyter an MDP or a
-partition shows itself as its layered graph). Importing ``kinematic`` needs only numpy, scipy,
-networkx and hypothesis (never torch; matplotlib only to draw).
+families, finite MDPs from gymnasium's tables (``from_gymnasium``), and drawings
+(``draw_block_mdp``, ``draw_partitions``; in Jupyter an MDP or a partition shows itself as its
+layered graph). Importing ``kinematic`` needs only numpy, scipy, networkx and hypothesis (never
+torch or gymnasium; matplotlib only to draw).
 
 Layers count from 1, as in the paper: a function that takes a layer number means ``h`` of
 ``S_1 .. S_H`` and refuses anything else with :class:`UnknownLayer` naming the range. Python
@@ -45,6 +46,7 @@ from kinematic.errors import (
 )
 from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
 from kinematic.figures import draw_partitions
+from kinematic.finite_envs import from_gymnasium
 from kinematic.graph import draw_block_mdp, to_networkx
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
 from kinematic.inseparability import (
@@ -102,6 +104,7 @@ __all__ = [
     "figure2_split",
     "format_report",
     "forward_ki_partition",
+    "from_gymnasium",
     "from_spec",
     "homing_policies",
     "homing_policy",

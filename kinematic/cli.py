@@ -1,6 +1,6 @@
 """Command line: ``python -m kinematic analyze SPEC.json [--json | --markdown | --latex]
 [--policies] [--eta-error E]``,
-``python -m kinematic family combolock|figure2 ...`` (writes a spec),
+``python -m kinematic family combolock|figure2|gymnasium ...`` (writes a spec),
 ``python -m kinematic counterexamples [--json]`` (Section 5) and
 ``python -m kinematic find-counterexample --objective inverse_dynamics|pcid_target``.
 """
@@ -13,7 +13,8 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -22,8 +23,10 @@ from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
+from kinematic.finite_envs import from_gymnasium
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
+from kinematic.model import BlockMDP
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
@@ -111,16 +114,29 @@ def _parser() -> argparse.ArgumentParser:
 
     family_cmd = commands.add_parser("family", help="write the spec of a named Block MDP",
                                      formatter_class=DefaultsHelpFormatter)
-    family_cmd.add_argument("family", choices=["combolock", "figure2"],
+    family_cmd.add_argument("family", choices=["combolock", "figure2", "gymnasium"],
                             help="combolock: the combination lock of the paper's experiments; "
-                                 "figure2: the canonical MDP of Figure 2 (--split: the split one)")
-    family_cmd.add_argument("--horizon", type=at_least(1), default=10, help="combolock: H")
+                                 "figure2: the canonical MDP of Figure 2 (--split: the split "
+                                 "one); gymnasium: a gymnasium environment with a finite "
+                                 "transition table (--env), unrolled to --horizon layers")
+    family_cmd.add_argument("--horizon", type=at_least(1), default=10,
+                            help="combolock, gymnasium: H")
     family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
     family_cmd.add_argument("--seed", type=random_seed(), default=0,
                             help="combolock: seed of u, v")
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )
+    family_cmd.add_argument("--env", help="gymnasium: the environment id (FrozenLake-v1, "
+                                          "FrozenLake8x8-v1, CliffWalking-v1, Taxi-v4)")
+    family_cmd.add_argument("--env-arg", action="append", default=[], type=_env_argument,
+                            metavar="KEY=VALUE",
+                            help="gymnasium: a keyword argument of gymnasium.make, the value "
+                                 "read as JSON if it is JSON, else as text "
+                                 "(is_slippery=false, map_name=8x8); repeatable (default: none)")
+    family_cmd.add_argument("--numbers", choices=["auto", "exact", "float"], default="auto",
+                            help="gymnasium: exact rationals, floats, or exact when every "
+                                 "number of the table is a simple fraction (default: auto)")
     family_cmd.add_argument("--out", type=Path,
                             help="file to write (default: standard output)")
 
@@ -155,6 +171,48 @@ def _parser() -> argparse.ArgumentParser:
                                "written)")
     find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _env_argument(text: str) -> tuple[str, object]:
+    """argparse ``type=`` of ``--env-arg``: ``KEY=VALUE``, the value JSON when it parses."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _gymnasium_family(args: argparse.Namespace) -> BlockMDP:
+    """The spec of ``family gymnasium``: gymnasium imported here, only when asked for."""
+    if args.env is None:
+        raise ValueError("family gymnasium needs --env, a gymnasium environment id such as "
+                         "FrozenLake-v1")
+    try:
+        import gymnasium
+    except ImportError:
+        raise ValueError("family gymnasium needs the gymnasium package, part of the homer "
+                         "extra: pip install -c constraints.txt '.[homer]'") from None
+    try:
+        with warnings.catch_warnings():  # its checker's and version notes: only P is read, and
+            warnings.simplefilter("ignore")  # an id too old to make raises an error that says so
+            env = gymnasium.make(args.env, **dict(args.env_arg))
+    except (gymnasium.error.Error, TypeError) as error:
+        raise ValueError(f"--env {args.env}: {error}") from None
+    try:
+        return from_gymnasium(env, args.horizon, numbers=args.numbers)
+    finally:
+        env.close()
+
+
+@contextmanager
+def _warnings_as_lines(prefix: str) -> Iterator[None]:
+    """Each warning as one line ``warning: <prefix><message>`` on standard error."""
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda message, *_: print(
+            f"warning: {prefix}{message}", file=sys.stderr, flush=True)
+        yield
 
 
 def _counterexamples(as_json: bool) -> int:
@@ -224,9 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "analyze":
             mdp = load_spec(args.spec, atol=args.atol)
             spec = display_path(args.spec)
-            with warnings.catch_warnings():  # a warning is one line on stderr, then the work
-                warnings.showwarning = lambda message, *_: print(
-                    f"warning: {spec}: {message}", file=sys.stderr, flush=True)
+            with _warnings_as_lines(f"{spec}: "):  # one line on stderr, then the work
                 try:
                     result = analyze(mdp, policies=args.policies, eta_error=args.eta_error)
                 except AmbiguousTolerance as error:
@@ -236,6 +292,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.family == "combolock":
             mdp = combination_lock(args.horizon, args.actions, args.seed)
+        elif args.family == "gymnasium":
+            with _warnings_as_lines(""):
+                mdp = _gymnasium_family(args)
         else:
             mdp = figure2_split() if args.split else figure2_canonical()
         text = dumps_spec(mdp) + "\n"

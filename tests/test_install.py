@@ -62,6 +62,13 @@ def test_analyze_and_proofs_checks_run_without_the_extras(tmp_path: Path):
         "lem:p-form"]
 
 
+def test_family_gymnasium_without_gymnasium_names_the_extra():
+    result = _run_without_extras("kinematic", "family", "gymnasium", "--env", "FrozenLake-v1")
+    assert (result.returncode, result.stderr) == (
+        2, "error: family gymnasium needs the gymnasium package, part of the homer extra: pip "
+           "install -c constraints.txt '.[homer]'\n")
+
+
 def test_the_blocker_does_block():
     """Control: the same harness makes a torch import fail, so the tests above mean something."""
     result = _run_without_extras("homer", "--help")
