@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kinematic.errors import short_repr
+from kinematic.exact_sparse import sum_by
 from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -91,15 +92,31 @@ def _greedy(mdp: BlockMDP, q: np.ndarray) -> np.ndarray:
 
 
 def _continuation(mdp: BlockMDP, layer: int, state_values: np.ndarray) -> np.ndarray:
-    """``sum_s' T(s' | decoder(x), a) W(s')`` for the observations of ``layer``, ``(m, |A|)``."""
-    per_state = np.asarray(mdp.transitions[layer] @ state_values).reshape(
-        mdp.width(layer), mdp.number_of_actions
-    )
+    """``sum_s' T(s' | decoder(x), a) W(s')`` for the observations of ``layer``, ``(m, |A|)``.
+
+    Exact mode sums over the non-zero entries only (:mod:`kinematic.exact_sparse`): the dense
+    object product paid a ``Fraction`` operation per zero (Taxi unrolled to 10 steps: 17 s of
+    V*'s 17.2 s)."""
+    if mdp.mode.exact:
+        pairs, states, probabilities = mdp.transition_entries[layer]
+        values = state_values.tolist()
+        per_pair = sum_by(pairs, [p * values[s] for p, s in zip(probabilities, states.tolist(),
+                                                                    strict=True)],
+                          len(mdp.transitions[layer]))
+    else:
+        per_pair = np.asarray(mdp.transitions[layer] @ state_values)
+    per_state = per_pair.reshape(mdp.width(layer), mdp.number_of_actions)
     return per_state[mdp.emission_state[layer]]
 
 
 def _state_values(mdp: BlockMDP, layer: int, observation_values: np.ndarray) -> np.ndarray:
-    """``W(s) = sum_x q(x | s) V(x)`` on the states of ``layer``."""
+    """``W(s) = sum_x q(x | s) V(x)`` on the states of ``layer`` (exact mode: a sum per
+    observation, not a dense product over all pairs)."""
+    if mdp.mode.exact:
+        return sum_by(mdp.emission_state[layer],
+                      [q * v for q, v in zip(mdp.emission_probability[layer].tolist(),
+                                             observation_values.tolist(), strict=True)],
+                      mdp.width(layer))
     return mdp.emission_matrix(layer) @ observation_values
 
 
