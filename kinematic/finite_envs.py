@@ -17,7 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from kinematic.arguments import at_least
+from kinematic.arguments import at_least, tolerance
 from kinematic.errors import InvalidBlockMDP, short_repr
 from kinematic.lookup import find
 from kinematic.model import BlockMDP, block_mdp
@@ -89,6 +89,8 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
     start : the start distribution, default ``env.unwrapped.initial_state_distrib``
         (FrozenLake, CliffWalking and Taxi have it): a state of the table, a mapping state ->
         probability, or one probability per state ``0 .. n - 1``.
+    numbers : ``"auto"``, ``"exact"`` or ``"float"`` (above).
+    atol : the tolerance of the sums of the table's distributions and of a float-mode MDP.
 
     Raises
     ------
@@ -97,7 +99,8 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
         infinite or negative probability, a next state that is not in the table, a distribution
         or start that does not sum to 1 (within ``atol``), no start distribution.
     ValueError
-        ``horizon`` below 1 or not an int; an unknown ``numbers``.
+        ``horizon`` below 1 or not an int; an unknown ``numbers``
+        (:class:`kinematic.UnknownName`); ``atol`` outside ``[0, 1e-3]``.
 
     >>> from types import SimpleNamespace
     >>> from kinematic import optimal_values
@@ -111,6 +114,7 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
     Fraction(7, 8)
     """
     at_least(1).check(horizon, "horizon")
+    tolerance().check(atol, "atol")
     exact = find(_NUMBER_MODES, numbers, "number mode", "numbers")
     unwrapped = getattr(env, "unwrapped", env)
     table = getattr(unwrapped, "P", None)
@@ -271,11 +275,11 @@ def _number_reader(rows: Table, start: Mapping[Hashable, Real], start_where: str
     if exact:
         raise InvalidBlockMDP(f"{name} cannot be exact: {problem} (a float is read as p/q "
                               f"only with q <= {MAX_DENOMINATOR} and within 1e-12 of it, and "
-                              "every distribution must sum to exactly 1 so read); ask for float "
-                              "numbers to keep the floats")
-    warnings.warn(f"{name}: {problem}, so the MDP is in float mode (atol={atol}); ask for "
-                  "float numbers to build it so without this warning", InexactTable,
-                  stacklevel=3)
+                              "every distribution must sum to exactly 1 so read); "
+                              "numbers='float' (--numbers float) keeps the floats")
+    warnings.warn(f"{name}: {problem}, so the MDP is in float mode (atol={atol}); "
+                  "numbers='float' (--numbers float) builds it so without this warning",
+                  InexactTable, stacklevel=3)
     return float
 
 

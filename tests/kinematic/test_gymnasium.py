@@ -225,6 +225,12 @@ def test_a_horizon_below_one_or_not_an_int_is_refused(horizon: object):
         from_gymnasium(make("FrozenLake-v1"), horizon=horizon)
 
 
+def test_a_tolerance_outside_its_range_is_refused_before_the_table_is_read():
+    with pytest.raises(ValueError, match=r"^atol must be a finite number in \[0, 0.001\], got "
+                                         "1.0"):
+        from_gymnasium(make("FrozenLake-v1"), horizon=2, atol=1.0)
+
+
 def test_an_unknown_number_mode_is_refused_with_the_closest():
     with pytest.raises(UnknownName, match=r"numbers: unknown number mode 'exactly' \(did you "
                                           "mean 'exact'"):
