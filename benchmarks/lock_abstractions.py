@@ -26,9 +26,9 @@ import time
 import numpy as np
 import torch
 
-from homer.compare import compare_abstraction
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
+from homer.evaluate import compare_classes
 from homer.models import LinearAbstraction, train_contrastive
 from homer.threads import use_torch_threads
 from kinematic.families import combination_lock
@@ -51,11 +51,11 @@ def override(config: HomerConfig, assignment: str) -> HomerConfig:
 def wrong_merges(abstraction: LinearAbstraction, partition: Partition, mdp: BlockMDP,
                  layer: int, rng: np.random.Generator) -> int:
     """Pairs of distinct exact blocks of ``layer`` that ``abstraction`` merges
-    (:func:`homer.compare.compare_abstraction`, 300 encodings per observation)."""
+    (:func:`homer.evaluate.compare_classes`, 300 encodings per observation)."""
     ids = np.repeat(np.arange(len(mdp.observations[layer])), 300)
     learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    return compare_abstraction(mdp, layer, partition.kind, partition.blocks(layer + 1), ids,
-                               learned).wrong_merges
+    return compare_classes(mdp, layer + 1, partition.kind, partition.blocks(layer + 1), ids,
+                           learned).wrong_merges
 
 
 def one_layer(mdp: BlockMDP, layer: int, config: HomerConfig, seed: int) -> dict:

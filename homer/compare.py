@@ -28,116 +28,47 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import adjusted_rand_score
-from sklearn.metrics.cluster import contingency_matrix
 
 from homer.artefacts import RunArtefacts
+from homer.encoded import EncodedObservations
+from homer.evaluate import (
+    Abstraction,
+    AbstractionComparison,
+    compare_steps,
+    cover_roll_in,
+    exact_partitions,
+)
+from homer.policy_evaluation import (
+    LatentPolicies,
+    ObservationPolicy,
+    cover_step,
+    eta_floats,
+    float_model,
+)
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.wording import setting
 from kinematic.canonical import canonical_form
 from kinematic.display import listed
-from kinematic.homing import maximum_visitation
-from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
-from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
-from kinematic.policies import Policy
 from kinematic.quotient import Quotient
-from kinematic.resources import check_memory
-from kinematic.visitation import policy_value, state_visitation
 
 __all__ = [
-    "ABSTRACTION_NAMES", "SUMMARY_LEGEND", "AbstractionComparison", "ComparisonReport",
-    "DynamicsComparison", "PolicyEstimator", "combined_classifier", "compare_abstraction",
-    "compare_dynamics", "compare_run", "format_summary",
+    "ABSTRACTION_NAMES", "SUMMARY_LEGEND", "ComparisonReport", "DynamicsComparison",
+    "LinearPolicies", "combined_classifier", "compare_dynamics", "compare_run",
+    "format_summary", "run_abstractions",
 ]
 
 Classifier = Callable[[np.ndarray], np.ndarray]
 """Encoded observations ``(n, d)`` -> learned class per row."""
 
 
-@dataclass(frozen=True)
-class AbstractionComparison:
-    """Learned classes of one layer against one exact partition of it."""
-
-    kind: str
-    """``backward`` (phi_B vs backward KI), ``forward`` (phi_F vs forward KI) or ``ki``."""
-    exact_classes: list[list[str]]
-    learned_classes: list[int]
-    confusion: np.ndarray
-    """Sample counts, rows ``learned_classes``, columns ``exact_classes``."""
-    assignment: dict[str, int]
-    """Latent observation -> the learned class most of its encodings fall into."""
-    misassigned: float
-    """Share of the encodings not in their observation's assigned class."""
-    wrong_merges: int
-    splits: int
-    purity: float
-    adjusted_rand_index: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "exact_classes": self.exact_classes,
-            "learned_classes": self.learned_classes, "confusion": self.confusion.tolist(),
-            "assignment": self.assignment, "misassigned": self.misassigned,
-            "wrong_merges": self.wrong_merges, "splits": self.splits, "purity": self.purity,
-            "adjusted_rand_index": self.adjusted_rand_index,
-        }
-
-
-def _encodings(artefacts: RunArtefacts, layer: int, samples: int,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``samples`` encodings of every latent observation of ``layer``: (ids, encodings)."""
-    mdp = artefacts.mdp
-    ids = np.repeat(np.arange(len(mdp.observations[layer])), samples)
-    return ids, artefacts.encoder.encode(mdp, layer, ids, rng)
-
-
-def compare_abstraction(mdp: BlockMDP, layer: int, kind: str, exact_classes: list[list[str]],
-                        observation_ids: np.ndarray, learned: np.ndarray
-                        ) -> AbstractionComparison:
-    """Compare the learned classes ``learned`` of encodings of the observations
-    ``observation_ids`` of ``layer`` with ``exact_classes`` (lists of state names)."""
-    class_of_state = {state: k for k, block in enumerate(exact_classes) for state in block}
-    observations = mdp.observations[layer]
-    exact_of_observation = np.array([
-        class_of_state[mdp.layers[layer][mdp.emission_state[layer][x]]]
-        for x in range(len(observations))])
-    exact = exact_of_observation[observation_ids]
-    learned_classes = sorted(int(c) for c in np.unique(learned))
-    confusion = contingency_matrix(learned, exact)
-    full = np.zeros((len(learned_classes), len(exact_classes)), dtype=np.int64)
-    full[:, sorted(set(exact.tolist()))] = confusion
-    assignment, misassigned = {}, 0
-    merged: dict[int, set[int]] = {}
-    spread: dict[int, set[int]] = {}
-    for x, name in enumerate(observations):
-        counts = Counter(learned[observation_ids == x].tolist())
-        if not counts:
-            continue
-        chosen = min(counts, key=lambda c: (-counts[c], c))
-        assignment[name] = int(chosen)
-        misassigned += sum(counts.values()) - counts[chosen]
-        merged.setdefault(chosen, set()).add(int(exact_of_observation[x]))
-        spread.setdefault(int(exact_of_observation[x]), set()).add(chosen)
-    wrong_merges = sum(len(list(combinations(blocks, 2))) for blocks in merged.values())
-    return AbstractionComparison(
-        kind=kind, exact_classes=[list(block) for block in exact_classes],
-        learned_classes=learned_classes, confusion=full, assignment=assignment,
-        misassigned=misassigned / len(learned),
-        wrong_merges=wrong_merges,
-        splits=sum(len(classes) > 1 for classes in spread.values()),
-        purity=float(full.max(axis=1).sum() / full.sum()),
-        adjusted_rand_index=float(adjusted_rand_score(exact, learned)),
-    )
-
-
 def combined_classifier(artefacts: RunArtefacts, layer: int) -> Classifier | None:
-    """phi-bar of ``layer``: the pair (phi_F, phi_B) where both exist (one of them on the first
-    and last layers, or where a stopped run has only one); None when neither exists."""
+    """phi-bar of ``layer`` (0-based): the pair (phi_F, phi_B) where both exist (one of them on
+    the first and last layers, or where a stopped run has only one); None when neither
+    exists."""
     forward, backward = artefacts.forward.get(layer), artefacts.backward.get(layer)
     if forward is None and backward is None:
         return None
@@ -147,65 +78,43 @@ def combined_classifier(artefacts: RunArtefacts, layer: int) -> Classifier | Non
     return lambda encoded: forward.classes(encoded) * width + backward.classes(encoded)
 
 
-class PolicyEstimator:
-    """Action distributions of linear policies at the latent observations, from ``samples``
-    encodings per observation and layer (shared by all policies: common random numbers)."""
+def run_abstractions(artefacts: RunArtefacts, step: int) -> dict[str, Abstraction]:
+    """A run's learned abstractions of time step ``step`` (1-based) as functions
+    ``(observations, step) -> classes`` (:data:`homer.evaluate.Abstraction`), keyed by the
+    exact partition each is compared with: phi_B (``backward``), phi_F (``forward``) and
+    phi-bar (``ki``), those the run has."""
+    layer = step - 1
+    classifiers: dict[str, Classifier | None] = {
+        "backward": getattr(artefacts.backward.get(layer), "classes", None),
+        "forward": getattr(artefacts.forward.get(layer), "classes", None),
+        "ki": combined_classifier(artefacts, layer)}
+    return {kind: (lambda observations, _step, classify=classify: classify(observations))
+            for kind, classify in classifiers.items() if classify is not None}
 
-    def __init__(self, artefacts: RunArtefacts, samples: int, rng: np.random.Generator):
-        self.artefacts, self.samples, self.rng = artefacts, samples, rng
-        self.mdp = artefacts.mdp
-        self._encodings: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._cache: dict[tuple[int, int, int], np.ndarray] = {}
 
-    def encodings(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
-        if layer not in self._encodings:
-            self._encodings[layer] = _encodings(self.artefacts, layer, self.samples, self.rng)
-        return self._encodings[layer]
+class LinearPolicies:
+    """HOMER's linear policies as :data:`homer.policy_evaluation.ObservationPolicy` functions:
+    uniformly random beyond their last step (as in ``Unf(Psi) o Unf(A)``); the actions of a
+    step's weights on one array of encodings are computed once, whichever policy of the cover
+    extends them."""
 
-    def layer_probabilities(self, weight: np.ndarray, bias: np.ndarray, layer: int
-                            ) -> np.ndarray:
-        """``(m_h, |A|)``: the share of each observation's encodings on which
-        ``argmax(W x + b)`` picks each action."""
-        key = (id(weight), id(bias), layer)
-        if key not in self._cache:
-            ids, encoded = self.encodings(layer)
-            actions = np.argmax(encoded @ weight.T + bias, axis=1)
-            counts = np.zeros((len(self.mdp.observations[layer]), self.mdp.number_of_actions))
-            np.add.at(counts, (ids, actions), 1)
-            self._cache[key] = counts / self.samples
-        return self._cache[key]
+    def __init__(self, actions: int) -> None:
+        self.actions = actions
+        self._actions: dict[tuple[int, int, int], np.ndarray] = {}
+        self._policies: dict[int, tuple[LinearPolicy, ObservationPolicy]] = {}
 
-    def stochastic_policy(self, probabilities: Callable[[int, np.ndarray], np.ndarray]
-                          ) -> tuple[Policy, float]:
-        """The latent observation policy of any policy on encodings, given as
-        ``probabilities(step, encodings) -> (n, |A|)`` action probabilities (e.g. a neural
-        actor), averaged over each observation's encodings; and the largest standard error of
-        those averages (``sqrt(p (1 - p) / samples)``, a bound for the mean of values in
-        ``[0, 1]``)."""
-        layers, error = [], 0.0
-        for t in range(self.mdp.horizon):
-            ids, encoded = self.encodings(t)
-            shares = np.zeros((len(self.mdp.observations[t]), self.mdp.number_of_actions))
-            rows = np.asarray(probabilities(t, encoded), dtype=np.float64)
-            np.add.at(shares, ids, rows / rows.sum(axis=1, keepdims=True))  # float32 sums
-            p = shares / self.samples
-            error = max(error, float(np.sqrt(p * (1 - p) / self.samples).max()))
-            layers.append(p)
-        return Policy(tuple(layers), self.mdp), error
-
-    def policy(self, linear: LinearPolicy) -> tuple[Policy, float]:
-        """The latent observation policy of ``linear`` (uniform beyond its last step, as in
-        ``Unf(Psi) o Unf(A)``) and the largest standard error of its action probabilities."""
-        actions = self.mdp.number_of_actions
-        layers, error = [], 0.0
-        for t in range(self.mdp.horizon):
-            if t < linear.length:
-                p = self.layer_probabilities(linear.weights[t], linear.biases[t], t)
-                error = max(error, float(np.sqrt(p * (1 - p) / self.samples).max()))
-            else:
-                p = np.full((len(self.mdp.observations[t]), actions), 1 / actions)
-            layers.append(p)
-        return Policy(tuple(layers), self.mdp), error
+    def policy(self, linear: LinearPolicy) -> ObservationPolicy:
+        if id(linear) not in self._policies:
+            def act(observations: np.ndarray, step: int) -> np.ndarray:
+                if step > linear.length:
+                    return np.full((len(observations), self.actions), 1 / self.actions)
+                weight, bias = linear.weights[step - 1], linear.biases[step - 1]
+                key = (id(weight), id(bias), id(observations))
+                if key not in self._actions:
+                    self._actions[key] = linear.act(step - 1, observations)
+                return self._actions[key]
+            self._policies[id(linear)] = (linear, act)  # kept alive: ids stay unique
+        return self._policies[id(linear)][1]
 
 
 @dataclass(frozen=True)
@@ -345,79 +254,45 @@ class ComparisonReport:
         }
 
 
-def _floats(mdp: BlockMDP) -> BlockMDP:
-    return with_float_numbers(mdp) if mdp.mode.exact else mdp
-
-
-def _check_fits(artefacts: RunArtefacts, samples: int, transitions: int) -> None:
-    """Raise :class:`~kinematic.errors.TooLarge` before any work when the encodings kept for
-    every layer (``samples`` per latent observation: float32 vectors and their ids) and a
-    batch of ``transitions`` episodes exceed this machine's memory."""
-    mdp = artefacts.mdp
-    dimension = artefacts.encoder.dimension(mdp)
-    observations = sum(len(layer) for layer in mdp.observations)
-    check_memory(samples * observations * (4 * dimension + 8)
-                 + batch_bytes(transitions, mdp.horizon, dimension),
-                 f"comparing with {setting('samples', samples)} and "
-                 f"{setting('transitions', transitions)} on {mdp.name!r} ({observations} latent "
-                 f"observations, H = {mdp.horizon}, dimension {dimension})")
-
-
 def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 2000,
                 seed: int = 0, progress: Callable[[Sequence], Sequence] = lambda x: x
                 ) -> ComparisonReport:
-    """Compare a run with the exact answers of its MDP (see the module docstring)."""
-    if samples < 1 or transitions < 1:
-        raise ValueError(f"samples and transitions must be positive, got {samples}, "
-                         f"{transitions}")
-    mdp, rng = artefacts.mdp, np.random.default_rng(seed)
-    _check_fits(artefacts, samples, transitions)
-    floats = _floats(mdp)
-    eta = [np.asarray(layer, dtype=float) for layer in maximum_visitation(floats)]
-    backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
-    partitions = {"backward": backward, "forward": forward,
-                  "ki": ki_partition(mdp, backward, forward)}
+    """Compare a run with the exact answers of its MDP (see the module docstring): the run's
+    abstractions and covers are scored by :mod:`homer.evaluate` (the same encodings as
+    ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed)``), the dynamics here."""
+    if transitions < 1:
+        raise ValueError(f"transitions must be positive, got {transitions}")
+    mdp = artefacts.mdp
+    encoded = EncodedObservations(mdp, artefacts.encoder, samples, seed)
+    encoded.check_fits(batch_bytes(transitions, mdp.horizon, artefacts.encoder.dimension(mdp)),
+                       "comparing", setting("transitions", transitions))
+    partitions = exact_partitions(mdp)
     canonical = canonical_form(mdp, partitions["ki"])
-    estimator = PolicyEstimator(artefacts, samples, rng)
-    visitations: dict[int, tuple[tuple[np.ndarray, ...], float]] = {}
+    roll_in, eta = cover_roll_in(mdp), eta_floats(mdp)
+    latent, linear = LatentPolicies(encoded), LinearPolicies(mdp.number_of_actions)
+    rng = np.random.default_rng([seed, 0, 2])  # the dynamics' transitions
 
     def visitation_of(policy: LinearPolicy) -> tuple[tuple[np.ndarray, ...], float]:
-        if id(policy) not in visitations:
-            latent, error = estimator.policy(policy)
-            visitations[id(policy)] = (tuple(np.asarray(v, dtype=float)
-                                             for v in state_visitation(floats, latent)), error)
-        return visitations[id(policy)]
+        return latent.visitation(linear.policy(policy), "a cover's policy")
 
     steps, abstractions, dynamics = [], {}, {}
     counts = [np.zeros(len(layer)) for layer in mdp.layers]
+    names = {"backward": "phi_B", "forward": "phi_F", "ki": "phi-bar"}
     for h in progress(range(min(mdp.horizon, len(artefacts.covers)))):
-        ids, encoded = estimator.encodings(h)
-        learned = {"backward": artefacts.backward.get(h), "forward": artefacts.forward.get(h)}
-        classifiers = {kind: a.classes for kind, a in learned.items() if a is not None}
-        combined = combined_classifier(artefacts, h)
-        if combined is not None:
-            classifiers["ki"] = combined
-        abstractions[h] = {
-            kind: compare_abstraction(mdp, h, kind, partitions[kind].blocks(h + 1), ids,
-                                      classify(encoded))
-            for kind, classify in classifiers.items()}
-        cover = [visitation_of(policy) for policy in artefacts.covers[h]]
-        best = np.max([v[h] for v, _ in cover], axis=0)
-        alpha = best / eta[h]
+        step = h + 1
+        abstractions[h] = compare_steps(mdp, encoded, {step: run_abstractions(artefacts, step)},
+                                        partitions, roll_in, names)[step]
+        cover = cover_step(mdp, step, [visitation_of(p) for p in artefacts.covers[h]], eta)
         if h >= 1:
             found = compare_dynamics(artefacts, h, transitions, rng, canonical)
             if found is not None:
                 dynamics[h] = found
         ki = abstractions[h].get("ki")
         steps.append({
-            "step": h + 1,
+            "step": step,
             "wrong_merges": None if ki is None else ki.wrong_merges,
             "splits": None if ki is None else ki.splits,
-            "alpha_min": float(alpha.min()),
-            "alpha_per_state": dict(zip(mdp.layers[h], alpha.tolist(), strict=True)),
-            "visitation": dict(zip(mdp.layers[h], best.tolist(), strict=True)),
-            "eta": dict(zip(mdp.layers[h], eta[h].tolist(), strict=True)),
-            "action_standard_error": max(e for _, e in cover),
+            **{key: value for key, value in cover.items() if key != "step"},
             "abstractions": {k: c.to_json() for k, c in abstractions[h].items()},
             "dynamics": dynamics[h].to_json() if h in dynamics else None,
         })
@@ -429,12 +304,12 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
                 counts[t] += entry["episodes"] * np.mean([v[t] for v in mixture], axis=0)
     value, error = None, None
     if artefacts.policy is not None:
-        latent, error = estimator.policy(artefacts.policy)
-        value = float(policy_value(floats, latent))
+        value, error = latent.value(linear.policy(artefacts.policy), "the learned policy")
     return ComparisonReport(
         mdp=mdp.name, samples=samples, steps=steps, value=value,
-        optimal_value=float(optimal_values(floats).value), policy_standard_error=error,
-        abstractions=abstractions, dynamics=dynamics, visitation_counts=counts,
+        optimal_value=float(optimal_values(float_model(mdp)).value),
+        policy_standard_error=error, abstractions=abstractions, dynamics=dynamics,
+        visitation_counts=counts,
     )
 
 

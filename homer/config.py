@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["OBJECTIVES", "RANGES", "HomerConfig", "flag_of"]
+__all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig", "flag_of"]
+
+DEFAULT_TORCH_THREADS = 1
+"""Intra-op threads of a HOMER or baseline run unless its configuration says otherwise
+(homer/threads.py)."""
 
 RANGES: dict[str, NumberRange] = {
     "backward_capacity": at_least(2), "forward_capacity": at_least(2),

@@ -14,12 +14,10 @@ from __future__ import annotations
 import torch
 from threadpoolctl import threadpool_limits
 
+from homer.config import DEFAULT_TORCH_THREADS
 from kinematic.arguments import at_least
 
 __all__ = ["DEFAULT_TORCH_THREADS", "use_torch_threads"]
-
-DEFAULT_TORCH_THREADS = 1
-"""Intra-op threads of a HOMER or baseline run unless its configuration says otherwise."""
 
 
 def use_torch_threads(threads: int) -> None:

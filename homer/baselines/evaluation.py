@@ -2,7 +2,7 @@
 
 A policy on encodings is turned into a latent observation policy by averaging its action
 probabilities over fresh encodings of every latent observation
-(:meth:`homer.compare.PolicyEstimator.stochastic_policy`); its value then follows exactly by
+(:class:`homer.policy_evaluation.LatentPolicies`); its value then follows exactly by
 dynamic programming over the latent states. The paper's metric (Figure ``fig:horizon-plot``) is
 the number of episodes after which the value first reaches half the optimal value."""
 
@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from homer.artefacts import RunArtefacts
-from homer.compare import PolicyEstimator
+from homer.encoded import EncodedObservations
 from homer.encoders import HadamardNoise
-from kinematic.model import BlockMDP, with_float_numbers
+from homer.policy_evaluation import LatentPolicies
+from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
+from kinematic.policies import Policy
 from kinematic.visitation import policy_value, state_visitation
 
 __all__ = ["BaselineResult", "ValueEvaluator"]
@@ -60,21 +61,26 @@ class ValueEvaluator:
 
     def __init__(self, mdp: BlockMDP, encoder: HadamardNoise, samples: int = 200,
                  seed: int = 0):
-        artefacts = RunArtefacts(mdp, encoder, [], {}, {}, None, [], {})
-        self.estimator = PolicyEstimator(artefacts, samples, np.random.default_rng(seed))
-        self.floats = with_float_numbers(mdp) if mdp.mode.exact else mdp
-        self.optimal_value = float(optimal_values(self.floats).value)
+        self.encoded = EncodedObservations(mdp, encoder, samples, seed)
+        self.latent = LatentPolicies(self.encoded)
+        self.optimal_value = float(optimal_values(self.latent.floats).value)
         self.curve: list[tuple[int, float]] = []
 
+    def _policy(self, probabilities: Probabilities) -> Policy:
+        """The latent policy of ``probabilities`` now (a policy still learning: not kept)."""
+        policy, _ = self.latent.latent(lambda vectors, step: probabilities(step - 1, vectors),
+                                       "the policy", remember=False)
+        return policy
+
     def value(self, probabilities: Probabilities) -> float:
-        policy, _ = self.estimator.stochastic_policy(probabilities)
-        return float(policy_value(self.floats, policy))
+        return float(policy_value(self.latent.floats, self._policy(probabilities)))
 
     def visitation(self, probabilities: Probabilities) -> dict[str, float]:
         """Exact ``P_pi(s)`` of every latent state."""
-        policy, _ = self.estimator.stochastic_policy(probabilities)
+        floats = self.latent.floats
         return {state: float(p) for layer, values in
-                zip(self.floats.layers, state_visitation(self.floats, policy), strict=True)
+                zip(floats.layers, state_visitation(floats, self._policy(probabilities)),
+                    strict=True)
                 for state, p in zip(layer, values, strict=True)}
 
     def record(self, episodes: int, probabilities: Probabilities) -> float:

@@ -11,7 +11,7 @@ state of layer 1 shares one abstract state (a stochastic start cannot be separat
 why PCID fails on the combination lock. The reward-sensitive policy is planned in the same
 abstract model with the mean rewards observed. The result lists the time steps whose learned
 abstraction merges kinematically separable states (majority assignment, as in
-:func:`homer.compare.compare_abstraction`, against the KI partition)."""
+:func:`homer.evaluate.compare_classes`, against the KI partition)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ import torch
 from sklearn.cluster import KMeans
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
-from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
+from homer.evaluate import compare_classes
 from homer.sampler import BatchSampler
 from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.inseparability import ki_partition
@@ -180,9 +180,9 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
     partition = ki_partition(mdp)
     errors = []
     for h in range(1, mdp.horizon):
-        ids, encodings = evaluator.estimator.encodings(h)
-        comparison = compare_abstraction(mdp, h, "ki", partition.blocks(h + 1), ids,
-                                         decoders[h](encodings))
+        ids, encodings = evaluator.encoded.step(h + 1)
+        comparison = compare_classes(mdp, h + 1, "ki", partition.blocks(h + 1), ids,
+                                     decoders[h](encodings))
         if comparison.wrong_merges:
             errors.append(h + 1)
     result = BaselineResult(

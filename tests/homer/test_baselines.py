@@ -11,9 +11,9 @@ import pytest
 from homer.baselines.actor_critic import run_actor_critic
 from homer.baselines.pcid import run_pcid
 from homer.baselines.rnd import RandomNetworkDistillation
-from homer.compare import compare_abstraction
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv
+from homer.evaluate import compare_classes
 from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import ki_partition
 from kinematic.spec import from_spec, to_spec
@@ -71,8 +71,7 @@ def test_pcid_merges_the_good_states_of_the_lock():
     for h in range(1, mdp.horizon - 1):  # s_{h,a}, s_{h,b} separable: u_h != v_h here
         ids = np.repeat(np.arange(3), 100)
         learned = run.decoders[h](encoder.encode(mdp, h, ids, rng))
-        comparison = compare_abstraction(mdp, h, "ki", partition.blocks(h + 1), ids,
-                                         learned)
+        comparison = compare_classes(mdp, h + 1, "ki", partition.blocks(h + 1), ids, learned)
         assignment = comparison.assignment
         merged += assignment[f"s{h + 1}a"] == assignment[f"s{h + 1}b"]
     assert merged >= 2

@@ -16,10 +16,10 @@ from homer.cli import main
 from homer.compare import (
     ABSTRACTION_NAMES,
     SUMMARY_LEGEND,
-    compare_abstraction,
     compare_run,
     format_summary,
 )
+from homer.evaluate import compare_classes
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -120,8 +120,8 @@ def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
     report = compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=200)
     ids = np.repeat(np.arange(3), SAMPLES)
     learned = np.array([0] * 5 + [1] * 3 + [0] * SAMPLES + [1] * SAMPLES)
-    report.abstractions[2]["backward"] = compare_abstraction(
-        mdp, 2, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
+    report.abstractions[2]["backward"] = compare_classes(
+        mdp, 3, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
     assert table(format_summary(report))["phi_B vs backward KI"] == [
         "0 of 3", "0 of 3", "0.125 (step 3)"]
 
@@ -183,8 +183,10 @@ def test_a_run_without_policy_reports_no_value():
 
 
 def test_bad_sample_sizes_are_rejected():
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="samples must be an int >= 1, got 0"):
         compare_run(perfect_artefacts(lock()), samples=0)
+    with pytest.raises(ValueError, match="transitions must be positive, got 0"):
+        compare_run(perfect_artefacts(lock()), transitions=0)
 
 
 def test_plots_open_as_images(tmp_path):

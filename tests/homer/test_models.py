@@ -10,9 +10,9 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from homer.compare import compare_abstraction
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
+from homer.evaluate import compare_classes
 from homer.models import ContrastiveEnsemble, train_contrastive
 from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition
@@ -37,11 +37,11 @@ def lock_transitions(mdp, layer, n, rng):
 
 def wrong_merges(abstraction, partition, mdp, layer, rng) -> int:
     """Pairs of distinct exact blocks of ``layer`` that ``abstraction`` merges
-    (:func:`homer.compare.compare_abstraction`, 200 encodings per observation)."""
+    (:func:`homer.evaluate.compare_classes`, 200 encodings per observation)."""
     ids = np.repeat(np.arange(len(mdp.observations[layer])), 200)
     learned = abstraction.classes(HadamardNoise().encode(mdp, layer, ids, rng))
-    return compare_abstraction(mdp, layer, partition.kind, partition.blocks(layer + 1), ids,
-                               learned).wrong_merges
+    return compare_classes(mdp, layer + 1, partition.kind, partition.blocks(layer + 1), ids,
+                           learned).wrong_merges
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -1,0 +1,302 @@
+"""Score any learner's state abstraction and policy cover against the exact answers of the Block
+MDP its observations come from - HOMER's or anyone's (``python -m homer evaluate``).
+
+An **abstraction** is a function ``phi(observations, step) -> classes``: ``observations`` an
+``(n, d)`` array of encoded observations of time step ``step`` (1-based, as the paper's ``h``),
+the result ``n`` integer classes. Every latent observation ``o`` of step ``h`` is dressed in
+``samples`` fresh encodings (:class:`homer.encoded.EncodedObservations`; the paper's encoder
+:class:`homer.encoders.HadamardNoise` unless another is given) and ``phi``'s classes of them are
+compared with each exact partition of the step - backward KI (``def:bki``), forward KI
+(``def:fki``) and KI (``def:ki``):
+
+- the **confusion** matrix (learned class x exact class, sample counts), **purity** and the
+  **adjusted Rand index** over the samples;
+- each observation is **assigned** to the learned class most of its encodings fall into (ties:
+  the smallest class); a **wrong merge** is a pair of distinct exact classes whose observations
+  are assigned to one learned class (kinematically separable states merged: what breaks HOMER's
+  guarantees), a **split** an exact class whose observations are assigned to more than one
+  learned class (harmless for correctness, costs capacity); **misassigned** is the share of
+  encodings outside their observation's assigned class;
+- the **pairwise agreement** of Intrepid's ``evaluate_state_decoder.py`` (the authors' later
+  library): two observations drawn independently from the roll-in of a policy cover, the event
+  that ``phi`` gives them the same class exactly when they come from the same latent state. It is
+  computed in closed form, ``1 - P(same state) - P(same class) + 2 P(same state, same class)``,
+  over the roll-in of the exact cover (a uniformly chosen exact homing policy of a state of the
+  step, ``def:homing-policy``) and ``phi``'s class shares, instead of from 5,000 sampled pairs
+  of a learned cover. It compares with latent states, not KI classes: a learner that keeps
+  kinematically inseparable states together (as HOMER may) loses agreement without any wrong
+  merge.
+
+>>> import numpy as np
+>>> from kinematic import combination_lock
+>>> lock = combination_lock(horizon=3, actions=2, seed=0)
+>>> report = evaluate_abstraction(lock, lambda observations, step: np.zeros(len(observations),
+...                                                                         dtype=int))
+>>> [step["ki"].wrong_merges for step in report.steps]  # one class: all separable pairs merged
+[1, 3, 1]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics.cluster import contingency_matrix
+
+from homer.encoded import EncodedObservations, Encoder
+from homer.policy_evaluation import (
+    CoverReport,
+    ObservationPolicy,
+    evaluate_policies,
+    float_model,
+)
+from kinematic.homing import homing_policies
+from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
+from kinematic.model import BlockMDP
+from kinematic.partition import Partition
+from kinematic.policies import state_policy
+from kinematic.visitation import observation_visitation
+
+__all__ = [
+    "KINDS", "Abstraction", "AbstractionComparison", "AbstractionReport", "CoverReport",
+    "EncodedObservations", "Encoder", "ObservationPolicy", "compare_classes",
+    "cover_roll_in", "evaluate_abstraction", "evaluate_policies", "exact_partitions",
+    "learned_classes", "pairwise_agreement",
+]
+
+Abstraction = Callable[[np.ndarray, int], ArrayLike]
+"""``phi(observations, step) -> classes``: encoded observations ``(n, d)`` of time step ``step``
+(1-based) -> one integer class per row."""
+
+KINDS = ("backward", "forward", "ki")
+"""The exact partitions a learned abstraction is compared with: backward KI (``def:bki``),
+forward KI (``def:fki``) and KI (``def:ki``)."""
+
+
+@dataclass(frozen=True)
+class AbstractionComparison:
+    """Learned classes of one time step against one exact partition of it."""
+
+    kind: str
+    """``backward``, ``forward`` or ``ki``: the exact partition compared with."""
+    exact_classes: list[list[str]]
+    learned_classes: list[int]
+    confusion: np.ndarray
+    """Sample counts, rows ``learned_classes``, columns ``exact_classes``."""
+    assignment: dict[str, int]
+    """Latent observation -> the learned class most of its encodings fall into."""
+    misassigned: float
+    """Share of the encodings not in their observation's assigned class."""
+    wrong_merges: int
+    """Pairs of distinct exact classes whose observations are assigned to one learned class."""
+    splits: int
+    """Exact classes whose observations are assigned to two or more learned classes."""
+    purity: float
+    adjusted_rand_index: float
+    pairwise_agreement: float | None = None
+    """Intrepid's permutation-invariant agreement with the latent states (module docstring);
+    None when the observations' roll-in weights were not given."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "exact_classes": self.exact_classes,
+            "learned_classes": self.learned_classes, "confusion": self.confusion.tolist(),
+            "assignment": self.assignment, "misassigned": self.misassigned,
+            "wrong_merges": self.wrong_merges, "splits": self.splits, "purity": self.purity,
+            "adjusted_rand_index": self.adjusted_rand_index,
+            "pairwise_agreement": self.pairwise_agreement,
+        }
+
+
+def learned_classes(phi: Abstraction, observations: np.ndarray, step: int,
+                    name: str = "phi") -> np.ndarray:
+    """``phi(observations, step)`` checked: one integer class per row, as int64; anything
+    else raises ``ValueError`` naming ``name`` and the step."""
+    classes = np.asarray(phi(observations, step))
+    if classes.shape != (len(observations),):
+        raise ValueError(f"{name}(observations, {step}) returned an array of shape "
+                         f"{classes.shape}; expected one class per row of the {len(observations)}"
+                         f" observations: shape ({len(observations)},)")
+    integral = classes.dtype.kind in "iu" or (
+        classes.dtype.kind == "f" and bool(np.all(np.isfinite(classes)))
+        and bool(np.all(classes == np.round(classes))))
+    if not integral:
+        raise ValueError(f"{name}(observations, {step}) must return integer classes, got "
+                             f"dtype {classes.dtype} (first values {classes[:3].tolist()})")
+    return classes.astype(np.int64)
+
+
+def pairwise_agreement(states: np.ndarray, shares: np.ndarray, weights: np.ndarray) -> float:
+    """Probability that two observations drawn independently from ``weights`` (one per latent
+    observation) get the same learned class exactly when they come from the same latent state:
+    ``1 - P(same state) - P(same class) + 2 P(same state, same class)``, each observation's
+    class drawn from its row of ``shares`` (observation x class) and ``states`` the index of
+    the state emitting each observation.
+
+    Two observations of two states, each always given its own class, agree always; one class
+    for both agrees only on pairs from the same state:
+
+    >>> pairwise_agreement(np.array([0, 1]), np.eye(2), np.array([0.5, 0.5]))
+    1.0
+    >>> pairwise_agreement(np.array([0, 1]), np.array([[1.0], [1.0]]), np.array([0.5, 0.5]))
+    0.5
+    """
+    joint = weights[:, None] * shares  # P(observation, class)
+    by_state = np.zeros((int(states.max()) + 1, shares.shape[1]))
+    np.add.at(by_state, states, joint)
+    same_state = float(np.sum(by_state.sum(axis=1) ** 2))
+    same_class = float(np.sum(joint.sum(axis=0) ** 2))
+    both = float(np.sum(by_state ** 2))
+    return 1.0 - same_state - same_class + 2.0 * both
+
+
+def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[list[str]],
+                    observation_ids: np.ndarray, learned: np.ndarray,
+                    roll_in: np.ndarray | None = None) -> AbstractionComparison:
+    """Compare the learned classes ``learned`` of encodings of the observations
+    ``observation_ids`` of time step ``step`` (1-based) with ``exact_classes`` (lists of state
+    names, as :meth:`kinematic.Partition.blocks` gives them); ``roll_in`` (a weight per
+    observation of the step, :func:`cover_roll_in`) adds the pairwise agreement."""
+    layer = step - 1
+    class_of_state = {state: k for k, block in enumerate(exact_classes) for state in block}
+    observations = mdp.observations[layer]
+    state_of_observation = np.asarray(mdp.emission_state[layer])
+    exact_of_observation = np.array([class_of_state[mdp.layers[layer][s]]
+                                     for s in state_of_observation])
+    exact = exact_of_observation[observation_ids]
+    classes = sorted(int(c) for c in np.unique(learned))
+    confusion = contingency_matrix(learned, exact)
+    full = np.zeros((len(classes), len(exact_classes)), dtype=np.int64)
+    full[:, sorted(set(exact.tolist()))] = confusion
+    shares = np.zeros((len(observations), len(classes)))
+    np.add.at(shares, (observation_ids, np.searchsorted(classes, learned)), 1)
+    assignment, misassigned = {}, 0
+    merged: dict[int, set[int]] = {}
+    spread: dict[int, set[int]] = {}
+    for x, name in enumerate(observations):
+        counts = Counter(learned[observation_ids == x].tolist())
+        if not counts:
+            continue
+        chosen = min(counts, key=lambda c: (-counts[c], c))
+        assignment[name] = int(chosen)
+        misassigned += sum(counts.values()) - counts[chosen]
+        merged.setdefault(chosen, set()).add(int(exact_of_observation[x]))
+        spread.setdefault(int(exact_of_observation[x]), set()).add(chosen)
+    agreement = None
+    if roll_in is not None:
+        totals = shares.sum(axis=1, keepdims=True)
+        agreement = pairwise_agreement(
+            state_of_observation,
+            np.divide(shares, totals, out=np.zeros_like(shares), where=totals > 0), roll_in)
+    return AbstractionComparison(
+        kind=kind, exact_classes=[list(block) for block in exact_classes],
+        learned_classes=classes, confusion=full, assignment=assignment,
+        misassigned=misassigned / len(learned),
+        wrong_merges=sum(len(list(combinations(blocks, 2))) for blocks in merged.values()),
+        splits=sum(len(spread_of) > 1 for spread_of in spread.values()),
+        purity=float(full.max(axis=1).sum() / full.sum()),
+        adjusted_rand_index=float(adjusted_rand_score(exact, learned)),
+        pairwise_agreement=agreement,
+    )
+
+
+def exact_partitions(mdp: BlockMDP) -> dict[str, Partition]:
+    """The backward KI, forward KI and KI partitions of ``mdp``, by :data:`KINDS`."""
+    backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
+    return {"backward": backward, "forward": forward,
+            "ki": ki_partition(mdp, backward, forward)}
+
+
+def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
+    """Per time step, the distribution of its observations when a state of the step is chosen
+    uniformly and its exact homing policy (``def:homing-policy``) is followed: the roll-in of
+    an ideal policy cover, over which :func:`pairwise_agreement` draws its pairs (floats)."""
+    floats = float_model(mdp)
+    choices = homing_policies(floats)
+    roll_in = []
+    for layer, states in enumerate(floats.layers):
+        total = np.zeros(len(floats.observations[layer]))
+        for state in states:
+            reached = observation_visitation(floats, state_policy(floats, choices[state]))
+            total += np.asarray(reached[layer], dtype=float)
+        roll_in.append(total / len(states))
+    return roll_in
+
+
+@dataclass(frozen=True)
+class AbstractionReport:
+    """:func:`evaluate_abstraction`'s result: per time step (``steps[h - 1]``), the learned
+    classes against each exact partition (:data:`KINDS`)."""
+
+    mdp: str
+    samples: int
+    seed: int
+    steps: list[dict[str, AbstractionComparison]]
+
+    def steps_with_wrong_merges(self, kind: str = "ki") -> list[int]:
+        """The steps (1-based) where the abstraction merges distinct ``kind`` classes."""
+        return [h for h, step in enumerate(self.steps, start=1)
+                if kind in step and step[kind].wrong_merges]
+
+    def to_json(self) -> dict[str, Any]:
+        """``report.json`` of ``homer evaluate``'s abstraction part."""
+        return {
+            "mdp": self.mdp, "samples": self.samples, "seed": self.seed,
+            "steps_with_wrong_merges": {kind: len(self.steps_with_wrong_merges(kind))
+                                        for kind in KINDS},
+            "steps": [{"step": h, "wrong_merges": step["ki"].wrong_merges,
+                       "splits": step["ki"].splits,
+                       "abstractions": {kind: c.to_json() for kind, c in step.items()}}
+                      for h, step in enumerate(self.steps, start=1)],
+        }
+
+
+def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
+                  abstractions: Mapping[int, Mapping[str, Abstraction]],
+                  partitions: Mapping[str, Partition] | None = None,
+                  roll_in: list[np.ndarray] | None = None,
+                  names: Mapping[str, str] | None = None,
+                  ) -> dict[int, dict[str, AbstractionComparison]]:
+    """The per-step abstraction report, one implementation for ``homer evaluate`` and ``homer
+    compare``: ``abstractions[step][kind]`` is compared with the exact ``kind`` partition on
+    the step's encodings (``names[kind]`` names the function in errors)."""
+    partitions = exact_partitions(mdp) if partitions is None else partitions
+    roll_in = cover_roll_in(mdp) if roll_in is None else roll_in
+    names = names or {}
+    compared: dict[int, dict[str, AbstractionComparison]] = {}
+    for step, functions in abstractions.items():
+        ids, vectors = encoded.step(step)
+        compared[step] = {}
+        for kind, phi in functions.items():
+            learned = learned_classes(phi, vectors, step, names.get(kind, "phi"))
+            compared[step][kind] = compare_classes(mdp, step, kind,
+                                                   partitions[kind].blocks(step), ids, learned,
+                                                   roll_in[step - 1])
+    return compared
+
+
+def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | None = None,
+                         samples: int = 500, seed: int = 0) -> AbstractionReport:
+    """Score the abstraction ``phi(observations, step) -> classes`` at every time step of
+    ``mdp`` against its backward KI, forward KI and KI partitions (module docstring):
+    ``samples`` encodings of each latent observation by ``encoder``
+    (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``.
+
+    >>> import numpy as np
+    >>> from kinematic import combination_lock
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> report = evaluate_abstraction(lock, lambda x, step: np.zeros(len(x), dtype=int))
+    >>> report.steps_with_wrong_merges("ki"), report.steps_with_wrong_merges("backward")
+    ([1, 2, 3], [2, 3])
+    """
+    encoded = EncodedObservations(mdp, encoder, samples, seed)
+    encoded.check_fits(doing="scoring an abstraction")
+    steps = range(1, mdp.horizon + 1)
+    compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps})
+    return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps])

@@ -1,0 +1,140 @@
+"""Reference abstractions to calibrate a score (``homer evaluate --abstraction NAME``): what a
+learner that knows the answer, one that knows nothing, and clusterings of the raw observations
+get, scored by the same code as any learner (:mod:`homer.evaluate`).
+
+- ``oracle``: the latent state of each observation (decoded by the nearest mean encoding of
+  each latent observation). It never merges distinct states, so it makes **0 wrong merges**
+  against every exact partition (up to the encoder's Bayes error, about 1e-12 for the paper's
+  encoder); it **splits** every KI class of several states (it cannot know they are
+  inseparable), and its pairwise agreement is 1.
+- ``random``: a uniformly random class among ``capacity`` for every encoding: wrong merges
+  wherever a step has two exact classes, adjusted Rand index near 0.
+- ``kmeans``: k-means (scikit-learn) of the encoded observations of each step into ``k = min(
+  capacity, observations of the step)`` clusters, fitted on fresh encodings, equally many of
+  each latent observation. It sees geometry, not dynamics: on the paper's encoder all
+  observations are equally far apart, so it gets right exactly what a clustering can - with
+  one observation per state and ``k`` at least the step's observations, no wrong merges - and
+  when a step has more observations than ``k`` it merges observations regardless of their
+  states: wrong merges in multi-observation MDPs whose KI classes it would need to find.
+- ``pca-kmeans``: the same after projecting on the leading ``min(capacity, d)`` principal
+  components (what one does before clustering high-dimensional observations); on one-hot
+  encodings the leading components span the differences of the observation means, so it
+  should find what ``kmeans`` finds.
+
+``capacity`` defaults to the most KI classes of any step (``def:ki``): the fewest classes an
+abstraction needs to make no wrong merge.
+
+>>> from kinematic import combination_lock
+>>> from homer.evaluate import evaluate_abstraction
+>>> lock = combination_lock(horizon=3, actions=2, seed=0)
+>>> report = evaluate_abstraction(lock, reference_abstraction("oracle", lock))
+>>> report.steps_with_wrong_merges("backward"), report.steps_with_wrong_merges("ki")
+([], [])
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.decomposition import PCA
+from sklearn.exceptions import ConvergenceWarning
+
+from homer.encoded import EncodedObservations, Encoder
+from homer.evaluate import Abstraction
+from kinematic.arguments import at_least
+from kinematic.inseparability import ki_partition
+from kinematic.lookup import find
+from kinematic.model import BlockMDP
+
+__all__ = ["REFERENCE_LEARNERS", "default_capacity", "reference_abstraction"]
+
+REFERENCE_LEARNERS = {
+    "oracle": "the latent state of each observation: 0 wrong merges by construction",
+    "random": "a uniformly random class among the capacity for every encoding",
+    "kmeans": "k-means of the encoded observations into the capacity",
+    "pca-kmeans": "k-means after projecting on the leading principal components",
+}
+"""The reference abstractions by name, each with what it is."""
+
+TRAINING_SAMPLES = 100
+"""Fresh encodings of each latent observation the oracle and the clusterings are fitted on."""
+
+
+def default_capacity(mdp: BlockMDP) -> int:
+    """The most KI classes of any step of ``mdp`` (``def:ki``)."""
+    partition = ki_partition(mdp)
+    return max(len(partition.blocks(h)) for h in range(1, mdp.horizon + 1))
+
+
+class _Oracle:
+    """Nearest mean encoding -> latent observation -> index of its state in the step."""
+
+    def __init__(self, mdp: BlockMDP, training: EncodedObservations) -> None:
+        self.mdp, self.training = mdp, training
+
+    def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
+        ids, vectors = self.training.step(step)
+        means = np.zeros((int(ids.max()) + 1, vectors.shape[1]))
+        np.add.at(means, ids, vectors)
+        means /= np.bincount(ids)[:, None]
+        distances = ((observations[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
+        nearest = np.argmin(distances, axis=1)
+        return np.asarray(self.mdp.emission_state[step - 1])[nearest]
+
+
+class _Random:
+    def __init__(self, capacity: int, seed: int) -> None:
+        self.capacity, self.seed = capacity, seed
+
+    def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, step, len(observations)])
+        return rng.integers(self.capacity, size=len(observations))
+
+
+class _Clustering:
+    """k-means, after PCA when ``components`` is set, fitted once per step."""
+
+    def __init__(self, training: EncodedObservations, capacity: int, seed: int,
+                 pca: bool) -> None:
+        self.training, self.capacity, self.seed, self.pca = training, capacity, seed, pca
+        self.fitted: dict[int, tuple[PCA | None, KMeans]] = {}
+
+    def _fit(self, step: int) -> tuple[PCA | None, KMeans]:
+        if step not in self.fitted:
+            ids, vectors = self.training.step(step)
+            k = min(self.capacity, int(ids.max()) + 1)
+            projection = None
+            if self.pca:
+                projection = PCA(n_components=min(self.capacity, vectors.shape[1]),
+                                 random_state=self.seed).fit(vectors)
+                vectors = projection.transform(vectors)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # fewer distinct points
+                model = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit(vectors)
+            self.fitted[step] = projection, model
+        return self.fitted[step]
+
+    def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
+        projection, model = self._fit(step)
+        if projection is not None:
+            observations = projection.transform(observations)
+        return model.predict(observations)
+
+
+def reference_abstraction(name: str, mdp: BlockMDP, encoder: Encoder | None = None,
+                          capacity: int | None = None, seed: int = 0) -> Abstraction:
+    """The reference abstraction ``name`` (one of :data:`REFERENCE_LEARNERS`) for ``mdp``
+    encoded by ``encoder`` (the paper's when None), into ``capacity`` classes
+    (:func:`default_capacity` when None); fitted on encodings drawn from a seed other than
+    the evaluation's (module docstring)."""
+    find(REFERENCE_LEARNERS, name, "reference learner", "name")
+    capacity = default_capacity(mdp) if capacity is None else capacity
+    at_least(1).check(capacity, "capacity")
+    training = EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed, stream=1)
+    if name == "oracle":
+        return _Oracle(mdp, training)
+    if name == "random":
+        return _Random(capacity, seed)
+    return _Clustering(training, capacity, seed, pca=name == "pca-kmeans")
