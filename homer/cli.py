@@ -2,7 +2,10 @@
 observations (the hyperparameter flags are generated from :class:`homer.config.HomerConfig`);
 ``python -m homer compare RUN_DIR``: the run against the exact answers (:mod:`homer.compare`),
 written to ``RUN_DIR/compare`` as ``report.json``, ``summary.txt`` and the plots;
-``python -m homer sweep ...``: the horizon sweep of the baselines and HOMER (:mod:`homer.sweep`);
+``python -m homer evaluate --spec SPEC --abstraction ...``: any abstraction (a reference
+learner, or the user's ``phi(observations, step)``) and policy cover against the exact answers
+of a spec (:mod:`homer.evaluate`, :mod:`homer.summary`); ``python -m homer sweep ...``: the
+horizon sweep of the baselines and HOMER (:mod:`homer.sweep`);
 ``python -m homer counterexamples --out DIR``: Section 5's failing objectives and HOMER on the
 same MDPs against the exact truth (:mod:`homer.counterexamples`); ``run --objective`` runs one
 of those objectives alone (:mod:`homer.objectives`)."""
@@ -29,11 +32,12 @@ from homer.algorithm import (
     run_homer,
 )
 from homer.artefacts import load_run
-from homer.checkpoint import check_own_path, write_atomically
+from homer.checkpoint import UnsafePathError, check_own_path, write_atomically
 from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
 from homer.counterexamples import counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
+from homer.evaluate import Abstraction, evaluate_abstraction
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -41,12 +45,17 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
+from homer.policy_evaluation import evaluate_policies
+from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
+from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.user_code import load_function, load_policies
 from homer.wording import command_line_wording
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.cli import DefaultsHelpFormatter
-from kinematic.errors import InvalidBlockMDP, TooLarge
+from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
 from kinematic.families import combination_lock
+from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 
@@ -63,6 +72,11 @@ before any work, measured on the development machine)."""
 
 SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
 """The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
+EVALUATE_PLOTS = ("confusion", "alpha")
+"""The figures of ``homer evaluate --out`` (alpha only with ``--policies``), PNG and SVG."""
+EVALUATE_OUTPUTS = ("report.json", "summary.txt",
+                    *(f"{plot}.{kind}" for plot in EVALUATE_PLOTS for kind in ("png", "svg")))
+"""The files ``homer evaluate --out`` writes (checked before the evaluation)."""
 COUNTEREXAMPLE_OUTPUTS = ("table.txt", "table.json")
 """The files ``homer counterexamples`` writes beside its runs (checked before they run)."""
 
@@ -124,6 +138,33 @@ def _parser() -> argparse.ArgumentParser:
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
+    evaluate = command("evaluate", "score any abstraction (and policy cover) against the exact "
+                                   "answers of a spec, without a HOMER run")
+    evaluate.add_argument("--spec", type=Path, required=True, help="a kinematic JSON spec")
+    evaluate.add_argument("--abstraction", required=True, metavar="NAME|MODULE:FUNCTION",
+                          help="a reference learner (" + ", ".join(REFERENCE_LEARNERS) + ") or "
+                               "MODULE:FUNCTION / path/to/file.py:FUNCTION, a function "
+                               "phi(observations, step) -> classes")
+    evaluate.add_argument("--policies", default=None, metavar="MODULE:NAME",
+                          help="MODULE:NAME / path/to/file.py:NAME: a list of policies "
+                               "pi(observations, step) -> actions, a dict step -> list, or a "
+                               "function of the BlockMDP returning one (default: no cover "
+                               "scored)")
+    evaluate.add_argument("--capacity", type=at_least(1), default=None,
+                          help="classes of the reference learners random, kmeans and "
+                               "pca-kmeans (default: the most KI classes of a step)")
+    evaluate.add_argument("--samples", type=at_least(1), default=500,
+                          help="encodings per latent observation")
+    evaluate.add_argument("--seed", type=random_seed(), default=0,
+                          help="seed of the encodings and of the reference learners")
+    evaluate.add_argument("--noise-variance", type=nonnegative(),
+                          default=HadamardNoise().noise_variance,
+                          help="variance of the Gaussian noise of the encoder")
+    evaluate.add_argument("--json", action="store_true",
+                          help="print report.json instead of the summary")
+    evaluate.add_argument("--out", type=_output_path, default=None, metavar="DIR",
+                          help="directory for summary.txt, report.json and the plots (default: "
+                               "nothing written)")
     sweep = command("sweep", "algorithms x horizons x seeds on the lock")
     sweep.add_argument("--algorithms", default="homer,ppo,ppo_rnd,a2c,a2c_rnd,pcid",
                        help="comma-separated algorithms")
@@ -222,6 +263,85 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         print(summary)
         print("report: " + str(out / "report.json"))
+        print("plots: " + ", ".join(p for p in document["plots"] if p.endswith(".png")))
+    return 0
+
+
+def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: HadamardNoise
+                          ) -> tuple[Abstraction, int | None]:
+    """``--abstraction``: a reference learner by name (with its capacity) or the user's
+    function."""
+    if ":" not in args.abstraction and not args.abstraction.endswith(".py"):
+        name = args.abstraction
+        try:
+            find(REFERENCE_LEARNERS, name, "reference learner", "--abstraction")
+        except UnknownName as error:
+            raise UnknownName(f"{error}; or give your own function as MODULE:FUNCTION or "
+                              "path/to/file.py:FUNCTION") from None
+        if name == "oracle" and args.capacity is not None:
+            raise ValueError("--capacity: the oracle has no capacity (it gives every latent "
+                             "state its own class)")
+        capacity = None if name == "oracle" else args.capacity or default_capacity(mdp)
+        return reference_abstraction(name, mdp, encoder, capacity, args.seed), capacity
+    if args.capacity is not None:
+        raise ValueError(f"--capacity applies to the reference learners random, kmeans and "
+                         f"pca-kmeans, not to --abstraction {args.abstraction}")
+    return load_function(args.abstraction, "--abstraction",
+                         "phi(observations, step) -> classes"), None
+
+
+def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[str, Any]:
+    """Write the plots, ``report.json`` and ``summary.txt`` into ``out``; the report's JSON
+    document (with the plots' paths)."""
+    out.mkdir(parents=True, exist_ok=True)
+    figures = {"confusion": confusion_figure(evaluation.report, learned="phi")}
+    if evaluation.cover is not None:
+        figures["alpha"] = alpha_figure(evaluation.cover, label="the given policies")
+    paths = [str(p) for name, figure in figures.items() for p in save_figure(figure, out / name)]
+    document = {**evaluation.to_json(), "plots": paths}
+    write_atomically(out / "report.json", json.dumps(document, indent=1))
+    write_atomically(out / "summary.txt", summary + "\n")
+    return document
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """``homer evaluate``: the output directory is checked before any work (not a file, no
+    symbolic link or directory where a file of ``EVALUATE_OUTPUTS`` goes); if writing fails,
+    the evaluation is still printed before the error."""
+    try:
+        if args.out is not None:
+            if args.out.exists() and not args.out.is_dir():
+                raise UnsafePathError(f"--out {args.out} is a file, not a directory")
+            for name in EVALUATE_OUTPUTS:
+                check_own_path(args.out / name)
+        mdp = load_spec(args.spec)
+        encoder = HadamardNoise(args.noise_variance)
+        phi, capacity = _evaluate_abstraction(args, mdp, encoder)
+        policies = (None if args.policies is None
+                    else load_policies(args.policies, "--policies", mdp))
+        report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
+                                      name=f"--abstraction {args.abstraction}")
+        cover = (None if policies is None
+                 else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
+                                        name=f"--policies {args.policies}"))
+    except (InvalidBlockMDP, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    evaluation = Evaluation(args.abstraction, capacity, report, cover, args.policies)
+    summary = format_evaluation(evaluation)
+    document = evaluation.to_json()
+    if args.out is not None:
+        try:
+            document = _write_evaluation(args.out, evaluation, summary)
+        except (OSError, ValueError) as error:
+            print(json.dumps(document) if args.json else summary)  # computed: not lost
+            return _cannot_write(error, args.out)
+    if args.json:
+        print(json.dumps(document))
+        return 0
+    print(summary)
+    if args.out is not None:
+        print("report: " + str(args.out / "report.json"))
         print("plots: " + ", ".join(p for p in document["plots"] if p.endswith(".png")))
     return 0
 
@@ -327,7 +447,7 @@ def _after_interrupt(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    command = {"run": _run, "compare": _compare, "sweep": _sweep,
+    command = {"run": _run, "compare": _compare, "evaluate": _evaluate, "sweep": _sweep,
                "counterexamples": _counterexamples}[args.command]
     try:
         with command_line_wording(), warnings.catch_warnings():

@@ -49,9 +49,9 @@ from homer.policy_evaluation import (
     float_model,
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
+from homer.summary import TABLE_LEGEND, abstraction_table, cover_lines
 from homer.wording import setting
 from kinematic.canonical import canonical_form
-from kinematic.display import listed
 from kinematic.planning import optimal_values
 from kinematic.quotient import Quotient
 
@@ -319,59 +319,10 @@ ABSTRACTION_NAMES = {"ki": "phi-bar = (phi_F, phi_B) vs KI", "backward": "phi_B 
 partition (``def:ki``, ``def:bki``, ``def:fki``)."""
 
 SUMMARY_LEGEND = (
-    "  each latent observation is assigned to the learned class most of its encodings fall into;",
-    "  wrong merge: one learned class is assigned the observations of two exact classes;",
-    "  split: the observations of one exact class are assigned to two or more learned classes;",
-    "  misassigned: the share of a step's encodings outside their observation's assigned class;",
+    *TABLE_LEGEND,
     "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's classes.",
 )
 """What the summary's abstraction table counts, printed below it."""
-
-
-def _steps(hits: list[int], total: int, shown: int = 3) -> str:
-    """``'1 of 3 (step 2)'``: how many of ``total`` steps are ``hits``, the first few named."""
-    if not hits:
-        return f"0 of {total}"
-    named = listed(map(str, hits), shown)
-    return f"{len(hits)} of {total} (step{'s' if len(hits) > 1 else ''} {named})"
-
-
-def _abstraction_rows(report: ComparisonReport) -> list[str]:
-    """The table of wrong merges, splits and misassigned shares per learned abstraction."""
-    header = ("learned vs exact", "steps with wrong merges", "steps with splits",
-              "max misassigned")
-    rows = []
-    for kind, name in ABSTRACTION_NAMES.items():
-        compared = {h + 1: layer[kind] for h, layer in sorted(report.abstractions.items())
-                    if kind in layer}
-        if not compared:
-            continue
-        worst = max(compared, key=lambda step: compared[step].misassigned)
-        most = compared[worst].misassigned
-        rows.append((name,
-                     _steps([h for h, c in compared.items() if c.wrong_merges], len(compared)),
-                     _steps([h for h, c in compared.items() if c.splits], len(compared)),
-                     f"{most:.3f}" + (f" (step {worst})" if most else "")))
-    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
-    return ["  " + "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-            .rstrip() for row in [header, *rows]]
-
-
-def _cover_lines(report: ComparisonReport) -> list[str]:
-    """The smallest alpha over the steps after the first (layer 1 is reached by the start
-    distribution alone: alpha 1 there), and what alpha is."""
-    later = [s for s in report.steps if s["step"] >= 2]
-    if not later:
-        return ["policy cover: only step 1 compared (the run stopped before learning step 2)"]
-    lowest = min(later, key=lambda s: s["alpha_min"])
-    steps = f"steps 2-{later[-1]['step']}" if len(later) > 1 else "step 2"
-    if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
-        found = f"alpha {lowest['alpha_min']:.3f} at each of {steps}"
-    else:
-        found = f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {steps}"
-    return [f"policy cover: {found} (step 1 needs no policy)",
-            "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
-            "(def:policy-cover)"]
 
 
 def format_summary(report: ComparisonReport) -> str:
@@ -385,7 +336,13 @@ def format_summary(report: ComparisonReport) -> str:
     """
     lines = [f"{report.mdp} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
-             *_abstraction_rows(report), *SUMMARY_LEGEND, *_cover_lines(report)]
+             *abstraction_table({name: {h + 1: layer[kind]
+                                        for h, layer in sorted(report.abstractions.items())
+                                        if kind in layer}
+                                 for kind, name in ABSTRACTION_NAMES.items()}),
+             *SUMMARY_LEGEND,
+             *cover_lines(report.steps,
+                          "only step 1 compared (the run stopped before learning step 2)")]
     if report.value is None:
         lines.append("learned policy: none (the run stopped before the reward-sensitive PSDP)")
     else:

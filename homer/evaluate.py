@@ -282,11 +282,13 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
 
 
 def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | None = None,
-                         samples: int = 500, seed: int = 0) -> AbstractionReport:
+                         samples: int = 500, seed: int = 0, name: str = "phi"
+                         ) -> AbstractionReport:
     """Score the abstraction ``phi(observations, step) -> classes`` at every time step of
     ``mdp`` against its backward KI, forward KI and KI partitions (module docstring):
     ``samples`` encodings of each latent observation by ``encoder``
-    (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``.
+    (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``; ``name`` names
+    ``phi`` in errors (a result that is not one integer class per row).
 
     >>> import numpy as np
     >>> from kinematic import combination_lock
@@ -298,5 +300,6 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring an abstraction")
     steps = range(1, mdp.horizon + 1)
-    compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps})
+    compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps},
+                             names=dict.fromkeys(KINDS, name))
     return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps])

@@ -1,13 +1,15 @@
-"""Figures of ``homer compare`` (matplotlib ``Figure`` objects, no pyplot state; each is saved
-as PNG and SVG by :func:`save_figure`):
+"""Figures of ``homer compare`` and ``homer evaluate`` (matplotlib ``Figure`` objects, no pyplot
+state; each is saved as PNG and SVG by :func:`save_figure`):
 
 - :func:`visitation_figure` - Figure ``fig:traces``: the latent states as a grid (one column per
   time step, one row per state of a layer), opacity proportional to ``log(count + 1)``;
 - :func:`dynamics_figure` - Figure ``fig:learned-dynamics``: the learned abstract states of the
   first time steps, named by the canonical states they hold, edges for the recovered
   transitions, wrong merges in red;
-- :func:`alpha_figure` - alpha of the learned cover per time step (``def:policy-cover``);
-- :func:`confusion_figure` - confusion matrices of phi-bar against the KI partition;
+- :func:`alpha_figure` - alpha of the learned cover per time step (``def:policy-cover``), or of
+  the policies ``homer evaluate`` scores;
+- :func:`confusion_figure` - confusion matrices of phi-bar (or any abstraction ``homer evaluate``
+  scores) against the KI partition;
 - :func:`counterexample_figure` - a row of ``homer counterexamples``: the objective's and
   HOMER's learned classes on the MDP, and the alpha of both covers against the exact
   prediction.
@@ -30,6 +32,8 @@ from matplotlib.ticker import MaxNLocator
 from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
 from homer.counterexamples import exact_prediction, learned_partitions
+from homer.evaluate import AbstractionReport
+from homer.policy_evaluation import CoverReport
 from kinematic.figures import draw_partitions, new_figure
 from kinematic.graph_style import panel_size
 from kinematic.model import BlockMDP
@@ -191,14 +195,17 @@ def _dynamics_legend(threshold: float) -> list[Line2D]:
     return nodes + edges
 
 
-def alpha_figure(report: ComparisonReport) -> Figure:
-    """``alpha`` of the learned cover at each time step: ``min_s max_{pi in Psi_h} P_pi(s) /
-    eta(s)`` over the states of the step."""
+def alpha_figure(report: ComparisonReport | CoverReport, label: str = "learned cover"
+                 ) -> Figure:
+    """``alpha`` of a cover at each time step: ``min_s max_{pi in Psi_h} P_pi(s) / eta(s)``
+    over the states of the step - the learned cover of ``homer compare``'s report, or the
+    policies ``homer evaluate`` scored (a :class:`homer.policy_evaluation.CoverReport`);
+    ``label`` names the line."""
     steps = [s["step"] for s in report.steps]
     alphas = [s["alpha_min"] for s in report.steps]
     figure = new_figure(figsize=(7, 3))
     axes = figure.add_subplot()
-    axes.plot(steps, alphas, marker="o", markersize=3, label="learned cover")
+    axes.plot(steps, alphas, marker="o", markersize=3, label=label)
     axes.axhline(0.5, color="tab:red", linestyle="--", linewidth=1, label="alpha = 1/2")
     axes.set_ylim(0, 1.05 * max(1.0, *alphas))
     axes.set_xlabel("time step h")
@@ -209,21 +216,25 @@ def alpha_figure(report: ComparisonReport) -> Figure:
     return figure
 
 
-def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
-    """Confusion matrices (learned phi-bar class x KI class, sample counts) of the steps with
-    wrong merges first, then the first steps, at most ``panels``; one colour scale for all,
-    shown by a colour bar."""
-    with_ki = [h for h in sorted(report.abstractions) if "ki" in report.abstractions[h]]
-    wrong = [h for h in with_ki if report.abstractions[h]["ki"].wrong_merges]
+def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int = 12,
+                     learned: str = "phi-bar") -> Figure:
+    """Confusion matrices (learned class x KI class, sample counts) of the steps with wrong
+    merges first, then the first steps, at most ``panels``; one colour scale for all, shown by
+    a colour bar. ``report`` is ``homer compare``'s (phi-bar's classes) or
+    :func:`homer.evaluate.evaluate_abstraction`'s; ``learned`` names the abstraction."""
+    abstractions = (report.abstractions if isinstance(report, ComparisonReport)
+                    else dict(enumerate(report.steps)))  # 0-based layer -> comparisons
+    with_ki = [h for h in sorted(abstractions) if "ki" in abstractions[h]]
+    wrong = [h for h in with_ki if abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
     columns = min(4, max(len(chosen), 1))
     rows = max(1, -(-len(chosen) // columns))
     figure = new_figure(figsize=(3.2 * columns, 2.8 * rows))
-    most = max((int(report.abstractions[h]["ki"].confusion.max()) for h in chosen), default=1)
+    most = max((int(abstractions[h]["ki"].confusion.max()) for h in chosen), default=1)
     scale = Normalize(vmin=0, vmax=max(most, 1))
     images, all_axes = [], []
     for index, h in enumerate(chosen):
-        comparison = report.abstractions[h]["ki"]
+        comparison = abstractions[h]["ki"]
         axes = figure.add_subplot(rows, columns, index + 1)
         images.append(axes.imshow(comparison.confusion, cmap="Blues", norm=scale,
                                   aspect="auto"))
@@ -237,11 +248,11 @@ def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
         axes.set_yticks(range(len(comparison.learned_classes)),
                         [str(c) for c in comparison.learned_classes], fontsize=6)
         if index % columns == 0:
-            axes.set_ylabel("learned phi-bar class", fontsize=7)
+            axes.set_ylabel(f"learned {learned} class", fontsize=7)
         colour = "tab:red" if comparison.wrong_merges else "black"
         axes.set_title(f"step {h + 1}: {comparison.wrong_merges} wrong merges", fontsize=8,
                        color=colour)
-    figure.suptitle(f"{report.mdp}: phi-bar (rows) vs KI classes (columns)", fontsize=9)
+    figure.suptitle(f"{report.mdp}: {learned} (rows) vs KI classes (columns)", fontsize=9)
     figure.tight_layout()
     if images:
         bar = figure.colorbar(images[0], ax=all_axes, fraction=0.03, pad=0.02)

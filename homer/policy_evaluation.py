@@ -196,7 +196,7 @@ class CoverReport:
 
 
 def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
-            | Mapping[int, Sequence[ObservationPolicy]]
+            | Mapping[int, Sequence[ObservationPolicy]], name: str = "policies"
             ) -> tuple[dict[int, list[int]], list[ObservationPolicy]]:
     """Every distinct policy once, and the indices of the cover of each step."""
     if isinstance(policies, Mapping):
@@ -204,7 +204,7 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
         covers = {}
         for step, cover in sorted(policies.items()):
             if not isinstance(step, int) or not 1 <= step <= mdp.horizon:
-                raise ValueError(f"policies: step {step!r} is not a time step of {mdp.name!r} "
+                raise ValueError(f"{name}: step {step!r} is not a time step of {mdp.name!r} "
                                  f"(1..{mdp.horizon})")
             covers[step] = []
             for policy in cover:
@@ -217,23 +217,24 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
         covers = {step: list(range(len(unique))) for step in range(1, mdp.horizon + 1)}
     for step, cover in covers.items():
         if not cover:
-            raise ValueError(f"policies: the cover of step {step} is empty")
+            raise ValueError(f"{name}: the cover of step {step} is empty")
     for k, policy in enumerate(unique):
         if not callable(policy):
-            raise TypeError(f"policies[{k}] is not callable: a policy is a function "
+            raise TypeError(f"{name}[{k}] is not callable: a policy is a function "
                             f"(observations, step) -> actions, got {policy!r}")
     return covers, unique
 
 
 def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
                       | Mapping[int, Sequence[ObservationPolicy]],
-                      encoder: Encoder | None = None, samples: int = 500, seed: int = 0
-                      ) -> CoverReport:
+                      encoder: Encoder | None = None, samples: int = 500, seed: int = 0,
+                      name: str = "policies") -> CoverReport:
     """Score a policy cover: ``policies`` a list of policies (the cover of every time step) or
     a mapping ``step -> list`` (a cover per step, as HOMER learns them); alpha of every state and
     step against the exact eta, and with rewards each policy's value and V* (module docstring).
     ``samples`` encodings of each latent observation by ``encoder`` (the paper's when None),
     drawn from ``seed``: the same encodings as :func:`homer.evaluate.evaluate_abstraction`'s.
+    ``name`` names the policies in errors (``name[k]`` the ``k``-th distinct policy).
 
     >>> import numpy as np
     >>> from kinematic import combination_lock
@@ -242,17 +243,17 @@ def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     >>> round(report.alpha_min, 3), report.optimal_value
     (0.5, 1.0)
     """
-    covers, unique = _covers(mdp, policies)
+    covers, unique = _covers(mdp, policies, name)
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring policies")
     latent = LatentPolicies(encoded)
     eta = eta_floats(mdp)
-    reached = [latent.visitation(policy, f"policies[{k}]") for k, policy in enumerate(unique)]
+    reached = [latent.visitation(policy, f"{name}[{k}]") for k, policy in enumerate(unique)]
     steps = [cover_step(mdp, step, [reached[k] for k in cover], eta)
              for step, cover in covers.items()]
     values = errors = optimal = None
     if has_rewards(mdp):
-        pairs = [latent.value(policy, f"policies[{k}]") for k, policy in enumerate(unique)]
+        pairs = [latent.value(policy, f"{name}[{k}]") for k, policy in enumerate(unique)]
         values, errors = [v for v, _ in pairs], [e for _, e in pairs]
         optimal = float(optimal_values(latent.floats).value)
     return CoverReport(mdp.name, samples, seed, steps, values, errors, optimal)

@@ -1,0 +1,175 @@
+"""The text of ``homer compare`` and ``homer evaluate``: one table of learned abstractions against
+the exact partitions (backward KI ``def:bki``, forward KI ``def:fki``, KI ``def:ki``), the policy
+cover's alpha (``def:policy-cover``), and ``homer evaluate``'s whole report (:class:`Evaluation`:
+``summary.txt`` and ``report.json``). Torch-free, as :mod:`homer.evaluate`.
+
+>>> import numpy as np
+>>> from kinematic import combination_lock
+>>> from homer.evaluate import evaluate_abstraction
+>>> lock = combination_lock(horizon=3, actions=2, seed=0)
+>>> one_class = lambda observations, step: np.zeros(len(observations), dtype=int)
+>>> report = evaluate_abstraction(lock, one_class, samples=10)
+>>> ki = {h: step["ki"] for h, step in enumerate(report.steps, start=1)}
+>>> print("\\n".join(abstraction_table({"phi vs KI": ki})))
+  learned vs exact   steps with wrong merges   steps with splits   max misassigned
+  phi vs KI          3 of 3 (steps 1, 2, 3)    0 of 3              0.000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from homer.evaluate import AbstractionComparison, AbstractionReport
+from homer.policy_evaluation import CoverReport
+from homer.wording import setting
+from kinematic.display import listed
+
+__all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table", "cover_lines",
+           "format_evaluation", "steps_phrase"]
+
+TABLE_LEGEND = (
+    "  each latent observation is assigned to the learned class most of its encodings fall into;",
+    "  wrong merge: one learned class is assigned the observations of two exact classes;",
+    "  split: the observations of one exact class are assigned to two or more learned classes;",
+    "  misassigned: the share of a step's encodings outside their observation's assigned class;",
+    "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
+)
+"""What :func:`abstraction_table` counts, printed below it."""
+
+EVALUATION_NAMES = {"ki": "phi vs KI", "backward": "phi vs backward KI",
+                    "forward": "phi vs forward KI"}
+"""The rows of ``homer evaluate``'s table: the one abstraction against each exact partition."""
+
+
+def steps_phrase(hits: Sequence[int], total: int, shown: int = 3) -> str:
+    """How many of ``total`` steps are ``hits``, the first ``shown`` named (all of them when
+    one more would be left out).
+
+    >>> steps_phrase([2], 4), steps_phrase([], 4), steps_phrase([1, 2, 3, 4], 4)
+    ('1 of 4 (step 2)', '0 of 4', '4 of 4 (steps 1, 2, 3, 4)')
+    >>> steps_phrase([1, 2, 3, 4, 5], 6)
+    '5 of 6 (steps 1, 2, 3, ... (2 more))'
+    """
+    if not hits:
+        return f"0 of {total}"
+    named = listed(map(str, hits), shown if len(hits) > shown + 1 else len(hits))
+    return f"{len(hits)} of {total} (step{'s' if len(hits) > 1 else ''} {named})"
+
+
+def abstraction_table(rows: Mapping[str, Mapping[int, AbstractionComparison]]) -> list[str]:
+    """The table of wrong merges, splits and the largest misassigned share: one row per
+    ``rows`` entry (its name -> time step, 1-based -> the comparison of that step), empty rows
+    left out; the lines, indented by two spaces."""
+    header = ("learned vs exact", "steps with wrong merges", "steps with splits",
+              "max misassigned")
+    cells = []
+    for name, compared in rows.items():
+        if not compared:
+            continue
+        worst = max(compared, key=lambda step: compared[step].misassigned)
+        most = compared[worst].misassigned
+        cells.append((name,
+                      steps_phrase([h for h, c in compared.items() if c.wrong_merges],
+                                   len(compared)),
+                      steps_phrase([h for h, c in compared.items() if c.splits], len(compared)),
+                      f"{most:.3f}" + (f" (step {worst})" if most else "")))
+    widths = [max(len(row[k]) for row in [header, *cells]) for k in range(len(header))]
+    return ["  " + "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+            .rstrip() for row in [header, *cells]]
+
+
+def cover_lines(steps: Sequence[Mapping[str, Any]], only_first: str) -> list[str]:
+    """The smallest alpha of a cover over the steps after the first (layer 1 is reached by the
+    start distribution alone: alpha 1 there) and what alpha is; ``steps`` are
+    :func:`homer.policy_evaluation.cover_step` reports, ``only_first`` the line when no step
+    after the first is there."""
+    later = [s for s in steps if s["step"] >= 2]
+    if not later:
+        return [f"policy cover: {only_first}"]
+    lowest = min(later, key=lambda s: s["alpha_min"])
+    named = f"steps 2-{later[-1]['step']}" if len(later) > 1 else "step 2"
+    if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
+        found = f"alpha {lowest['alpha_min']:.3f} at each of {named}"
+    else:
+        found = f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {named}"
+    return [f"policy cover: {found} (step 1 needs no policy)",
+            "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
+            "(def:policy-cover)"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What ``homer evaluate`` reports: the abstraction ``abstraction`` (a reference learner's
+    name or ``MODULE:FUNCTION``; ``capacity`` its classes, for the reference learners that take
+    one) and, when policies were given, their cover."""
+
+    abstraction: str
+    capacity: int | None
+    report: AbstractionReport
+    cover: CoverReport | None = None
+    policies: str | None = None
+    """The ``--policies`` given (``MODULE:FUNCTION``), None without."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``report.json``: :meth:`homer.evaluate.AbstractionReport.to_json` (per step the
+        comparison with each exact partition under ``abstractions``; ``wrong_merges`` and
+        ``splits`` against KI) with ``abstraction``, ``capacity``, ``policies`` and ``cover``
+        (:meth:`homer.policy_evaluation.CoverReport.to_json`, None without policies)."""
+        return {"abstraction": self.abstraction, "capacity": self.capacity,
+                **self.report.to_json(), "policies": self.policies,
+                "cover": None if self.cover is None else self.cover.to_json()}
+
+
+def _agreement_lines(report: AbstractionReport) -> list[str]:
+    agreements = {h: step["ki"].pairwise_agreement for h, step in enumerate(report.steps, 1)}
+    lowest = min(agreements, key=lambda h: agreements[h])
+    mean = sum(agreements.values()) / len(agreements)
+    return [f"pairwise agreement with the latent states: lowest {agreements[lowest]:.3f} (step "
+            f"{lowest}), mean {mean:.3f} over the steps",
+            "  the chance that two observations drawn from the exact cover's roll-in get one "
+            "class",
+            "  exactly when they come from one latent state (Intrepid's measure: a split KI class "
+            "costs",
+            "  agreement, unlike in the table)"]
+
+
+def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:
+    if cover.values is None:
+        return ["values: none (the MDP has no rewards)"]
+    values = cover.values
+    if len(values) == 1:
+        found = f"value {values[0]:.3f}"
+    else:
+        best = max(range(len(values)), key=lambda k: values[k])
+        found = f"best value of the {len(values)} policies {values[best]:.3f} (policy {best})"
+    return [f"{found} vs optimal {cover.optimal_value:.3f}",
+            "  exact, given each policy's action probabilities at the latent observations, each "
+            "the mean",
+            f"  over the {evaluation.report.samples} encodings of an observation (largest standard "
+            f"error: {max(cover.value_standard_errors):.3f})"]
+
+
+def format_evaluation(evaluation: Evaluation) -> str:
+    """``homer evaluate``'s summary: the abstraction against each exact partition (the table of
+    :func:`abstraction_table` with its legend), its pairwise agreement with the latent states
+    and, with policies, their cover's alpha after step 1 and their values against V*."""
+    report = evaluation.report
+    capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
+    lines = [f"phi = {evaluation.abstraction}{capacity} on {report.mdp} vs the exact answers:",
+             f"  {len(report.steps)} time steps, {report.samples} encodings of each latent "
+             f"observation (seed {report.seed})",
+             *abstraction_table({name: {h: step[kind] for h, step in
+                                        enumerate(report.steps, start=1)}
+                                 for kind, name in EVALUATION_NAMES.items()}),
+             *TABLE_LEGEND, *_agreement_lines(report)]
+    cover = evaluation.cover
+    if cover is None:
+        lines.append(f"policies: none given (give {setting('policies', ..., flag='--policies')} "
+                     "to score a policy cover)")
+    else:
+        lines += [f"policies: {evaluation.policies}",
+                  *cover_lines(cover.steps, "horizon 1 (step 1 needs no policy)"),
+                  *_value_lines(evaluation, cover)]
+    return "\n".join(lines)

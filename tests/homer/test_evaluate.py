@@ -1,0 +1,282 @@
+"""The torch-free evaluation API (:mod:`homer.evaluate`, :mod:`homer.policy_evaluation`) on
+hand-built abstractions and policies whose scores are known: nothing is learned.
+
+Abstractions read the observation back from its encoding (the encoder is a rotation of a
+one-hot plus noise of variance 0.01, so the largest of the first ``width`` rotated-back
+coordinates is the observation), then give a class chosen from the exact partitions."""
+
+import doctest
+import importlib
+import subprocess
+import sys
+from math import comb
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from homer.compare import combined_classifier, compare_run
+from homer.encoders import HadamardNoise
+from homer.evaluate import KINDS, evaluate_abstraction, exact_partitions, pairwise_agreement
+from homer.policy_evaluation import evaluate_policies
+from homer.reference_learners import reference_abstraction
+from kinematic.cover import policy_cover_alpha
+from kinematic.families import combination_lock, combination_lock_good_actions, split_state
+from kinematic.model import BlockMDP
+from kinematic.policies import state_policy, uniform_policy
+from kinematic.strategies import block_mdps
+from tests.homer.handmade import lock
+from tests.homer.test_compare import SAMPLES, perfect_artefacts
+
+TORCH_FREE = ("homer.evaluate", "homer.policy_evaluation", "homer.encoded",
+              "homer.reference_learners", "homer.summary", "homer.user_code")
+
+
+def observation_of(mdp: BlockMDP, vectors: np.ndarray, encoder=None) -> np.ndarray:
+    """Each encoding's observation index in its layer (the first ``width`` coordinates of the
+    rotated-back vector hold the observation's one-hot)."""
+    rotation = (encoder or HadamardNoise()).rotation(mdp)
+    width = max(len(layer) for layer in mdp.observations)
+    return np.argmax((vectors @ rotation)[:, :width], axis=1)
+
+
+def exact_classifier(mdp: BlockMDP, kind: str = "ki"):
+    """phi giving each observation the index of its exact ``kind`` class."""
+    partition = exact_partitions(mdp)[kind]
+
+    def phi(vectors: np.ndarray, step: int) -> np.ndarray:
+        blocks = partition.blocks(step)
+        states = np.asarray(mdp.emission_state[step - 1])[observation_of(mdp, vectors)]
+        names = [mdp.layers[step - 1][s] for s in states]
+        return np.array([next(k for k, b in enumerate(blocks) if n in b) for n in names])
+    return phi
+
+
+def constant(vectors: np.ndarray, step: int) -> np.ndarray:
+    return np.zeros(len(vectors), dtype=int)
+
+
+def multi_observation_mdp() -> BlockMDP:
+    """The H = 3 lock with s2a split into two kinematically inseparable halves, each emitting
+    its own observation: step 2 has the KI class {s2a/a, s2a/b} of two observations."""
+    return split_state(combination_lock(3, 2, 0), "s2a", weight="1/2")
+
+
+def test_the_evaluation_modules_do_not_import_torch():
+    code = (f"import sys\nimport {', '.join(TORCH_FREE)}\n"
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == "[]"
+
+
+@pytest.mark.parametrize("module", TORCH_FREE)
+def test_the_doctests_of_the_evaluation_modules_pass(module):
+    tested = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert tested.attempted > 0 and tested.failed == 0
+
+
+def test_the_oracle_makes_no_wrong_merge_on_the_lock():
+    mdp = combination_lock(4, 3, 1)
+    report = evaluate_abstraction(mdp, reference_abstraction("oracle", mdp), samples=20)
+    for kind in KINDS:
+        assert [step[kind].wrong_merges for step in report.steps] == [0, 0, 0, 0]
+    assert [step["ki"].pairwise_agreement for step in report.steps] == pytest.approx([1.0] * 4)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(block_mdps(max_horizon=3, max_observations=3, max_splits=1, rewards=False))
+def test_the_oracle_makes_no_wrong_merge_with_several_observations_per_state(mdp):
+    report = evaluate_abstraction(mdp, reference_abstraction("oracle", mdp), samples=10)
+    for kind in KINDS:
+        assert report.steps_with_wrong_merges(kind) == []
+
+
+def separable_pairs(mdp: BlockMDP, kind: str) -> list[int]:
+    """Per step, the pairs of distinct exact ``kind`` classes: C(k, 2)."""
+    partition = exact_partitions(mdp)[kind]
+    return [comb(len(partition.blocks(h)), 2) for h in range(1, mdp.horizon + 1)]
+
+
+@pytest.mark.parametrize("mdp", [lock(), multi_observation_mdp()], ids=["lock", "split"])
+def test_one_class_merges_exactly_the_separable_pairs(mdp):
+    report = evaluate_abstraction(mdp, constant, samples=5)
+    for kind in KINDS:
+        assert [step[kind].wrong_merges for step in report.steps] == separable_pairs(mdp, kind)
+        assert [step[kind].splits for step in report.steps] == [0] * mdp.horizon
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(block_mdps(max_horizon=3, max_width=4, max_observations=3, rewards=False))
+def test_one_class_merges_exactly_the_separable_pairs_of_generated_mdps(mdp):
+    report = evaluate_abstraction(mdp, constant, samples=3)
+    for kind in KINDS:
+        assert [step[kind].wrong_merges for step in report.steps] == separable_pairs(mdp, kind)
+
+
+def test_the_exact_ki_classes_score_perfectly_and_one_split_class_shows_one_split():
+    mdp = multi_observation_mdp()
+    exact = exact_classifier(mdp)
+    perfect = evaluate_abstraction(mdp, exact, samples=10)
+    assert [(s["ki"].wrong_merges, s["ki"].splits) for s in perfect.steps] == [(0, 0)] * 3
+    assert exact_partitions(mdp)["ki"].blocks(2)[0] == ["s2a/a", "s2a/b"]
+
+    def split(vectors: np.ndarray, step: int) -> np.ndarray:
+        classes = exact(vectors, step)
+        if step == 2:  # the observations of KI class 0 get a class each
+            observations = observation_of(mdp, vectors)
+            classes = np.where(classes == 0, 10 + observations, classes)
+        return classes
+
+    report = evaluate_abstraction(mdp, split, samples=10)
+    assert [(s["ki"].wrong_merges, s["ki"].splits) for s in report.steps] == [
+        (0, 0), (0, 1), (0, 0)]
+    # The oracle separates the two halves as well: one split there, and no wrong merge.
+    oracle = evaluate_abstraction(mdp, reference_abstraction("oracle", mdp), samples=10)
+    assert [(s["ki"].wrong_merges, s["ki"].splits) for s in oracle.steps][1] == (0, 1)
+
+
+def test_pairwise_agreement_of_a_hand_computed_case():
+    """Observations x0, x1 of state 0 and x2 of state 1, drawn with weights 1/2, 1/4, 1/4;
+    x0 always in class 0, x1 half in class 0 and half in class 1, x2 always in class 1.
+
+    Joint P(state, class): state 0 -> (1/2 + 1/8, 1/8) = (5/8, 1/8), state 1 -> (0, 1/4).
+    P(same state) = (3/4)^2 + (1/4)^2 = 5/8; P(same class) = (5/8)^2 + (3/8)^2 = 17/32;
+    P(same state, same class) = 25/64 + 1/64 + 4/64 = 15/32.
+    Agreement = 1 - 5/8 - 17/32 + 2 * 15/32 = 25/32 = 0.78125.
+    """
+    states = np.array([0, 0, 1])
+    shares = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    weights = np.array([0.5, 0.25, 0.25])
+    assert pairwise_agreement(states, shares, weights) == pytest.approx(25 / 32)
+    assert brute_force_agreement(states, shares, weights) == pytest.approx(25 / 32)
+
+
+def brute_force_agreement(states, shares, weights) -> float:
+    """The double sum over pairs of (observation, class) draws of the agreement event."""
+    total = 0.0
+    for i, w_i in enumerate(weights):
+        for j, w_j in enumerate(weights):
+            for c, p in enumerate(shares[i]):
+                for d, q in enumerate(shares[j]):
+                    agree = (states[i] == states[j]) == (c == d)
+                    total += w_i * w_j * p * q * agree
+    return total
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pairwise_agreement_equals_the_double_sum_over_pairs(seed):
+    rng = np.random.default_rng(seed)
+    observations, classes = 6, 3
+    states = rng.integers(3, size=observations)
+    shares = rng.dirichlet(np.ones(classes), size=observations)
+    weights = rng.dirichlet(np.ones(observations))
+    assert pairwise_agreement(states, shares, weights) == pytest.approx(
+        brute_force_agreement(states, shares, weights), abs=1e-12)
+
+
+def good_policy(mdp: BlockMDP, horizon: int, actions: int, seed: int):
+    """The lock's good actions (u_h at s_{h,a}, v_h at s_{h,b}, a1 at s_{h,c}) on encodings,
+    the state decoded from the observation."""
+    u, v = combination_lock_good_actions(horizon, actions, seed)
+
+    def policy(vectors: np.ndarray, step: int) -> np.ndarray:
+        states = np.asarray(mdp.emission_state[step - 1])[observation_of(mdp, vectors)]
+        names = [mdp.layers[step - 1][s] for s in states]
+        chosen = [u[step - 1] if n.endswith("a") else v[step - 1] if n.endswith("b") else "a1"
+                  for n in names]
+        return np.array([mdp.actions.index(a) for a in chosen])
+    return policy
+
+
+def test_the_good_actions_reach_the_good_states_and_the_optimal_value():
+    """The good policy reaches s_{h,a} and s_{h,b} with 1/2 each (eta), never s_{h,c}: alpha
+    0 from step 2 on, as the exact cover report of its latent policy says; its value is V*."""
+    mdp = combination_lock(3, 2, 0)
+    report = evaluate_policies(mdp, [good_policy(mdp, 3, 2, 0)], samples=10)
+    choices = {f"s{h + 1}{side}": action for side, actions in
+               zip("ab", combination_lock_good_actions(3, 2, 0), strict=True)
+               for h, action in enumerate(actions)}
+    exact = policy_cover_alpha(mdp, [state_policy(mdp, choices)])
+    assert [s["alpha_min"] for s in report.steps] == [float(a) for a in exact.alpha_per_layer]
+    assert [s["alpha_min"] for s in report.steps] == [1.0, 0.0, 0.0]
+    assert report.steps[1]["alpha_per_state"] == {"s2a": 1.0, "s2b": 1.0, "s2c": 0.0}
+    assert report.values == [1.0] and report.optimal_value == 1.0
+    assert report.value_standard_errors == [0.0]
+
+
+def test_the_uniform_policy_has_the_exact_alpha_of_the_latent_uniform_policy():
+    mdp = combination_lock(4, 3, 0)
+
+    def uniform(vectors: np.ndarray, step: int) -> np.ndarray:
+        return np.full((len(vectors), 3), 1 / 3)
+
+    report = evaluate_policies(mdp, [uniform], samples=4)
+    exact = policy_cover_alpha(mdp, [uniform_policy(mdp)])
+    assert [s["alpha_min"] for s in report.steps] == pytest.approx(
+        [float(a) for a in exact.alpha_per_layer], abs=1e-12)
+    assert exact.alpha_per_layer[1:] == (pytest.approx(1 / 3), pytest.approx(1 / 9),
+                                         pytest.approx(1 / 27))  # (1/K)^(h-1)
+
+
+def test_a_cover_per_step_is_scored_step_by_step():
+    """Step 2's cover, the good policy alone, misses s2c; step 3's adds "always a1", which
+    reaches s3c: their alphas are the exact alphas of the latent policies."""
+    mdp = combination_lock(3, 2, 0)
+    good = good_policy(mdp, 3, 2, 0)
+
+    def always_first(vectors: np.ndarray, step: int) -> np.ndarray:
+        return np.zeros(len(vectors), dtype=int)
+
+    report = evaluate_policies(mdp, {2: [good], 3: [good, always_first]}, samples=4)
+    assert [s["step"] for s in report.steps] == [2, 3]
+    choices = {f"s{h + 1}{side}": action for side, actions in
+               zip("ab", combination_lock_good_actions(3, 2, 0), strict=True)
+               for h, action in enumerate(actions)}
+    latent_good = state_policy(mdp, choices)
+    latent_first = state_policy(mdp, dict.fromkeys(mdp.states, "a1"))
+    assert report.steps[0]["alpha_min"] == float(
+        policy_cover_alpha(mdp, [latent_good]).alpha_per_layer[1]) == 0.0
+    both = policy_cover_alpha(mdp, [latent_good, latent_first]).alpha_per_layer[2]
+    assert report.steps[1]["alpha_min"] == pytest.approx(float(both), abs=1e-12)
+    assert both > 0
+    assert len(report.values) == 2  # each distinct policy once
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    (lambda n: np.zeros((n, 5)), r"mine\[0\]\(observations, 1\) returned an array of shape"),
+    (lambda n: np.full(n, 5), r"mine\[0\]\(observations, 1\) returned the action 5"),
+    (lambda n: np.full((n, 2), 0.7), r"mine\[0\]\(observations, 1\): row 0 is not a "
+                                     r"probability distribution"),
+    (lambda n: np.full(n, 0.5), r"mine\[0\]\(observations, 1\) returned .* dtype float64"),
+])
+def test_a_policy_returning_nonsense_is_named(output, message):
+    mdp = combination_lock(2, 2, 0)
+    with pytest.raises(ValueError, match=message):
+        evaluate_policies(mdp, [lambda vectors, step: output(len(vectors))], samples=2,
+                          name="mine")
+
+
+NOISY = HadamardNoise(noise_variance=0.2)
+"""Noise enough for phi-bar to misassign some encodings: equal reports need equal draws."""
+
+
+def test_compare_and_evaluate_give_equal_reports_of_a_runs_phi_bar():
+    """``homer compare`` scores phi-bar on the same encodings as ``evaluate_abstraction``:
+    every field of each step's comparison with KI is the same."""
+    mdp = lock()
+    artefacts = perfect_artefacts(mdp, encoder=NOISY)
+    compared = compare_run(artefacts, samples=SAMPLES, transitions=100, seed=3)
+
+    def phi_bar(vectors: np.ndarray, step: int) -> np.ndarray:
+        return combined_classifier(artefacts, step - 1)(vectors)
+
+    evaluated = evaluate_abstraction(mdp, phi_bar, encoder=NOISY, samples=SAMPLES, seed=3)
+    for h in range(mdp.horizon):
+        mine, theirs = evaluated.steps[h]["ki"], compared.abstractions[h]["ki"]
+        assert mine.to_json() == theirs.to_json()
+        assert np.array_equal(mine.confusion, theirs.confusion)
+    assert any(step["ki"].misassigned > 0 for step in evaluated.steps)  # the draws matter
+    other_seed = evaluate_abstraction(mdp, phi_bar, encoder=NOISY, samples=SAMPLES, seed=4)
+    assert [s["ki"].to_json() for s in other_seed.steps] != [
+        s["ki"].to_json() for s in evaluated.steps]

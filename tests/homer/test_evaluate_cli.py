@@ -1,0 +1,200 @@
+"""``python -m homer evaluate``: a reference learner or the user's own ``phi`` (a Python file
+named ``path/to/file.py:FUNCTION``) against the exact partitions of a spec, and the user's
+policies against eta and V*. Hand-built functions only, nothing learned."""
+
+import json
+import os
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from homer.cli import EVALUATE_OUTPUTS, main
+from homer.compare import compare_run
+from homer.evaluate import KINDS, exact_partitions
+from kinematic.families import combination_lock
+from kinematic.spec import dumps_spec
+from tests.homer.handmade import lock
+from tests.homer.test_compare import SAMPLES, perfect_artefacts
+from tests.homer.test_evaluate import NOISY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FUNCTIONS = '''
+import numpy as np
+
+
+def constant(observations, step):
+    return np.zeros(len(observations), dtype=int)
+
+
+def wrong_shape(observations, step):
+    return np.zeros((len(observations), 2), dtype=int)
+
+
+def raises(observations, step):
+    return {}["no such key"]
+
+
+def uniform(mdp):
+    k = mdp.number_of_actions
+    return [lambda observations, step: np.full((len(observations), k), 1 / k)]
+
+
+def first_action(observations, step):
+    return np.zeros(len(observations), dtype=int)
+
+
+cover = [first_action]
+per_step = {2: [first_action], 3: [first_action]}
+not_a_function = 3
+'''
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A directory holding ``lock.json`` (the H = 3, K = 2 lock) and ``mine.py``."""
+    (tmp_path / "lock.json").write_text(dumps_spec(combination_lock(3, 2, 0)))
+    (tmp_path / "mine.py").write_text(FUNCTIONS)
+    return tmp_path
+
+
+def evaluate(capsys, files: Path, *arguments: str) -> tuple[int, str, str]:
+    code = main(["evaluate", "--spec", str(files / "lock.json"), "--samples", "20",
+                 *arguments])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_oracle_makes_no_wrong_merge_in_a_fresh_process(files):
+    """The command as a user types it (``--json``: only report.json on stdout)."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    finished = subprocess.run(
+        [sys.executable, "-m", "homer", "evaluate", "--spec", "lock.json", "--abstraction",
+         "oracle", "--samples", "50", "--json"],
+        cwd=files, env=environment, capture_output=True, text=True, check=True)
+    document = json.loads(finished.stdout)
+    assert [step["wrong_merges"] for step in document["steps"]] == [0, 0, 0]
+    for kind in KINDS:
+        assert [s["abstractions"][kind]["wrong_merges"] for s in document["steps"]] == [0] * 3
+    assert document["steps_with_wrong_merges"] == dict.fromkeys(KINDS, 0)
+    assert document["abstraction"] == "oracle" and document["cover"] is None
+
+
+def test_a_constant_function_merges_exactly_the_separable_pairs(capsys, files):
+    code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'mine.py'}:constant",
+                            "--json")
+    assert code == 0
+    document = json.loads(out)
+    partitions = exact_partitions(combination_lock(3, 2, 0))
+    for kind in KINDS:
+        pairs = [comb(len(partitions[kind].blocks(h)), 2) for h in (1, 2, 3)]
+        assert [s["abstractions"][kind]["wrong_merges"] for s in document["steps"]] == pairs
+    assert [s["wrong_merges"] for s in document["steps"]] == [1, 3, 1]
+
+
+def test_the_summary_names_the_abstraction_and_counts_like_compare(capsys, files):
+    code, out, _ = evaluate(capsys, files, "--abstraction", "oracle", "--policies",
+                            f"{files / 'mine.py'}:uniform")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "phi = oracle on combolock-H3-K2-seed0 vs the exact answers:"
+    rows = {line.split("   ")[0].strip(): line for line in lines[2:6]}
+    assert "0 of 3" in rows["phi vs KI"] and "phi vs backward KI" in rows
+    assert any(line.startswith("pairwise agreement with the latent states: lowest 1.000")
+               for line in lines)
+    # uniform over K = 2 actions: alpha (1/2)^(h-1) at s_{h,a}, s_{h,b}; V* = 1
+    assert "policy cover: smallest alpha 0.250 at step 3 of steps 2-3 (step 1 needs no policy)" \
+        in lines
+    assert any(line.startswith("value 0.") and line.endswith("vs optimal 1.000")
+               for line in lines)
+
+
+@pytest.mark.parametrize("name", ["cover", "per_step", "uniform"])
+def test_policies_are_a_list_a_dict_or_a_function_of_the_mdp(capsys, files, name):
+    code, out, err = evaluate(capsys, files, "--abstraction", "oracle", "--policies",
+                              f"{files / 'mine.py'}:{name}", "--json")
+    assert code == 0, err
+    cover = json.loads(out)["cover"]
+    assert [s["step"] for s in cover["steps"]] == ([2, 3] if name == "per_step" else [1, 2, 3])
+    assert cover["optimal_value"] == 1.0
+
+
+def test_out_writes_the_summary_report_and_plots(capsys, files):
+    out_dir = files / "result"
+    code, out, _ = evaluate(capsys, files, "--abstraction", "kmeans", "--policies",
+                            f"{files / 'mine.py'}:cover", "--out", str(out_dir))
+    assert code == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(EVALUATE_OUTPUTS)
+    assert (out_dir / "summary.txt").read_text() == "\n".join(out.splitlines()[:-2]) + "\n"
+    document = json.loads((out_dir / "report.json").read_text())
+    assert document["abstraction"] == "kmeans" and document["capacity"] == 3
+    assert len(document["plots"]) == 4
+
+
+def test_out_refuses_a_symbolic_link_before_any_work(capsys, files):
+    out_dir = files / "result"
+    out_dir.mkdir()
+    (out_dir / "summary.txt").symlink_to(files / "elsewhere.txt")
+    code, out, err = evaluate(capsys, files, "--abstraction", "oracle", "--out", str(out_dir))
+    assert code == 2 and out == ""
+    assert "summary.txt: a symbolic link" in err
+    assert not (files / "elsewhere.txt").exists() and not (out_dir / "report.json").exists()
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--abstraction", "orcale"], "error: --abstraction: unknown reference learner 'orcale' "
+                                  "(did you mean 'oracle'?)"),
+    (["--abstraction", "{mine}:constnat"], "has no attribute 'constnat' (did you mean "
+                                           "'constant'?)"),
+    (["--abstraction", "{mine}:not_a_function"], ":not_a_function: not callable (of type int)"),
+    (["--abstraction", "no_such_module:phi"], "error: --abstraction no_such_module:phi: no "
+                                              "module named 'no_such_module'"),
+    (["--abstraction", "{mine}"], "expected MODULE:FUNCTION or path/to/file.py:FUNCTION"),
+    (["--abstraction", "{mine}:wrong_shape"], ":wrong_shape(observations, 1) returned an array "
+                                              "of shape (40, 2)"),  # 2 observations x 20
+    (["--abstraction", "{mine}:raises"], ":raises(observations, 1) raised KeyError: 'no such "
+                                         "key' ({mine}, line {line})"),
+    (["--abstraction", "oracle", "--policies", "{mine}:first_action"],
+     "first_action cannot be called with one argument, the MDP"),
+    (["--abstraction", "oracle", "--policies", "{mine}:not_a_function"],
+     "not_a_function is of type int; expected a list of policies"),
+    (["--abstraction", "{mine}:constant", "--capacity", "2"],
+     "error: --capacity applies to the reference learners random, kmeans and pca-kmeans"),
+])
+def test_errors_name_the_flag_in_one_line_with_exit_status_2(capsys, files, arguments,
+                                                              message):
+    mine = str(files / "mine.py")
+    line = FUNCTIONS.splitlines().index('    return {}["no such key"]') + 1
+    code, out, err = evaluate(capsys, files, *(a.format(mine=mine) for a in arguments))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert message.format(mine=mine, line=line) in err
+
+
+def test_evaluate_of_a_phi_file_reproduces_compare(capsys, tmp_path):
+    """A file building a run's phi-bar, evaluated by the command with the run's encoder (its
+    noise variance), gives each step the comparison ``homer compare`` gives."""
+    mdp = lock()
+    (tmp_path / "lock.json").write_text(dumps_spec(mdp))
+    (tmp_path / "phi_bar.py").write_text(
+        "from homer.compare import combined_classifier\n"
+        "from tests.homer.handmade import lock\n"
+        "from tests.homer.test_compare import perfect_artefacts\n"
+        "from tests.homer.test_evaluate import NOISY\n"
+        "ARTEFACTS = perfect_artefacts(lock(), encoder=NOISY)\n\n\n"
+        "def phi(observations, step):\n"
+        "    return combined_classifier(ARTEFACTS, step - 1)(observations)\n")
+    code = main(["evaluate", "--spec", str(tmp_path / "lock.json"), "--abstraction",
+                 f"{tmp_path / 'phi_bar.py'}:phi", "--samples", str(SAMPLES), "--seed", "3",
+                 "--noise-variance", str(NOISY.noise_variance), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    document = json.loads(out)
+    compared = compare_run(perfect_artefacts(mdp, encoder=NOISY), samples=SAMPLES,
+                           transitions=100, seed=3)
+    for h in range(mdp.horizon):
+        assert document["steps"][h]["abstractions"]["ki"] == \
+            compared.abstractions[h]["ki"].to_json()
