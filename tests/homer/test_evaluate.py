@@ -28,16 +28,13 @@ from kinematic.strategies import block_mdps
 from tests.homer.handmade import lock
 from tests.homer.test_compare import SAMPLES, perfect_artefacts
 
-TORCH_FREE = ("homer.evaluate", "homer.policy_evaluation", "homer.encoded",
+TORCH_FREE = ("homer.evaluate", "homer.policy_evaluation", "homer.encoded", "homer.encoders",
               "homer.reference_learners", "homer.summary", "homer.user_code")
 
 
 def observation_of(mdp: BlockMDP, vectors: np.ndarray, encoder=None) -> np.ndarray:
-    """Each encoding's observation index in its layer (the first ``width`` coordinates of the
-    rotated-back vector hold the observation's one-hot)."""
-    rotation = (encoder or HadamardNoise()).rotation(mdp)
-    width = max(len(layer) for layer in mdp.observations)
-    return np.argmax((vectors @ rotation)[:, :width], axis=1)
+    """Each encoding's observation index in its layer."""
+    return (encoder or HadamardNoise()).decode(mdp, vectors)
 
 
 def exact_classifier(mdp: BlockMDP, kind: str = "ki"):
