@@ -55,12 +55,15 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/exact_scale.py
 
-# Mutation testing of the exact core ([tool.mutmut] in pyproject.toml): hours on 2 cores, never
-# part of `make test`; resumable (mutmut keeps its results in mutants/). MUTATE=PATTERN restricts
-# it to matching mutants (e.g. MUTATE='kinematic.cover*').
+# Mutation testing of the exact core and of homer's verdict modules ([tool.mutmut] in
+# pyproject.toml): hours on 2 cores, never part of `make test`; resumable (mutmut keeps its
+# results in mutants/). MUTATE=PATTERN restricts it to matching mutants (e.g.
+# MUTATE='kinematic.cover*' or MUTATE='homer.counterexamples*'); CHILDREN=1 runs one mutant at
+# a time (on a machine whose other core is busy).
 MUTATE ?=
+CHILDREN ?= 2
 mutants: $(STAMP)
-	HYPOTHESIS_PROFILE=mutants $(VENV)/bin/mutmut run --max-children 2 $(MUTATE)
+	HYPOTHESIS_PROFILE=mutants $(VENV)/bin/mutmut run --max-children $(CHILDREN) $(MUTATE)
 	$(PY) benchmarks/mutation_report.py
 
 clean:

@@ -1,5 +1,6 @@
 """Per-module score of the last ``mutmut run`` (``make mutants``), read from mutmut's result
-files ``mutants/kinematic/*.py.meta``.
+files ``mutants/kinematic/*.py.meta`` and ``mutants/homer/*.py.meta`` (the packages in
+``PACKAGES``).
 
 Exit codes recorded by mutmut: ``1`` and ``3`` the tests failed (killed), ``0`` they passed
 (survived), ``None`` not run yet, ``33`` / ``5`` no test covers the mutant; the SIGXCPU codes
@@ -10,9 +11,12 @@ survivor counts against the score::
 
     score = (killed + timeouts) / (killed + timeouts + survivors that are not equivalent)
 
-Prints the README's table (``--markdown``) or a plain summary, then every survivor with its
-classification; survivors without one are listed as ``UNCLASSIFIED``, and classified names that
-no longer survive as ``STALE`` (mutmut renumbers mutants when the code changes).
+Prints the table of the modules with at least one result (a run restricted by ``MUTATE``
+leaves the others unrun), then every survivor with its classification; survivors without one
+are listed as ``UNCLASSIFIED``, and classified names that no longer survive as ``STALE``
+(mutmut renumbers mutants when the code changes, and a function may be gone): a name is stale
+when its module has results and the name is not a mutant of it or was judged and killed; the
+mutants of a module not run yet say nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ SURVIVED = {0}
 NO_TESTS = {5, 33}
 TIMEOUT = {-24, 24, 152, 255, 36}
 TARGET = 0.9
+PACKAGES = ("kinematic", "homer")
 
 
 @dataclass
@@ -42,6 +47,10 @@ class ModuleScore:
     no_tests: int = 0
     other: int = 0
     survivors: list[str] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    """Every mutant of the module, run or not."""
+    judged: set[str] = field(default_factory=set)
+    """The mutants with a result."""
 
     @property
     def equivalent(self) -> list[str]:
@@ -53,6 +62,11 @@ class ModuleScore:
         return [name for name in self.survivors if name not in EQUIVALENT]
 
     @property
+    def prefix(self) -> str:
+        """The start of its mutants' names: ``kinematic.model.`` for ``kinematic/model.py``."""
+        return self.module.removesuffix(".py").replace("/", ".") + "."
+
+    @property
     def score(self) -> float | None:
         detected = self.killed + self.timeouts
         tested = detected + len(self.live)
@@ -60,13 +74,18 @@ class ModuleScore:
 
 
 def module_scores(root: Path) -> list[ModuleScore]:
+    """One row per module of ``PACKAGES`` that mutmut made mutants of."""
     rows = []
-    for meta in sorted((root / "mutants" / "kinematic").glob("*.py.meta")):
+    metas = [meta for package in PACKAGES
+             for meta in sorted((root / "mutants" / package).glob("*.py.meta"))]
+    for meta in metas:
         try:
             codes = json.loads(meta.read_text())["exit_code_by_key"]
         except (OSError, ValueError, KeyError) as error:
             raise SystemExit(f"error: {meta}: not a mutmut result file ({error})") from None
-        row = ModuleScore(meta.name.removesuffix(".meta"), mutants=len(codes))
+        module = f"{meta.parent.name}/{meta.name.removesuffix('.meta')}"
+        row = ModuleScore(module, mutants=len(codes), names=set(codes),
+                          judged={name for name, code in codes.items() if code is not None})
         for name, code in sorted(codes.items()):
             if code is None:
                 row.not_run += 1
@@ -82,6 +101,22 @@ def module_scores(root: Path) -> list[ModuleScore]:
                 row.other += 1
         rows.append(row)
     return rows
+
+
+def stale(rows: list[ModuleScore]) -> list[str]:
+    """Classified names that no longer survive: in modules with results, or in modules no
+    longer mutated."""
+    names = []
+    for name in sorted(set(EQUIVALENT) | set(LIVE)):
+        row = next((row for row in rows if name.startswith(row.prefix)), None)
+        if row is None:  # a module no longer mutated
+            names.append(name)
+            continue
+        if not row.judged or name in row.survivors:
+            continue
+        if name not in row.names or name in row.judged:
+            names.append(name)
+    return names
 
 
 def table(rows: list[ModuleScore]) -> str:
@@ -100,12 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="holds mutants/")
     parser.add_argument("--markdown", action="store_true", help="survivors as a markdown list")
     args = parser.parse_args(argv)
-    rows = module_scores(args.root)
+    every = module_scores(args.root)
+    rows = [row for row in every if row.judged]
     if not rows:
         print("no mutmut results under mutants/: run `make mutants` first", file=sys.stderr)
         return 2
     print(table(rows))
-    survivors = {name for row in rows for name in row.survivors}
+    unrun = [row.module for row in every if not row.judged]
+    if unrun:
+        print(f"\nnot run: {', '.join(unrun)}")
     print()
     for row in rows:
         for name in row.survivors:
@@ -115,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 verdict = "live: " + LIVE.get(name, "UNCLASSIFIED (`mutmut show` it)")
             print(f"- `{name}`: {verdict}" if args.markdown else f"survived: {name}: {verdict}")
-    for name in sorted((set(EQUIVALENT) | set(LIVE)) - survivors):
+    for name in stale(every):
         print(f"STALE: {name} is classified but did not survive this run")
     below = [row.module for row in rows if row.score is not None and row.score < TARGET]
     incomplete = [row.module for row in rows if row.not_run]

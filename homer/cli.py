@@ -35,7 +35,7 @@ from homer.artefacts import load_run
 from homer.checkpoint import UnsafePathError, check_own_path, write_atomically
 from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
-from homer.counterexamples import counterexample_table, run_counterexamples
+from homer.counterexamples import as_predicted, counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction
 from homer.plots import (
@@ -397,8 +397,7 @@ def _counterexamples(args: argparse.Namespace) -> int:
         write_atomically(args.out / "table.json", json.dumps(rows, indent=1) + "\n")
     except (OSError, ValueError) as error:
         return _cannot_write(error, args.out)
-    as_predicted = all(r["fails_as_predicted"] and r["homer_succeeds"] for r in rows)
-    return 0 if as_predicted else 1
+    return 0 if all(as_predicted(row) for row in rows) else 1
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -80,9 +80,10 @@ from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
 
-__all__ = ["ALPHA_TOLERANCE", "CASES", "OBJECTIVE_RESTARTS", "SUMMARY_FIELDS", "Case",
-           "classes_partition", "counterexample_table", "exact_prediction", "learned_partitions",
-           "row_summary", "run_case", "run_counterexamples"]
+__all__ = ["ALPHA_TOLERANCE", "CASES", "HOMER_ALPHA", "OBJECTIVE_RESTARTS", "SUMMARY_FIELDS",
+           "Case", "as_predicted", "classes_partition", "counterexample_table", "exact_prediction",
+           "fails_as_predicted", "homer_succeeds", "learned_partitions", "row_summary", "run_case",
+           "run_counterexamples"]
 
 OBJECTIVE_RESTARTS = 4
 """Models of a failing objective trained per round, the lowest validation loss kept (HOMER
@@ -95,6 +96,9 @@ ALPHA_TOLERANCE = 0.05
 """Monte Carlo tolerance on a learned alpha: ``homer compare`` estimates each policy's action
 probabilities from 500 encodings per observation (standard error at most 0.022), and these
 MDPs have at most three layers."""
+
+HOMER_ALPHA = 0.5
+"""The alpha HOMER's cover must reach on every MDP (:func:`homer_succeeds`)."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ def _learned_labels(mdp: BlockMDP, report: ComparisonReport) -> list[np.ndarray]
     return labels
 
 
-def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:
+def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:  # pragma: no mutate block
     """HOMER with capacities for the exact backward and forward KI classes of every layer."""
     return replace(base, objective="contrastive",
                    **{name: max(2, need.classes)
@@ -167,43 +171,58 @@ def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:
 
 
 def _run(mdp: BlockMDP, config: HomerConfig, directory: Path,
-         seed: int) -> tuple[ComparisonReport, float]:
+         seed: int) -> tuple[ComparisonReport, float]:  # pragma: no mutate block
     started = time.perf_counter()
     run_homer(mdp, directory, config, seed=seed, progress=False, force=True)
     seconds = time.perf_counter() - started
     return compare_run(load_run(directory), seed=seed), seconds
 
 
-def run_case(case: Case, out: Path, base: HomerConfig, seed: int,
-             homer_reports: dict[str, tuple[ComparisonReport, float]]) -> dict[str, Any]:
-    """Run ``case``'s objective (and HOMER on its MDP, unless ``homer_reports`` holds it, by
-    the MDP's fingerprint) in subdirectories of ``out``; the row of the table (``seconds``:
-    the objective's run, plus HOMER's when this row ran it)."""
-    mdp = case.mdp()
-    prediction, capacity, predicted_labels = _prediction(case, mdp)
-    # The objective's capacity is its own Bayes-optimal abstraction's (module docstring),
-    # below N_BD on purpose where the objective merges classes.
-    config = replace(base, objective=case.objective, backward_capacity=capacity,
-                     forward_capacity=max(base.forward_capacity, capacity),
-                     restarts=max(base.restarts, OBJECTIVE_RESTARTS),
-                     allow_small_capacity=True)
-    with warnings.catch_warnings():  # the table shows the capacity
-        warnings.simplefilter("ignore", SmallCapacityWarning)
-        report, seconds = _run(mdp, config, own_subdirectory(out, case.name), seed)
-    key = mdp_fingerprint(mdp)
-    first = key not in homer_reports
-    if first:
-        homer_reports[key] = _run(mdp, _homer_config(mdp, base),
-                                  own_subdirectory(out, f"homer-{case.name}"), seed)
-    homer, homer_seconds = homer_reports[key]
+def fails_as_predicted(criterion: str, alpha: float, merges: int,
+                       prediction: Fraction | float) -> bool:
+    """The objective's verdict (module docstring): its learned ``alpha`` is at most the exact
+    ``prediction`` plus :data:`ALPHA_TOLERANCE`, and under the ``merges`` criterion its
+    ``phi_B`` also merges backward-KI classes (``def:bki``) at ``merges >= 1`` steps.
+
+    >>> fails_as_predicted("alpha", 0.04, 0, Fraction(0))
+    True
+    >>> fails_as_predicted("merges", 1.0, 0, Fraction(1))  # alpha as predicted, no merge
+    False
+    """
+    within = alpha <= float(prediction) + ALPHA_TOLERANCE
+    if criterion == "merges":
+        within = within and merges >= 1
+    return bool(within)  # a NumPy alpha compares to a NumPy bool, which JSON refuses
+
+
+def homer_succeeds(alpha: float) -> bool:
+    """HOMER's verdict: its learned cover reaches every state with ``alpha >= 1/2``.
+
+    >>> homer_succeeds(0.5), homer_succeeds(0.4999)
+    (True, False)
+    """
+    return bool(alpha >= HOMER_ALPHA)
+
+
+def as_predicted(row: Mapping[str, Any]) -> bool:
+    """A row's "as predicted" (the table's column, the command's exit status): the objective
+    fails as predicted and HOMER succeeds.
+
+    >>> as_predicted({"fails_as_predicted": True, "homer_succeeds": False})
+    False
+    """
+    return bool(row["fails_as_predicted"] and row["homer_succeeds"])
+
+
+def _row(case: Case, mdp: BlockMDP, predicted: tuple[Fraction | float, int, list[np.ndarray]],
+         report: ComparisonReport, homer: ComparisonReport, seconds: float) -> dict[str, Any]:
+    """The row of ``case`` on ``mdp``: its ``predicted`` :func:`_prediction`, the objective's
+    ``report`` and HOMER's ``homer`` read against it, and the ``seconds`` it took."""
+    prediction, capacity, predicted_labels = predicted
     alpha = report.alpha_min
     if case.criterion == "abstract_alpha":
         alpha = float(abstract_cover_alpha(mdp, _learned_labels(mdp, report))[0])
     merges = report.steps_with_wrong_merges_of("backward")
-    if case.criterion == "merges":
-        fails_as_predicted = merges >= 1 and alpha <= float(prediction) + ALPHA_TOLERANCE
-    else:
-        fails_as_predicted = alpha <= float(prediction) + ALPHA_TOLERANCE
     return {
         "name": case.name, "objective": case.objective, "criterion": case.criterion,
         "capacity": capacity, "alpha_min": round(alpha, 4),
@@ -220,16 +239,44 @@ def run_case(case: Case, out: Path, base: HomerConfig, seed: int,
         "homer_learned_classes": [state_groups(mdp, h, labels)
                                   for h, labels in enumerate(_learned_labels(mdp, homer))],
         "homer_steps_with_wrong_merges": homer.steps_with_wrong_merges_of("backward"),
-        "fails_as_predicted": bool(fails_as_predicted),
-        "homer_succeeds": bool(homer.alpha_min >= 0.5),
-        "seconds": round(seconds + (homer_seconds if first else 0.0), 1),
+        "fails_as_predicted": fails_as_predicted(case.criterion, alpha, merges, prediction),
+        "homer_succeeds": homer_succeeds(homer.alpha_min),
+        "seconds": round(seconds, 1),
     }
+
+
+def run_case(case: Case, out: Path, base: HomerConfig, seed: int,
+             homer_reports: dict[str, tuple[ComparisonReport, float]]
+             ) -> dict[str, Any]:  # pragma: no mutate block
+    """Run ``case``'s objective (and HOMER on its MDP, unless ``homer_reports`` holds it, by
+    the MDP's fingerprint) in subdirectories of ``out``; the row of the table (``seconds``:
+    the objective's run, plus HOMER's when this row ran it)."""
+    mdp = case.mdp()
+    predicted = _prediction(case, mdp)
+    # The objective's capacity is its own Bayes-optimal abstraction's (module docstring),
+    # below N_BD on purpose where the objective merges classes.
+    capacity = predicted[1]
+    config = replace(base, objective=case.objective, backward_capacity=capacity,
+                     forward_capacity=max(base.forward_capacity, capacity),
+                     restarts=max(base.restarts, OBJECTIVE_RESTARTS),
+                     allow_small_capacity=True)
+    with warnings.catch_warnings():  # the table shows the capacity
+        warnings.simplefilter("ignore", SmallCapacityWarning)
+        report, seconds = _run(mdp, config, own_subdirectory(out, case.name), seed)
+    key = mdp_fingerprint(mdp)
+    first = key not in homer_reports
+    if first:
+        homer_reports[key] = _run(mdp, _homer_config(mdp, base),
+                                  own_subdirectory(out, f"homer-{case.name}"), seed)
+    homer, homer_seconds = homer_reports[key]
+    return _row(case, mdp, predicted, report, homer,
+                seconds + (homer_seconds if first else 0.0))
 
 
 def run_counterexamples(out: Path, base: HomerConfig | None = None, seed: int = 0,
                         names: list[str] | None = None,
                         progress: Callable[[str], None] = lambda line: None
-                        ) -> list[dict[str, Any]]:
+                        ) -> list[dict[str, Any]]:  # pragma: no mutate block
     """Every case (the paper's and the stored finder instances; ``names`` selects some) run
     into ``out``: the table's rows. HOMER runs once per MDP and is timed with its first row."""
     base = base or HomerConfig(max_transitions=HomerConfig().transitions)
@@ -257,7 +304,7 @@ def counterexample_table(rows: list[dict[str, Any]]) -> str:
               f"{'HOMER alpha':>11} {'merges':>6} {'as predicted':>12} {'s':>6}")
     lines = [header]
     for r in rows:
-        verdict = "yes" if r["fails_as_predicted"] and r["homer_succeeds"] else "NO"
+        verdict = "yes" if as_predicted(r) else "NO"
         lines.append(
             f"{r['name']:<26} {r['objective']:<17} {r['alpha_min']:>6.3f} "
             f"{r['exact_prediction']:>6} {r['steps_with_wrong_merges']:>6} "

@@ -4,7 +4,6 @@ budget: 1,000 transitions per step)."""
 
 import json
 from dataclasses import replace
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,10 @@ from homer.cli import main
 from homer.config import HomerConfig
 from homer.counterexamples import (
     CASES,
-    SUMMARY_FIELDS,
-    classes_partition,
-    exact_prediction,
     learned_partitions,
-    row_summary,
     run_case,
     run_counterexamples,
 )
-from kinematic import InvalidPartition, UnknownName
 from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
 from kinematic.spec import dumps_spec
 
@@ -137,84 +131,3 @@ def test_settings_too_large_for_the_machine_name_the_flag_of_this_command(tmp_pa
     assert error.count("\n") == 1 and error.startswith("error: HOMER with --max-transitions ")
     assert error.endswith(f"(here --transitions {10**12} sets both transitions and "
                           "max_transitions)\n")
-
-
-CURIOSITY_ROW = {
-    "name": "curiosity", "objective": "inverse_dynamics", "criterion": "alpha", "capacity": 2,
-    "alpha_min": 0.0, "exact_prediction": "0", "steps_with_wrong_merges": 2,
-    "alpha_per_layer": [1.0, 1.0, 0.0], "homer_alpha_per_layer": [1.0, 1.0, 0.9987],
-    "learned_classes": [[["s1", "s2"]], [["s3", "s4"], ["s5", "s6"]], [["s7", "s8"], ["s9"]]],
-    "homer_learned_classes": [[["s1", "s2"]], [["s3"], ["s4"], ["s5"], ["s6"]],
-                              [["s7"], ["s8"], ["s9"]]],
-    "homer_alpha_min": 0.9987, "homer_steps_with_wrong_merges": 0,
-    "fails_as_predicted": True, "homer_succeeds": True, "seconds": 11.0}
-"""A row as ``run_counterexamples`` returns it (made by hand: no training)."""
-
-
-def test_a_state_split_across_classes_joins_them_into_one_block_named_in_the_kind():
-    """The autoencoder's row lists s1 in two classes; the block holds s0 and s1 whichever
-    class comes last (drawing a split state with its last class would hide the merge when the
-    mixed class comes first)."""
-    mdp = autoencoder_exploration_counterexample()
-    for layer_2 in ([["s0", "s1"], ["s1"]], [["s1"], ["s0", "s1"]]):
-        partition = classes_partition(mdp, [[["s"]], layer_2], "learned: autoencoder")
-        assert partition.blocks(2) == [["s0", "s1"]]
-        assert partition.kind == "learned: autoencoder; s1 split"
-
-
-def test_classes_are_joined_only_through_a_state_they_share():
-    mdp = curiosity_counterexample()
-    layers = [[["s1"], ["s2"]], [["s3", "s4"], ["s5", "s6"]]]
-    chained = classes_partition(mdp, [*layers, [["s7", "s8"], ["s8", "s9"]]])
-    assert chained.blocks(3) == [["s7", "s8", "s9"]]
-    apart = classes_partition(mdp, [*layers, [["s7"], ["s8", "s9"]]], "learned")
-    assert apart.blocks(3) == [["s7"], ["s8", "s9"]]
-    assert apart.blocks(2) == [["s3", "s4"], ["s5", "s6"]]
-    assert apart.kind == "learned"  # nothing split, nothing said
-
-
-def test_a_rows_learned_classes_become_the_objectives_and_homers_partitions():
-    objective, homer = learned_partitions(curiosity_counterexample(), CURIOSITY_ROW)
-    assert (objective.kind, homer.kind) == ("learned: inverse_dynamics", "learned: HOMER (phi_B)")
-    assert objective.blocks(3) == [["s7", "s8"], ["s9"]]
-    assert homer.blocks(3) == [["s7"], ["s8"], ["s9"]]
-    assert objective.mdp is homer.mdp is not None  # drawable
-
-
-def test_classes_of_another_mdp_are_refused_naming_the_entry():
-    mdp = curiosity_counterexample()
-    first, second = CURIOSITY_ROW["learned_classes"][:2]
-    with pytest.raises(InvalidPartition, match=r"row\['x'\]\[2\]\[1\] \(layer 3\) names 's6', "
-                       "a state of layer 2"):
-        classes_partition(mdp, [first, second, [["s7", "s8"], ["s6", "s9"]]], argument="row['x']")
-    with pytest.raises(InvalidPartition,
-                       match=r"classes\[2\] \(layer 3\) leaves out state\(s\) s9"):
-        classes_partition(mdp, [first, second, [["s7", "s8"]]])
-    with pytest.raises(UnknownName, match=r"classes\[2\]\[1\].*did you mean 's9'"):
-        classes_partition(mdp, [first, second, [["s7", "s8"], ["s99"]]])
-    with pytest.raises(InvalidPartition, match="3 layers"):
-        classes_partition(mdp, [first, second])
-    for not_a_class in ("s9", []):
-        with pytest.raises(InvalidPartition, match=r"classes\[2\]\[1\] must be a non-empty list"):
-            classes_partition(mdp, [first, second, [["s7", "s8"], not_a_class]])
-
-
-def test_the_exact_prediction_is_read_as_an_exact_number():
-    assert exact_prediction({"exact_prediction": "1/3"}) == Fraction(1, 3)
-    assert exact_prediction({"exact_prediction": "0.4"}) == Fraction(2, 5)  # one_class's LP
-
-
-def test_the_exact_prediction_is_parsed_never_evaluated():
-    for text in ("1 + 1", "__import__('os').getpid()", None):
-        with pytest.raises(ValueError, match=r"row\['exact_prediction'\] must be a fraction"):
-            exact_prediction({"exact_prediction": text})
-
-
-def test_a_rows_summary_holds_the_numbers_of_its_verdict():
-    summary = row_summary(CURIOSITY_ROW)
-    assert list(summary) == list(SUMMARY_FIELDS)
-    assert summary == {"alpha_min": 0.0, "exact_prediction": "0", "steps_with_wrong_merges": 2,
-                       "homer_alpha_min": 0.9987, "homer_steps_with_wrong_merges": 0,
-                       "fails_as_predicted": True, "homer_succeeds": True}
-    with pytest.raises(ValueError, match="homer_succeeds"):
-        row_summary({key: CURIOSITY_ROW[key] for key in SUMMARY_FIELDS[:-1]})

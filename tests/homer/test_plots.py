@@ -18,7 +18,7 @@ from kinematic.families import autoencoder_exploration_counterexample, curiosity
 from kinematic.model import BlockMDP
 from tests.homer.handmade import abstraction, lock
 from tests.homer.test_compare import SAMPLES, perfect_artefacts
-from tests.homer.test_counterexamples import CURIOSITY_ROW
+from tests.homer.test_verdicts import CURIOSITY_ROW
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,10 @@ def failing_run(tmp_path_factory) -> tuple[str, Path]:
     """pytest's output on the four false properties above, and the directory it ran in."""
     directory = tmp_path_factory.mktemp("false_properties")
     (directory / "test_false.py").write_text(PROPERTIES)
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Under mutmut the properties run unmutated: its variable would make the child look for
+    # mutmut's configuration in this directory, which has none, and fail on every property.
+    environment = {**{key: value for key, value in os.environ.items()
+                      if key != "MUTANT_UNDER_TEST"}, "PYTHONPATH": str(ROOT)}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_false.py"],
         cwd=directory, env=environment, capture_output=True, text=True, timeout=600)
