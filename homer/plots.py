@@ -7,7 +7,8 @@ as PNG and SVG by :func:`save_figure`):
   first time steps, named by the canonical states they hold, edges for the recovered
   transitions, wrong merges in red;
 - :func:`alpha_figure` - alpha of the learned cover per time step (``def:policy-cover``);
-- :func:`confusion_figure` - confusion matrices of phi-bar against the KI partition;
+- :func:`confusion_figure` - confusion matrices of phi-bar (or any abstraction scored by
+  :func:`homer.evaluate.evaluate_abstraction`) against the KI partition;
 - :func:`counterexample_figure` - a row of ``homer counterexamples``: the objective's and
   HOMER's learned classes on the MDP, and the alpha of both covers against the exact
   prediction.
@@ -30,6 +31,7 @@ from matplotlib.ticker import MaxNLocator
 from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
 from homer.counterexamples import exact_prediction, learned_partitions
+from homer.evaluate import AbstractionReport
 from kinematic.figures import draw_partitions, new_figure
 from kinematic.graph_style import panel_size
 from kinematic.model import BlockMDP
@@ -209,21 +211,26 @@ def alpha_figure(report: ComparisonReport) -> Figure:
     return figure
 
 
-def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
+def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int = 12) -> Figure:
     """Confusion matrices (learned phi-bar class x KI class, sample counts) of the steps with
     wrong merges first, then the first steps, at most ``panels``; one colour scale for all,
-    shown by a colour bar."""
-    with_ki = [h for h in sorted(report.abstractions) if "ki" in report.abstractions[h]]
-    wrong = [h for h in with_ki if report.abstractions[h]["ki"].wrong_merges]
+    shown by a colour bar. For an :class:`~homer.evaluate.AbstractionReport` (any learner's
+    ``phi``, :func:`homer.evaluate.evaluate_abstraction`) the rows are ``phi``'s classes."""
+    if isinstance(report, AbstractionReport):
+        learned, abstractions = "phi", dict(enumerate(report.steps))
+    else:
+        learned, abstractions = "phi-bar", report.abstractions
+    with_ki = [h for h in sorted(abstractions) if "ki" in abstractions[h]]
+    wrong = [h for h in with_ki if abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
     columns = min(4, max(len(chosen), 1))
     rows = max(1, -(-len(chosen) // columns))
     figure = new_figure(figsize=(3.2 * columns, 2.8 * rows))
-    most = max((int(report.abstractions[h]["ki"].confusion.max()) for h in chosen), default=1)
+    most = max((int(abstractions[h]["ki"].confusion.max()) for h in chosen), default=1)
     scale = Normalize(vmin=0, vmax=max(most, 1))
     images, all_axes = [], []
     for index, h in enumerate(chosen):
-        comparison = report.abstractions[h]["ki"]
+        comparison = abstractions[h]["ki"]
         axes = figure.add_subplot(rows, columns, index + 1)
         images.append(axes.imshow(comparison.confusion, cmap="Blues", norm=scale,
                                   aspect="auto"))
@@ -237,11 +244,11 @@ def confusion_figure(report: ComparisonReport, panels: int = 12) -> Figure:
         axes.set_yticks(range(len(comparison.learned_classes)),
                         [str(c) for c in comparison.learned_classes], fontsize=6)
         if index % columns == 0:
-            axes.set_ylabel("learned phi-bar class", fontsize=7)
+            axes.set_ylabel(f"learned {learned} class", fontsize=7)
         colour = "tab:red" if comparison.wrong_merges else "black"
         axes.set_title(f"step {h + 1}: {comparison.wrong_merges} wrong merges", fontsize=8,
                        color=colour)
-    figure.suptitle(f"{report.mdp}: phi-bar (rows) vs KI classes (columns)", fontsize=9)
+    figure.suptitle(f"{report.mdp}: {learned} (rows) vs KI classes (columns)", fontsize=9)
     figure.tight_layout()
     if images:
         bar = figure.colorbar(images[0], ax=all_axes, fraction=0.03, pad=0.02)
