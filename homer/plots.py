@@ -217,13 +217,16 @@ def alpha_figure(report: ComparisonReport | CoverReport, label: str = "learned c
 
 
 def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int = 12,
-                     learned: str = "phi-bar") -> Figure:
+                     learned: str | None = None) -> Figure:
     """Confusion matrices (learned class x KI class, sample counts) of the steps with wrong
     merges first, then the first steps, at most ``panels``; one colour scale for all, shown by
     a colour bar. ``report`` is ``homer compare``'s (phi-bar's classes) or
-    :func:`homer.evaluate.evaluate_abstraction`'s; ``learned`` names the abstraction."""
-    abstractions = (report.abstractions if isinstance(report, ComparisonReport)
-                    else dict(enumerate(report.steps)))  # 0-based layer -> comparisons
+    :func:`homer.evaluate.evaluate_abstraction`'s; ``learned`` names the abstraction (phi-bar,
+    or phi for an evaluation, when None)."""
+    if isinstance(report, ComparisonReport):
+        abstractions, learned = report.abstractions, learned or "phi-bar"
+    else:
+        abstractions, learned = dict(enumerate(report.steps)), learned or "phi"
     with_ki = [h for h in sorted(abstractions) if "ki" in abstractions[h]]
     wrong = [h for h in with_ki if abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])

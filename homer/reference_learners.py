@@ -35,6 +35,7 @@ abstraction needs to make no wrong merge.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.cluster import KMeans
@@ -48,7 +49,8 @@ from kinematic.inseparability import ki_partition
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 
-__all__ = ["REFERENCE_LEARNERS", "default_capacity", "reference_abstraction"]
+__all__ = ["REFERENCE_LEARNERS", "default_capacity", "labelled_abstraction",
+           "reference_abstraction"]
 
 REFERENCE_LEARNERS = {
     "oracle": "the latent state of each observation: 0 wrong merges by construction",
@@ -68,11 +70,11 @@ def default_capacity(mdp: BlockMDP) -> int:
     return max(len(partition.blocks(h)) for h in range(1, mdp.horizon + 1))
 
 
-class _Oracle:
-    """Nearest mean encoding -> latent observation -> index of its state in the step."""
+class _Decoded:
+    """Nearest mean encoding -> latent observation -> its label (``labels[step - 1]``)."""
 
-    def __init__(self, mdp: BlockMDP, training: EncodedObservations) -> None:
-        self.mdp, self.training = mdp, training
+    def __init__(self, labels: Sequence[np.ndarray], training: EncodedObservations) -> None:
+        self.labels, self.training = labels, training
 
     def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
         ids, vectors = self.training.step(step)
@@ -80,8 +82,7 @@ class _Oracle:
         np.add.at(means, ids, vectors)
         means /= np.bincount(ids)[:, None]
         distances = ((observations[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
-        nearest = np.argmin(distances, axis=1)
-        return np.asarray(self.mdp.emission_state[step - 1])[nearest]
+        return self.labels[step - 1][np.argmin(distances, axis=1)]
 
 
 class _Random:
@@ -134,7 +135,44 @@ def reference_abstraction(name: str, mdp: BlockMDP, encoder: Encoder | None = No
     at_least(1).check(capacity, "capacity")
     training = EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed, stream=1)
     if name == "oracle":
-        return _Oracle(mdp, training)
+        return _Decoded([np.asarray(states) for states in mdp.emission_state], training)
     if name == "random":
         return _Random(capacity, seed)
     return _Clustering(training, capacity, seed, pca=name == "pca-kmeans")
+
+
+def labelled_abstraction(mdp: BlockMDP, labels: Sequence[Sequence[int]],
+                         encoder: Encoder | None = None, seed: int = 0) -> Abstraction:
+    """The abstraction that gives every encoding of observation ``x`` of time step ``h`` the
+    class ``labels[h - 1][x]`` (``x`` indexing ``mdp.observations[h - 1]``): a hand-made or
+    exactly computed abstraction - a partition of the states lifted by
+    :func:`kinematic.planning.observation_labels`, an objective's Bayes-optimal abstraction -
+    scored by :mod:`homer.evaluate` like a learned one. Encodings are decoded to their latent
+    observation as the ``oracle`` decodes them (the oracle is this with the states' indices).
+
+    Raises ``ValueError`` naming ``labels[h]`` when a layer's labels are not one integer per
+    observation.
+
+    >>> from kinematic import combination_lock
+    >>> from homer.evaluate import evaluate_abstraction
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> merged = [[0, 0], [0, 0, 1], [0, 0, 1]]  # s_a and s_b together, s_c apart
+    >>> report = evaluate_abstraction(lock, labelled_abstraction(lock, merged))
+    >>> report.steps_with_wrong_merges("backward"), report.steps_with_wrong_merges("ki")
+    ([], [1, 2])
+
+    (At step 3 this lock's ``s3a`` and ``s3b`` share their good action: KI, merged rightly.)
+    """
+    if isinstance(labels, str) or len(labels) != mdp.horizon:
+        raise ValueError(f"labels must hold one sequence per time step of {mdp.name!r} "
+                         f"({mdp.horizon}), got {len(labels)}")
+    checked = []
+    for h, layer in enumerate(labels):
+        layer = np.asarray(layer)
+        expected = len(mdp.observations[h])
+        if layer.shape != (expected,) or layer.dtype.kind not in "iu":
+            raise ValueError(f"labels[{h}] (time step {h + 1}) must hold one integer class per "
+                             f"observation ({expected}), got {layer.tolist()!r}")
+        checked.append(layer)
+    return _Decoded(checked, EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed,
+                                                 stream=1))

@@ -96,6 +96,20 @@ def test_the_confusion_matrices_share_one_scale_shown_by_a_colour_bar(compared):
     assert panels[0].get_ylabel() == "learned phi-bar class"
 
 
+def test_any_learners_abstraction_report_draws_its_confusion_matrices():
+    from homer.evaluate import evaluate_abstraction
+    from kinematic.families import combination_lock
+
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    report = evaluate_abstraction(mdp, lambda x, step: np.zeros(len(x), dtype=int), samples=5)
+    figure = confusion_figure(report)
+    panels = [axes for axes in figure.axes if axes not in colour_bars(figure)]
+    assert [axes.get_title() for axes in panels] == [
+        "step 1: 1 wrong merges", "step 2: 3 wrong merges", "step 3: 1 wrong merges"]
+    assert panels[0].get_ylabel() == "learned phi class"
+    assert {axes.images[0].norm.vmax for axes in panels} == {10}  # KI class s3a+s3b: 2 x 5
+
+
 def test_a_counterexample_row_draws_both_learned_abstractions_and_alpha_per_layer():
     figure = counterexample_figure(curiosity_counterexample(), CURIOSITY_ROW)
     objective, homer, bars = figure.axes
