@@ -42,6 +42,7 @@ def block_mdps(
     min_horizon: int = 1,
     max_horizon: int = 4,
     max_width: int = 3,
+    min_actions: int = 1,
     max_actions: int = 3,
     max_observations: int = 2,
     max_weight: int = 4,
@@ -53,10 +54,15 @@ def block_mdps(
     Parameters bound the horizon, the width of each layer, the number of actions, the number of
     observations per state, the integer weights behind each probability, and the number of
     states split in two after generation.
+
+    >>> from hypothesis import find, settings
+    >>> quiet = settings(database=None, derandomize=True)
+    >>> find(block_mdps(min_actions=2), lambda mdp: True, settings=quiet).actions
+    ('a0', 'a1')
     """
     horizon = draw(st.integers(min_horizon, max_horizon))
     widths = [draw(st.integers(1, max_width)) for _ in range(horizon)]
-    actions = [f"a{k}" for k in range(draw(st.integers(1, max_actions)))]
+    actions = [f"a{k}" for k in range(draw(st.integers(min_actions, max_actions)))]
     layers = [[f"s{h + 1}_{i}" for i in range(width)] for h, width in enumerate(widths)]
 
     transitions: dict[str, dict[str, dict[str, str]]] = {}

@@ -6,8 +6,13 @@ independent of the algorithm that implements it:
 
 - backward KI: the backward dynamics ``P_u(x, a | x')`` under a full-support prior ``u`` over
   ``X x A`` (drawn by Hypothesis), compared for every pair of observations;
-- forward KI: the transition rows ``T(. | x, a)`` of every action, compared for every pair;
-- ``eta`` and cover quality: enumeration of every deterministic non-stationary policy.
+- forward KI: the transition rows ``T(. | x, a)`` of every action, compared for every pair, on
+  instances that include copies of a state apart on one action only or with two actions' rows
+  swapped (:func:`rows_apart_on_few_actions`);
+- ``eta`` and cover quality: enumeration of every deterministic non-stationary policy;
+- the canonical form: the KI partition of the form, by definition, and the observation process
+  it generates, every observation-action trajectory's probability under the uniform policy
+  compared exactly with the original's (:func:`observation_process_difference`).
 
 The partition comparison (:func:`partition_failure`) reports wrong merges *and* wrong splits, and
 the other partition-related claims of ``proofs_checks`` call it on the partition they use.
@@ -17,7 +22,9 @@ other, every last-layer observation is forward KI with every other.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,14 +36,16 @@ from hypothesis import strategies as st
 
 from kinematic.canonical import canonical_form
 from kinematic.cover import is_policy_cover, policy_cover_alpha
-from kinematic.families import figure1_noncompositional
+from kinematic.families import figure1_noncompositional, split_state
 from kinematic.homing import eta, homing_policy
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import observation_labels
-from kinematic.policies import Policy
+from kinematic.policies import Policy, uniform_policy
+from kinematic.quotient import Quotient
+from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies
-from kinematic.visitation import state_visitation
+from kinematic.visitation import state_visitation, trajectory_distribution
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, policy_json, spec
 
@@ -46,8 +55,12 @@ __all__ = [
     "backward_partition_violation",
     "definition_keys",
     "deterministic_policies",
+    "equal_member_shares",
     "merged_backward_partition",
+    "observation_process_difference",
+    "one_member_start",
     "partition_failure",
+    "rows_apart_on_few_actions",
 ]
 
 Relation = Literal["backward", "forward", "ki"]
@@ -192,8 +205,66 @@ def check_partition_definition(case) -> Outcome:
 
 
 @st.composite
+def rows_apart_on_few_actions(draw: st.DrawFn) -> BlockMDP:
+    """A generated MDP (two actions or more) with a state ``s`` of a layer before the last split
+    into three KI copies (``split_state`` twice: ``s/a``, ``s/b/a``, ``s/b/b``), then the rows
+    of two of them changed so that they are not forward KI (``def:fki``) with ``s/a`` while all
+    stay backward KI: ``s/b/a`` moves to a point mass elsewhere on one action (its rows agree with
+    those of ``s/a`` on every other action), and ``s/b/b`` has the rows of two actions swapped
+    (their sum over actions agrees with ``s/a``'s; when every action has the same row, ``s/b/b``
+    too moves elsewhere on one action, drawn anew). Random rows rarely agree on all actions but
+    one: a forward partition that compares one action only, or the sum over actions, merges
+    these copies.
+
+    The MDP is returned unchanged when no state has a next layer of two states or more.
+
+    >>> from hypothesis import find, settings
+    >>> def swapped(mdp):
+    ...     rows = to_spec(mdp)["transitions"]
+    ...     return "s1_0/b/b" in rows and all(rows["s1_0/b/b"][a] != rows["s1_0/a"][a]
+    ...                                       for a in mdp.actions)
+    >>> quiet = settings(database=None, derandomize=True)
+    >>> mdp = find(rows_apart_on_few_actions(), swapped, settings=quiet)
+    >>> for state in ("s1_0/a", "s1_0/b/a", "s1_0/b/b"):
+    ...     print(state, to_spec(mdp)["transitions"][state])
+    s1_0/a {'a0': {'s2_0': '1'}, 'a1': {'s2_1': '1'}}
+    s1_0/b/a {'a0': {'s2_1': '1'}, 'a1': {'s2_1': '1'}}
+    s1_0/b/b {'a0': {'s2_1': '1'}, 'a1': {'s2_0': '1'}}
+    """
+    mdp = draw(block_mdps(min_horizon=2, max_horizon=3, min_actions=2, max_observations=2,
+                          max_splits=1))
+    candidates = [s for s in mdp.states if mdp.state_location[s][0] + 1 < mdp.horizon
+                  and mdp.width(mdp.state_location[s][0] + 1) > 1]
+    if not candidates:
+        return mdp
+    state = draw(st.sampled_from(candidates))
+    following = mdp.layers[mdp.state_location[state][0] + 1]
+    copies = split_state(mdp, state, weight=Fraction(draw(st.integers(1, 4)), 5))
+    copies = split_state(copies, f"{state}/b", weight=Fraction(draw(st.integers(1, 4)), 5))
+    result = to_spec(copies)
+    original = result["transitions"][f"{state}/a"]
+
+    def moved_on_one_action() -> dict[str, dict[str, str]]:
+        action = draw(st.sampled_from(mdp.actions))
+        target = draw(st.sampled_from([t for t in following if list(original[action]) != [t]]))
+        return {**original, action: {target: "1"}}
+
+    result["transitions"][f"{state}/b/a"] = moved_on_one_action()
+    different = [(a, b) for a, b in itertools.combinations(mdp.actions, 2)
+                 if original[a] != original[b]]
+    if different:
+        first, second = draw(st.sampled_from(different))
+        swapped = {**original, first: original[second], second: original[first]}
+    else:
+        swapped = moved_on_one_action()
+    result["transitions"][f"{state}/b/b"] = swapped
+    return from_spec(result)
+
+
+@st.composite
 def _partition_cases(draw: st.DrawFn, relation: Relation, wrong: bool = False):
-    mdp = draw(block_mdps(max_horizon=3, max_observations=2, max_splits=2))
+    mdp = draw(st.one_of(block_mdps(max_horizon=3, max_observations=2, max_splits=2),
+                         rows_apart_on_few_actions()))
     weights = draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))
     computation = draw(st.sampled_from([SINGLETONS, ONE_CLASS])) if wrong else PARTITIONS[relation]
     if wrong:
@@ -374,6 +445,52 @@ register(Claim(
 # --- the canonical form (unlabelled definition of Section 3) -----------------------------------
 
 
+def _first_layers(mdp: BlockMDP, layers: int) -> BlockMDP:
+    """``mdp`` cut after its first ``layers`` layers (the process it generates up to ``x_h``,
+    ``a_h`` for ``h = layers``)."""
+    return dataclasses.replace(
+        mdp, layers=mdp.layers[:layers], transitions=mdp.transitions[:layers - 1],
+        observations=mdp.observations[:layers], emission_state=mdp.emission_state[:layers],
+        emission_probability=mdp.emission_probability[:layers], rewards=mdp.rewards[:layers],
+        reward_distributions={key: value for key, value in mdp.reward_distributions.items()
+                              if key[0] < layers})
+
+
+def observation_process_difference(mdp: BlockMDP, other: BlockMDP) -> dict[str, Any] | None:
+    """The first observation-action trajectory ``(x_1, a_1, ..., x_h, a_h)``, ``h`` as small
+    as possible, whose probability under the uniform policy differs between ``mdp`` and
+    ``other`` (Block MDPs of the same horizon, over the same observation names), with both
+    probabilities; None when the two generate the same observation process.
+
+    One full-support policy is enough: the probability of a trajectory is the product of the
+    policy's factors ``pi(a_h | x_h) > 0`` and of the process's own (start, emission and
+    transition) factors, so equal trajectory distributions under it are equal under every
+    policy. Trajectories of ``h = 1`` weigh the start; each ``h`` is computed by
+    ``trajectory_distribution`` on the first ``h`` layers, so a factor that is not a
+    probability (a start, emission or transition row not summing to 1) shows in its own layer.
+
+    >>> from kinematic import canonical_form, figure2_split
+    >>> split = figure2_split()
+    >>> observation_process_difference(split, canonical_form(split).mdp) is None
+    True
+    >>> wrong = equal_member_shares(split, canonical_form(split))
+    >>> difference = observation_process_difference(split, wrong)
+    >>> difference["layer"], difference["trajectory"], difference["P_uniform(trajectory)"]
+    (2, 's1 a x2a a', ['4/5', '1/2'])
+    """
+    if other.horizon != mdp.horizon:
+        raise ValueError(f"other: horizon {other.horizon}, but mdp has horizon {mdp.horizon}")
+    for h in range(1, mdp.horizon + 1):
+        sides = [trajectory_distribution(m, uniform_policy(m))
+                 for m in (_first_layers(mdp, h), _first_layers(other, h))]
+        for trajectory in sorted(sides[0].keys() | sides[1].keys()):
+            probabilities = [side.get(trajectory, 0) for side in sides]
+            if probabilities[0] != probabilities[1]:
+                return {"layer": h, "trajectory": " ".join(trajectory), "policy": "uniform",
+                        "P_uniform(trajectory)": number(probabilities)}
+    return None
+
+
 def _toolkit_canonical(mdp: BlockMDP) -> BlockMDP:
     return canonical_form(mdp).mdp
 
@@ -382,44 +499,114 @@ def _identity_form(mdp: BlockMDP) -> BlockMDP:
     return mdp
 
 
+def one_member_start(mdp: BlockMDP, result: Quotient) -> BlockMDP:
+    """A wrong form: the merge ``result`` of ``mdp`` with each merged first-layer state starting
+    with the start probability of its first member, renormalised over the layer (instead of
+    the sum over its members).
+
+    >>> from kinematic import block_mdp, canonical_form
+    >>> mdp = block_mdp(name="twins", layers=[["s", "twin", "t"], ["u", "v"]], actions=["a"],
+    ...                 start={"s": "1/8", "twin": "3/8", "t": "1/2"},
+    ...                 transitions={"s": {"a": {"u": 1}}, "twin": {"a": {"u": 1}},
+    ...                              "t": {"a": {"v": 1}}})
+    >>> canonical_form(mdp).mdp.start.tolist()
+    [Fraction(1, 2), Fraction(1, 2)]
+    >>> one_member_start(mdp, canonical_form(mdp)).start.tolist()
+    [Fraction(1, 5), Fraction(4, 5)]
+    """
+    first_member: dict[str, str] = {}
+    for state in mdp.layers[0]:
+        first_member.setdefault(result.state_map[state], state)
+    weights = [mdp.start[mdp.state_location[first_member[s]][1]] for s in result.mdp.layers[0]]
+    start = np.array([w / sum(weights) for w in weights], dtype=object)
+    return dataclasses.replace(result.mdp, start=start)
+
+
+def equal_member_shares(mdp: BlockMDP, result: Quotient) -> BlockMDP:
+    """A wrong form: the merge ``result`` of ``mdp`` with a merged state ``C`` emitting each
+    member's observation ``x`` with ``q(x | s) / |C|`` (members weighted equally, instead of by
+    their share of the visits ``P_pi(s) / P_pi(C)``).
+
+    >>> from kinematic import canonical_form, figure2_split
+    >>> split = figure2_split()
+    >>> canonical_form(split).mdp.observations_of("s2a+s2b")
+    {'x2a': Fraction(4, 5), 'x2b': Fraction(1, 5)}
+    >>> equal_member_shares(split, canonical_form(split)).observations_of("s2a+s2b")
+    {'x2a': Fraction(1, 2), 'x2b': Fraction(1, 2)}
+    """
+    form = result.mdp
+    sizes = Counter(result.state_map.values())
+    emission_probability = tuple(
+        np.array([mdp.emission_probability[h][mdp.observation_location[x][1]]
+                  / sizes[form.layers[h][form.emission_state[h][i]]]
+                  for i, x in enumerate(names)], dtype=object)
+        for h, names in enumerate(form.observations))
+    return dataclasses.replace(form, emission_probability=emission_probability)
+
+
 TOOLKIT_CANONICAL = Computation("canonical_form", _toolkit_canonical)
 IDENTITY_FORM = Computation("the MDP itself (no merging)", _identity_form)
+ONE_MEMBER_START = Computation("canonical_form with the start of one member per merged state",
+                               lambda m: one_member_start(m, canonical_form(m)))
+EQUAL_MEMBER_SHARES = Computation("canonical_form with members' emissions weighted equally",
+                                  lambda m: equal_member_shares(m, canonical_form(m)))
 
 
 def check_canonical_form(case) -> Outcome:
-    """In the computed form, two observations share a state iff they are KI (def:ki, computed by
-    definition on the form itself), and the form has the original's observations."""
+    """The computed form has the original's observations; two of them share a state iff they
+    are KI (def:ki, computed by definition on the form itself); and the form generates the
+    original's observation process (:func:`observation_process_difference`: every
+    observation-action trajectory, start weights included, has the same probability)."""
     mdp, computation = case
     form = computation(mdp)
+
+    def violation(**details: Any) -> Outcome:
+        return Outcome(False, {"instance": spec(mdp), "computation": computation.name,
+                               "form": spec(form), **details})
+
+    if [sorted(x) for x in form.observations] != [sorted(x) for x in mdp.observations]:
+        return violation(message="the form's observations differ")
     keys = definition_keys(form, "ki")
     for h, names in enumerate(form.observations):
         for x, y in itertools.combinations(range(len(names)), 2):
             same_state = form.emission_state[h][x] == form.emission_state[h][y]
             if same_state != (keys[h][x] == keys[h][y]):
-                return Outcome(False, {"instance": spec(mdp), "computation": computation.name,
-                                       "form": spec(form), "layer": h + 1,
-                                       "observations": [names[x], names[y]],
-                                       "same_state": bool(same_state)})
-    if [sorted(x) for x in form.observations] != [sorted(x) for x in mdp.observations]:
-        return Outcome(False, {"instance": spec(mdp), "form": spec(form),
-                               "message": "the form's observations differ"})
+                return violation(layer=h + 1, observations=[names[x], names[y]],
+                                 same_state=bool(same_state))
+    difference = observation_process_difference(mdp, form)
+    if difference is not None:
+        return violation(message="the form generates another observation process", **difference)
     return Outcome(True)
 
 
+def _canonical_forms_differ(first: BlockMDP, second: BlockMDP) -> bool:
+    return (list(first.start) != list(second.start)
+            or any(list(p) != list(q) for p, q in zip(first.emission_probability,
+                                                      second.emission_probability, strict=True)))
+
+
 @st.composite
-def _non_canonical(draw: st.DrawFn):
+def _wrong_canonical_forms(draw: st.DrawFn):
+    """An MDP with KI states to merge and a wrong form of it: the MDP itself (wrong partition),
+    or a form whose start or emission weights are not the merge's (wrong observation
+    process)."""
     mdp = draw(block_mdps(max_horizon=3, max_observations=2, max_splits=2))
     assume(ki_partition(mdp).number_of_blocks < len(mdp.states))
-    return mdp, IDENTITY_FORM
+    computation = draw(st.sampled_from([IDENTITY_FORM, ONE_MEMBER_START, EQUAL_MEMBER_SHARES]))
+    if computation is not IDENTITY_FORM:
+        assume(_canonical_forms_differ(computation(mdp), canonical_form(mdp).mdp))
+    return mdp, computation
 
 
 register(Claim(
     label="def:canonical-form",
-    statement="canonical_form's output is in canonical form: observations share a state iff "
-              "they are KI",
+    statement="canonical_form's output is in canonical form (observations share a state iff "
+              "they are KI) and generates the original's observation process",
     instances=lambda: st.tuples(block_mdps(max_horizon=3, max_observations=2, max_splits=2),
                                 st.just(TOOLKIT_CANONICAL)),
     check=check_canonical_form,
-    negative_control="the MDP itself as its 'form', on MDPs with KI states to merge",
-    negative_instances=_non_canonical,
+    negative_control="on MDPs with KI states to merge, a wrong form: the MDP itself (no "
+                     "merging), or canonical_form with one member's start or with members' "
+                     "emissions weighted equally",
+    negative_instances=_wrong_canonical_forms,
 ))
