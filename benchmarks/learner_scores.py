@@ -27,10 +27,14 @@ abstraction the exact analysis says the learner finds, or a bound:
   per state (which observations k-means groups depends on the noise: equally far apart).
 - ``random``: agreement ``1 - P(same state) - 1/c + 2 P(same state) / c`` for uniform classes
   among ``c``; wrong merges and splits "-" (they depend on the draw).
-- HOMER: 0 wrong merges of phi_B and of phi-bar with capacities at N_BD and N_FD, and a
-  1/2-policy cover with value >= V* - epsilon (``thm:main-theorem``; with probability 1 -
-  delta at the theorem's sample sizes, far above a run's); splits "-" (splitting a KI class
-  breaks no guarantee); the agreement of the KI partition itself beside it.
+- HOMER: 0 wrong merges of phi_B against backward KI only as the samples grow without bound
+  (``lem:coupling`` with ``lem:bki-ratio``, the paper's asymptotic argument; a capacity of at
+  least the backward-KI classes of a step); no prediction for phi-bar against KI (the paper
+  says only that phi_F is empirically close to forward KI); a 1/2-policy cover with value
+  >= V* - epsilon (``thm:main-theorem``: with probability 1 - delta at the theorem's sample
+  sizes, far above a run's, and for a capacity N >= N_KD, which these runs do not use: their
+  capacities are the backward- and forward-KI classes of a step); splits "-" (splitting a KI
+  class breaks no guarantee); the agreement of the KI partition itself beside it.
 - ``inverse_dynamics``, ``pcid``: the coarsest Bayes-optimal abstraction of HOMER's loop with
   exact data (:func:`kinematic.counterexamples.exploration.explore_with_objective`), scored:
   every optimal abstraction refines it, so its wrong merges bound the learned ones ("<="); its
@@ -247,10 +251,13 @@ def predictions(mdp: BlockMDP, learner: str, steps: list[int]) -> dict[str, Any]
                        "splits depend on the draw"}
     if learner == "homer":
         ideal = score_labels(mdp, list(observation_labels(mdp, ki.labels)), steps)
-        return {**none, "steps_with_wrong_merges_ki": [], "steps_with_wrong_merges_backward": [],
-                "wrong_merges": 0, "pairwise_agreement": ideal["pairwise_agreement"],
+        return {**none, "steps_with_wrong_merges_backward": [],
+                "pairwise_agreement": ideal["pairwise_agreement"],
                 "alpha": ">= 1/2", "value": ">= V* - epsilon",
-                "why": "thm:main-theorem (at its sample sizes); agreement: phi-bar = KI"}
+                "why": "backward-KI merges: 0 as n -> infinity (lem:coupling, lem:bki-ratio); "
+                       "no prediction against KI (phi_F is only empirically forward KI); "
+                       "alpha and value: thm:main-theorem, at its sample sizes and for "
+                       "N >= N_KD, neither met by a run; agreement: phi-bar = KI"}
     if learner in EXACT_NAME:
         labels, alpha, capacity = objective_prediction(mdp, learner)
         exact = score_labels(mdp, labels, steps)
@@ -313,7 +320,7 @@ def score_cell(mdp_name: str, learner: str) -> dict[str, Any]:
             run_homer(mdp, run_dir, config, seed=SEED, progress=False, force=True)
         cell["run_seconds"] = time.perf_counter() - wall
         report = compare_run(load_run(run_dir), samples=SAMPLES, seed=SEED)
-        found = scores({h + 1: c for h, c in report.abstractions.items()})
+        found = scores(report.abstractions)
         later = [s["alpha_min"] for s in report.steps if s["step"] >= 2]
         cell.update(found, capacity=[config.backward_capacity, config.forward_capacity],
                     alpha=min(later) if later else None, value=report.value,
@@ -419,8 +426,10 @@ def write_results(note: str) -> None:
         "In parentheses: the exact prediction. `<=`: an upper bound on the wrong merges (the "
         "coarsest Bayes-optimal abstraction of the objective in HOMER's loop with exact data; "
         "every optimum refines it). `c:`: that coarsest abstraction's own number, which a "
-        "learner with spare capacity at a step need not match. HOMER: `thm:main-theorem`, a "
-        "guarantee with probability 1 - delta at the theorem's sample sizes, not a run's. Why "
+        "learner with spare capacity at a step need not match. HOMER: backward-KI merges "
+        "from the paper's asymptotic argument (`lem:coupling`), alpha and value from "
+        "`thm:main-theorem`, a guarantee with probability 1 - delta at the theorem's sample "
+        "sizes and for N >= N_KD, not a run's. Why "
         "each prediction (from `predictions` in the script):",
         "",
         *[f"- {c['mdp']} / {c['learner']}: {c['prediction']['why']}"

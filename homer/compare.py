@@ -40,6 +40,7 @@ from homer.evaluate import (
     compare_steps,
     cover_roll_in,
     exact_partitions,
+    majority,
 )
 from homer.policy_evaluation import (
     LatentPolicies,
@@ -148,7 +149,7 @@ def _majority(classes: np.ndarray, names: np.ndarray) -> dict[int, str]:
     matched = {}
     for c in np.unique(classes):
         counts = Counter(names[classes == c].tolist())
-        matched[int(c)] = min(counts, key=lambda n: (-counts[n], n))
+        matched[int(c)] = majority(counts)
     return matched
 
 
@@ -215,7 +216,10 @@ class ComparisonReport:
     optimal_value: float
     policy_standard_error: float | None
     abstractions: dict[int, dict[str, AbstractionComparison]] = field(repr=False)
+    """Time step (1-based) -> the run's learned abstractions of the step against the exact
+    partitions (:data:`LEARNED_NAMES`)."""
     dynamics: dict[int, DynamicsComparison] = field(repr=False)
+    """Time step (1-based, from 2) -> the recovered transitions into it."""
     visitation_counts: list[np.ndarray] = field(repr=False)
     """Expected visits of each latent state during the cover-learning phase (the episodes of
     each step in the run log, rolled in with ``Unf(Psi_{h-1}) o Unf(A)``)."""
@@ -277,24 +281,24 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
 
     steps, abstractions, dynamics = [], {}, {}
     counts = [np.zeros(len(layer)) for layer in mdp.layers]
-    names = {"backward": "phi_B", "forward": "phi_F", "ki": "phi-bar"}
     for h in progress(range(min(mdp.horizon, len(artefacts.covers)))):
         step = h + 1
-        abstractions[h] = compare_steps(mdp, encoded, {step: run_abstractions(artefacts, step)},
-                                        partitions, roll_in, names)[step]
+        abstractions[step] = compare_steps(mdp, encoded,
+                                           {step: run_abstractions(artefacts, step)},
+                                           partitions, roll_in, LEARNED_NAMES)[step]
         cover = cover_step(mdp, step, [visitation_of(p) for p in artefacts.covers[h]], eta)
         if h >= 1:
             found = compare_dynamics(artefacts, h, transitions, rng, canonical)
             if found is not None:
-                dynamics[h] = found
-        ki = abstractions[h].get("ki")
+                dynamics[step] = found
+        ki = abstractions[step].get("ki")
         steps.append({
             "step": step,
             "wrong_merges": None if ki is None else ki.wrong_merges,
             "splits": None if ki is None else ki.splits,
             **{key: value for key, value in cover.items() if key != "step"},
-            "abstractions": {k: c.to_json() for k, c in abstractions[h].items()},
-            "dynamics": dynamics[h].to_json() if h in dynamics else None,
+            "abstractions": {k: c.to_json() for k, c in abstractions[step].items()},
+            "dynamics": dynamics[step].to_json() if step in dynamics else None,
         })
     for entry in artefacts.log:
         layer = entry["step"] - 1
@@ -312,6 +316,9 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         visitation_counts=counts,
     )
 
+
+LEARNED_NAMES = {"backward": "phi_B", "forward": "phi_F", "ki": "phi-bar"}
+"""A run's learned abstractions, by the exact partition each is compared with."""
 
 ABSTRACTION_NAMES = {"ki": "phi-bar = (phi_F, phi_B) vs KI", "backward": "phi_B vs backward KI",
                 "forward": "phi_F vs forward KI"}
@@ -336,8 +343,8 @@ def format_summary(report: ComparisonReport) -> str:
     """
     lines = [f"{report.mdp} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
-             *abstraction_table({name: {h + 1: layer[kind]
-                                        for h, layer in sorted(report.abstractions.items())
+             *abstraction_table({name: {step: layer[kind]
+                                        for step, layer in sorted(report.abstractions.items())
                                         if kind in layer}
                                  for kind, name in ABSTRACTION_NAMES.items()}),
              *SUMMARY_LEGEND,

@@ -158,7 +158,7 @@ def _learned_labels(mdp: BlockMDP, report: ComparisonReport) -> list[np.ndarray]
     """The learned ``phi_B`` as labels of each layer's observations (layer 1: one class)."""
     labels = [np.zeros(len(mdp.observations[0]), np.intp)]
     for h in range(1, mdp.horizon):
-        assignment = report.abstractions[h]["backward"].assignment
+        assignment = report.abstractions[h + 1]["backward"].assignment
         labels.append(np.array([assignment[name] for name in mdp.observations[h]]))
     return labels
 

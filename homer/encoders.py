@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import hadamard
 
+from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.resources import check_memory
 
@@ -61,21 +62,22 @@ class HadamardNoise:
         d = self.dimension(mdp)
         return (hadamard(d) / math.sqrt(d)).astype(np.float32)
 
-    def decode(self, mdp: BlockMDP, vectors: np.ndarray) -> np.ndarray:
-        """The latent observation (its index within its layer) of each encoded vector: the
-        largest observation coordinate after undoing the rotation - what an abstraction written
-        by hand (``homer evaluate --abstraction file.py:phi``) starts from. Exact up to the
-        noise's Bayes error (about 1e-12 at the default variance).
+    def decode(self, mdp: BlockMDP, vectors: np.ndarray, step: int) -> np.ndarray:
+        """The latent observation of each encoded vector of time step ``step`` (1-based): its
+        index in ``mdp.observations[step - 1]``, the largest of the step's observation
+        coordinates after undoing the rotation - what an abstraction written by hand (``homer
+        evaluate --abstraction file.py:phi``) starts from. Exact up to the noise's Bayes error
+        (about 1e-12 at the default variance).
 
         >>> from kinematic import combination_lock
         >>> lock, encoder = combination_lock(3, 2, seed=0), HadamardNoise()
-        >>> ids = np.array([2, 0, 1])
-        >>> encoder.decode(lock, encoder.encode(lock, 1, ids, np.random.default_rng(0))).tolist()
+        >>> vectors = encoder.encode(lock, 1, np.array([2, 0, 1]), np.random.default_rng(0))
+        >>> encoder.decode(lock, vectors, step=2).tolist()
         [2, 0, 1]
         """
-        width = max(len(x) for x in mdp.observations)
+        observations = len(mdp.observations[layer_index(step, mdp.horizon, "step")])
         unrotated = np.asarray(vectors, dtype=np.float64) @ self.rotation(mdp)
-        return np.argmax(unrotated[:, :width], axis=1)
+        return np.argmax(unrotated[:, :observations], axis=1)
 
     def encode(
         self, mdp: BlockMDP, layer: int, observations: np.ndarray, rng: np.random.Generator,

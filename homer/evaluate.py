@@ -22,7 +22,7 @@ compared with each exact partition of the step - backward KI (``def:bki``), forw
   that ``phi`` gives them the same class exactly when they come from the same latent state. It is
   computed in closed form, ``1 - P(same state) - P(same class) + 2 P(same state, same class)``,
   over the roll-in of the exact cover (a uniformly chosen exact homing policy of a state of the
-  step, ``def:homing-policy``) and ``phi``'s class shares, instead of from 5,000 sampled pairs
+  step, ``def:homing``) and ``phi``'s class shares, instead of from 5,000 sampled pairs
   of a learned cover. It compares with latent states, not KI classes: a learner that keeps
   kinematically inseparable states together (as HOMER may) loses agreement without any wrong
   merge.
@@ -94,7 +94,8 @@ class AbstractionComparison:
     misassigned: float
     """Share of the encodings not in their observation's assigned class."""
     wrong_merges: int
-    """Pairs of distinct exact classes whose observations are assigned to one learned class."""
+    """Pairs of distinct exact classes whose observations are assigned to one learned class
+    (each pair counted once, however many learned classes merge it)."""
     splits: int
     """Exact classes whose observations are assigned to two or more learned classes."""
     purity: float
@@ -124,12 +125,21 @@ def learned_classes(phi: Abstraction, observations: np.ndarray, step: int,
                          f"{classes.shape}; expected one class per row of the {len(observations)}"
                          f" observations: shape ({len(observations)},)")
     integral = classes.dtype.kind in "iu" or (
-        classes.dtype.kind == "f" and bool(np.all(np.isfinite(classes)))
+        classes.dtype.kind == "f" and bool(np.all(np.abs(classes) < 2.0 ** 62))
         and bool(np.all(classes == np.round(classes))))
     if not integral:
         raise ValueError(f"{name}(observations, {step}) must return integer classes, got "
                              f"dtype {classes.dtype} (first values {classes[:3].tolist()})")
     return classes.astype(np.int64)
+
+
+def majority(counts: Counter) -> Any:
+    """The most common key of ``counts``, the smallest on a tie.
+
+    >>> majority(Counter([2, 1, 2, 1, 0]))
+    1
+    """
+    return min(counts, key=lambda key: (-counts[key], key))
 
 
 def pairwise_agreement(states: np.ndarray, shares: np.ndarray, weights: np.ndarray) -> float:
@@ -183,7 +193,7 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
         counts = Counter(learned[observation_ids == x].tolist())
         if not counts:
             continue
-        chosen = min(counts, key=lambda c: (-counts[c], c))
+        chosen = majority(counts)
         assignment[name] = int(chosen)
         misassigned += sum(counts.values()) - counts[chosen]
         merged.setdefault(chosen, set()).add(int(exact_of_observation[x]))
@@ -198,7 +208,8 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
         kind=kind, exact_classes=[list(block) for block in exact_classes],
         learned_classes=classes, confusion=full, assignment=assignment,
         misassigned=misassigned / len(learned),
-        wrong_merges=sum(len(list(combinations(blocks, 2))) for blocks in merged.values()),
+        wrong_merges=len({pair for blocks in merged.values()
+                          for pair in combinations(sorted(blocks), 2)}),
         splits=sum(len(spread_of) > 1 for spread_of in spread.values()),
         purity=float(full.max(axis=1).sum() / full.sum()),
         adjusted_rand_index=float(adjusted_rand_score(exact, learned)),
@@ -215,7 +226,7 @@ def exact_partitions(mdp: BlockMDP) -> dict[str, Partition]:
 
 def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
     """Per time step, the distribution of its observations when a state of the step is chosen
-    uniformly and its exact homing policy (``def:homing-policy``) is followed: the roll-in of
+    uniformly and its exact homing policy (``def:homing``) is followed: the roll-in of
     an ideal policy cover, over which :func:`pairwise_agreement` draws its pairs (floats)."""
     floats = float_model(mdp)
     choices = homing_policies(floats)
@@ -265,7 +276,8 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
                   ) -> dict[int, dict[str, AbstractionComparison]]:
     """The per-step abstraction report, one implementation for ``homer evaluate`` and ``homer
     compare``: ``abstractions[step][kind]`` is compared with the exact ``kind`` partition on
-    the step's encodings (``names[kind]`` names the function in errors)."""
+    the step's encodings (``names[kind]`` names the function in errors); a function given for
+    several kinds is called once per step."""
     partitions = exact_partitions(mdp) if partitions is None else partitions
     roll_in = cover_roll_in(mdp) if roll_in is None else roll_in
     names = names or {}
@@ -273,8 +285,12 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
     for step, functions in abstractions.items():
         ids, vectors = encoded.step(step)
         compared[step] = {}
+        classified: dict[int, tuple[Abstraction, np.ndarray]] = {}
         for kind, phi in functions.items():
-            learned = learned_classes(phi, vectors, step, names.get(kind, "phi"))
+            if id(phi) not in classified:
+                classified[id(phi)] = phi, learned_classes(phi, vectors, step,
+                                                           names.get(kind, "phi"))
+            learned = classified[id(phi)][1]
             compared[step][kind] = compare_classes(mdp, step, kind,
                                                    partitions[kind].blocks(step), ids, learned,
                                                    roll_in[step - 1])

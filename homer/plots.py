@@ -113,7 +113,7 @@ def visitation_figure(report: ComparisonReport, mdp: BlockMDP) -> Figure:
 def _node_names(report: ComparisonReport, mdp: BlockMDP, layer: int) -> dict[int, list[str]]:
     """Learned class of ``layer`` -> the KI classes (canonical states) of the observations
     assigned to it."""
-    comparison = report.abstractions[layer]["ki"]
+    comparison = report.abstractions[layer + 1]["ki"]
     names: dict[int, list[str]] = {}
     for observation, learned in comparison.assignment.items():
         state = mdp.layers[layer][mdp.emission_state[layer][
@@ -132,7 +132,7 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
     assigned to, labelled by the KI classes it holds (red when it holds more than one: a wrong
     merge), and an edge ``i -> j`` when ``T^(j | i, a) >= threshold`` for some action."""
     layers = [h for h in range(min(steps, mdp.horizon))
-              if "ki" in report.abstractions.get(h, {})]
+              if "ki" in report.abstractions.get(h + 1, {})]
     graph = nx.DiGraph()
     positions, colours, labels = {}, {}, {}
     for h in layers:
@@ -149,7 +149,7 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
             colours[node] = "tab:red" if len(held) > 1 else "tab:green"
             labels[node] = "\n".join(held)
     for h in layers:
-        dynamics = report.dynamics.get(h)
+        dynamics = report.dynamics.get(h + 1)
         if dynamics is None or h - 1 not in layers:
             continue
         for r, i in enumerate(dynamics.learned_from):
@@ -226,7 +226,7 @@ def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int =
     if isinstance(report, ComparisonReport):
         abstractions, learned = report.abstractions, learned or "phi-bar"
     else:
-        abstractions, learned = dict(enumerate(report.steps)), learned or "phi"
+        abstractions, learned = dict(enumerate(report.steps, start=1)), learned or "phi"
     with_ki = [h for h in sorted(abstractions) if "ki" in abstractions[h]]
     wrong = [h for h in with_ki if abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
@@ -253,7 +253,7 @@ def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int =
         if index % columns == 0:
             axes.set_ylabel(f"learned {learned} class", fontsize=7)
         colour = "tab:red" if comparison.wrong_merges else "black"
-        axes.set_title(f"step {h + 1}: {comparison.wrong_merges} wrong merges", fontsize=8,
+        axes.set_title(f"step {h}: {comparison.wrong_merges} wrong merges", fontsize=8,
                        color=colour)
     figure.suptitle(f"{report.mdp}: {learned} (rows) vs KI classes (columns)", fontsize=9)
     figure.tight_layout()

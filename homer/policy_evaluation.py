@@ -24,6 +24,7 @@ samples)`` for a policy returning actions).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,9 @@ def _action_rows(policy: ObservationPolicy, vectors: np.ndarray, step: int, acti
     output = np.asarray(policy(vectors, step))
     call = f"{name}(observations, {step})"
     if output.shape == (n,):
-        if output.dtype.kind not in "iu":
+        integral = output.dtype.kind in "iu" or (
+            output.dtype.kind == "f" and bool(np.all(output == np.round(output))))
+        if not integral:
             raise ValueError(f"{call} returned {n} values of dtype {output.dtype}: actions must "
                              f"be integers 0..{actions - 1} (or return ({n}, {actions}) action "
                              "probabilities)")
@@ -73,7 +76,7 @@ def _action_rows(policy: ObservationPolicy, vectors: np.ndarray, step: int, acti
         if bad.any():
             raise ValueError(f"{call} returned the action {output[bad][0]}: actions run "
                              f"0..{actions - 1}")
-        return np.eye(actions)[output]
+        return np.eye(actions)[output.astype(np.intp)]
     if output.shape == (n, actions):
         rows = output.astype(np.float64)
         sums = rows.sum(axis=1)
@@ -95,18 +98,18 @@ class LatentPolicies:
     def __init__(self, encoded: EncodedObservations) -> None:
         self.encoded, self.mdp = encoded, encoded.mdp
         self.floats = float_model(encoded.mdp)
-        self._latent: dict[int, tuple[ObservationPolicy, Policy, float]] = {}
+        self._latent: dict[int, tuple[ObservationPolicy, Policy, tuple[float, ...]]] = {}
         self._visitation: dict[int, tuple[np.ndarray, ...]] = {}
 
     def latent(self, policy: ObservationPolicy, name: str = "policy", remember: bool = True
-               ) -> tuple[Policy, float]:
-        """The latent observation policy of ``policy`` and the largest standard error of its
-        action probabilities; kept for the next call with the same object unless ``remember``
-        is False (a policy still learning)."""
+               ) -> tuple[Policy, tuple[float, ...]]:
+        """The latent observation policy of ``policy`` and, per step, the largest standard
+        error of its action probabilities; kept for the next call with the same object unless
+        ``remember`` is False (a policy still learning)."""
         key = id(policy)
         if key not in self._latent or not remember:
             mdp, samples = self.mdp, self.encoded.samples
-            layers, error = [], 0.0
+            layers, errors = [], []
             for step in range(1, mdp.horizon + 1):
                 ids, vectors = self.encoded.step(step)
                 rows = _action_rows(policy, vectors, step, mdp.number_of_actions, name)
@@ -117,29 +120,31 @@ class LatentPolicies:
                 np.add.at(square, ids, rows ** 2)
                 mean, square = mean / samples, square / samples
                 spread = np.sqrt(np.clip(square - mean ** 2, 0.0, None) / samples)
-                error = max(error, float(spread.max()))
+                errors.append(float(spread.max()))
                 layers.append(mean)
             if not remember:
-                return Policy(tuple(layers), self.floats), error
-            self._latent[key] = (policy, Policy(tuple(layers), self.floats), error)  # alive: ids
-        _, latent, error = self._latent[key]
-        return latent, error
+                return Policy(tuple(layers), self.floats), tuple(errors)
+            self._latent[key] = (policy, Policy(tuple(layers), self.floats),  # alive: ids
+                                 tuple(errors))
+        _, latent, step_errors = self._latent[key]
+        return latent, step_errors
 
     def visitation(self, policy: ObservationPolicy, name: str = "policy"
-                   ) -> tuple[tuple[np.ndarray, ...], float]:
-        """``P_pi(s)`` of every latent state, per layer, and the standard error of
+                   ) -> tuple[tuple[np.ndarray, ...], tuple[float, ...]]:
+        """``P_pi(s)`` of every latent state, per layer, and the per-step standard errors of
         :meth:`latent`."""
-        latent, error = self.latent(policy, name)
+        latent, errors = self.latent(policy, name)
         key = id(policy)
         if key not in self._visitation:
             self._visitation[key] = tuple(np.asarray(v, dtype=float)
                                           for v in state_visitation(self.floats, latent))
-        return self._visitation[key], error
+        return self._visitation[key], errors
 
     def value(self, policy: ObservationPolicy, name: str = "policy") -> tuple[float, float]:
-        """The exact value of ``policy``'s latent policy and its standard error."""
-        latent, error = self.latent(policy, name)
-        return float(policy_value(self.floats, latent)), error
+        """The exact value of ``policy``'s latent policy and the largest standard error of its
+        action probabilities (over all steps)."""
+        latent, errors = self.latent(policy, name)
+        return float(policy_value(self.floats, latent)), max(errors)
 
 
 def eta_floats(mdp: BlockMDP) -> list[np.ndarray]:
@@ -147,12 +152,15 @@ def eta_floats(mdp: BlockMDP) -> list[np.ndarray]:
     return [np.asarray(layer, dtype=float) for layer in maximum_visitation(float_model(mdp))]
 
 
-def cover_step(mdp: BlockMDP, step: int, reached: Sequence[tuple[tuple[np.ndarray, ...], float]],
+def cover_step(mdp: BlockMDP, step: int,
+               reached: Sequence[tuple[tuple[np.ndarray, ...], tuple[float, ...]]],
                eta: Sequence[np.ndarray]) -> dict[str, Any]:
     """The cover report of time step ``step`` (1-based): with ``reached`` the visitation and
-    standard error of each policy of the cover (:meth:`LatentPolicies.visitation`), ``alpha`` of
-    each state ``max_pi P_pi(s) / eta(s)`` (``def:policy-cover``; 1 where eta is 0: nothing can
-    reach the state) and its minimum, the best visitation and eta."""
+    per-step standard errors of each policy of the cover (:meth:`LatentPolicies.visitation`),
+    ``alpha`` of each state ``max_pi P_pi(s) / eta(s)`` (``def:policy-cover``; 1 where eta is
+    0: nothing can reach the state) and its minimum, the best visitation, eta, and the largest
+    standard error of the cover's action probabilities at the steps before ``step`` (the
+    actions that decide ``P_pi(s)``; 0 at step 1)."""
     layer = step - 1
     best = np.max([visitation[layer] for visitation, _ in reached], axis=0)
     positive = eta[layer] > 0
@@ -163,7 +171,8 @@ def cover_step(mdp: BlockMDP, step: int, reached: Sequence[tuple[tuple[np.ndarra
         "alpha_per_state": dict(zip(states, alpha.tolist(), strict=True)),
         "visitation": dict(zip(states, best.tolist(), strict=True)),
         "eta": dict(zip(states, eta[layer].tolist(), strict=True)),
-        "action_standard_error": max(error for _, error in reached),
+        "action_standard_error": max((error for _, errors in reached
+                                      for error in errors[:layer]), default=0.0),
     }
 
 
@@ -179,7 +188,9 @@ class CoverReport:
     values: list[float] | None
     """Each policy's exact value (given its estimated action probabilities); None without
     rewards."""
-    value_standard_errors: list[float] | None
+    action_standard_errors: list[float] | None
+    """Each policy's largest standard error of an estimated action probability (the estimate
+    its value rests on); None without rewards."""
     optimal_value: float | None
 
     @property
@@ -191,7 +202,7 @@ class CoverReport:
         """``report.json`` of ``homer evaluate``'s policy part."""
         return {"mdp": self.mdp, "samples": self.samples, "seed": self.seed,
                 "alpha_min": self.alpha_min, "values": self.values,
-                "value_standard_errors": self.value_standard_errors,
+                "action_standard_errors": self.action_standard_errors,
                 "optimal_value": self.optimal_value, "steps": self.steps}
 
 
@@ -202,10 +213,14 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     if isinstance(policies, Mapping):
         unique: list[ObservationPolicy] = []
         covers = {}
-        for step, cover in sorted(policies.items()):
-            if not isinstance(step, int) or not 1 <= step <= mdp.horizon:
-                raise ValueError(f"{name}: step {step!r} is not a time step of {mdp.name!r} "
-                                 f"(1..{mdp.horizon})")
+        steps = {}
+        for key, cover in policies.items():
+            if (isinstance(key, bool) or not isinstance(key, numbers.Integral)
+                    or not 1 <= key <= mdp.horizon):
+                raise ValueError(f"{name}: the key {key!r} is not a time step of {mdp.name!r} "
+                                 f"(an int from 1 to {mdp.horizon})")
+            steps[int(key)] = cover
+        for step, cover in sorted(steps.items()):
             covers[step] = []
             for policy in cover:
                 if all(policy is not other for other in unique):

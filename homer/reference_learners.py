@@ -81,7 +81,8 @@ class _Decoded:
         means = np.zeros((int(ids.max()) + 1, vectors.shape[1]))
         np.add.at(means, ids, vectors)
         means /= np.bincount(ids)[:, None]
-        distances = ((observations[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
+        # ||x - mu||^2 up to ||x||^2, the same for every mean: no (n, m, d) array
+        distances = (means ** 2).sum(axis=1)[None, :] - 2 * observations @ means.T
         return self.labels[step - 1][np.argmin(distances, axis=1)]
 
 

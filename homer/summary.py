@@ -89,7 +89,11 @@ def cover_lines(steps: Sequence[Mapping[str, Any]], only_first: str) -> list[str
     if not later:
         return [f"policy cover: {only_first}"]
     lowest = min(later, key=lambda s: s["alpha_min"])
-    named = f"steps 2-{later[-1]['step']}" if len(later) > 1 else "step 2"
+    numbers = [s["step"] for s in later]
+    consecutive = numbers == list(range(numbers[0], numbers[-1] + 1))
+    named = (f"step {numbers[0]}" if len(numbers) == 1
+             else f"steps {numbers[0]}-{numbers[-1]}" if consecutive
+             else f"steps {listed(map(str, numbers), 6)}")
     if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
         found = f"alpha {lowest['alpha_min']:.3f} at each of {named}"
     else:
@@ -148,7 +152,7 @@ def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:
             "  exact, given each policy's action probabilities at the latent observations, each "
             "the mean",
             f"  over the {evaluation.report.samples} encodings of an observation (largest standard "
-            f"error: {max(cover.value_standard_errors):.3f})"]
+            f"error: {max(cover.action_standard_errors):.3f})"]
 
 
 def format_evaluation(evaluation: Evaluation) -> str:

@@ -62,16 +62,23 @@ def _where(error: BaseException, files: set[str]) -> str:
 
 
 def _import_file(path: Path, flag: str, text: str) -> Any:
+    """The module of the file ``path``, executed again when the file changed since it was
+    last loaded (a reader editing their function between calls)."""
     if not path.is_file():
         raise UserCodeError(f"{flag} {text}: {path} is not a file")
     name = f"homer_user_code_{abs(hash(str(path.resolve())))}"
-    if name in sys.modules:
-        return sys.modules[name]
+    version = path.stat().st_mtime_ns
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__homer_version__", None) == version:
+        return loaded
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UserCodeError(f"{flag} {text}: {path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
+    module.__homer_version__ = version  # type: ignore[attr-defined]
+    directory = str(path.resolve().parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)

@@ -62,12 +62,12 @@ def test_a_perfect_run_has_no_errors_full_cover_and_optimal_value():
         for comparison in layer.values():
             assert comparison.purity == 1.0 and comparison.adjusted_rand_index == 1.0
             assert comparison.misassigned == 0.0
-    ki = report.abstractions[1]["ki"]
+    ki = report.abstractions[2]["ki"]
     assert ki.confusion.tolist() == [[SAMPLES, 0, 0], [0, SAMPLES, 0], [0, 0, SAMPLES]]
     document = report.to_json()
     assert document["steps_with_wrong_merges"] == 0 and document["alpha_min"] == 1.0
     # Recovered dynamics: each learned class matched to its own canonical state.
-    dynamics = report.dynamics[2]
+    dynamics = report.dynamics[3]
     assert sorted(dynamics.matched_from.values()) == ["s2a", "s2b", "s2c"]
     assert sorted(dynamics.matched_to.values()) == ["s3a", "s3b", "s3c"]
     assert dynamics.total_variation_mean < 0.15
@@ -82,11 +82,11 @@ def test_a_known_wrong_merge_is_counted_once():
     report = compare_run(perfect_artefacts(mdp, forward=forward), samples=SAMPLES,
                          transitions=400)
     assert [s["wrong_merges"] for s in report.steps] == [0, 1, 0, 0]
-    ki = report.abstractions[1]["ki"]
+    ki = report.abstractions[2]["ki"]
     assert ki.confusion.tolist() == [[SAMPLES, SAMPLES, 0], [0, 0, SAMPLES]]
     assert ki.purity == 2 / 3 and ki.adjusted_rand_index < 1
-    assert report.abstractions[1]["forward"].wrong_merges == 1
-    assert report.abstractions[1]["backward"].wrong_merges == 0
+    assert report.abstractions[2]["forward"].wrong_merges == 1
+    assert report.abstractions[2]["backward"].wrong_merges == 0
     assert report.to_json()["steps_with_wrong_merges"] == 1
     assert report.to_json()["steps_with_wrong_merges_by_abstraction"] == {
         "backward": 0, "forward": 1, "ki": 1}
@@ -120,7 +120,7 @@ def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
     report = compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=200)
     ids = np.repeat(np.arange(3), SAMPLES)
     learned = np.array([0] * 5 + [1] * 3 + [0] * SAMPLES + [1] * SAMPLES)
-    report.abstractions[2]["backward"] = compare_classes(
+    report.abstractions[3]["backward"] = compare_classes(
         mdp, 3, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
     assert table(format_summary(report))["phi_B vs backward KI"] == [
         "0 of 3", "0 of 3", "0.125 (step 3)"]

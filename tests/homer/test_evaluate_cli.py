@@ -197,4 +197,4 @@ def test_evaluate_of_a_phi_file_reproduces_compare(capsys, tmp_path):
                            transitions=100, seed=3)
     for h in range(mdp.horizon):
         assert document["steps"][h]["abstractions"]["ki"] == \
-            compared.abstractions[h]["ki"].to_json()
+            compared.abstractions[h + 1]["ki"].to_json()

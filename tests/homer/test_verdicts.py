@@ -59,8 +59,8 @@ def _abstraction(kind: str, assignment: dict[str, int]) -> AbstractionComparison
 
 def _report(mdp: BlockMDP, alphas: list[float], backward: list[dict[str, int]],
             merging: dict[int, int], value: float | None = 0.5) -> ComparisonReport:
-    """A comparison report: step ``h`` has alpha ``alphas[h]``; ``backward[h - 1]`` is phi_B
-    on layer ``h + 1``'s observations (phi_F there: everything in one class, with 5 wrong
+    """A comparison report: step ``h`` has alpha ``alphas[h]``; ``backward[h - 2]`` is phi_B
+    on the observations of step ``h`` (from 2) (phi_F there: everything in one class, with 5 wrong
     merges at every step, to tell the kinds apart); ``merging[h]`` phi_B's wrong merges."""
     steps = [{"alpha_min": alpha, "wrong_merges": 7,
               "abstractions": {"backward": {"wrong_merges": merging.get(h, 0)},
@@ -68,7 +68,7 @@ def _report(mdp: BlockMDP, alphas: list[float], backward: list[dict[str, int]],
              for h, alpha in enumerate(alphas)]
     abstractions = {h: {"backward": _abstraction("backward", assignment),
                         "forward": _abstraction("forward", dict.fromkeys(assignment, 0))}
-                    for h, assignment in enumerate(backward, start=1)}
+                    for h, assignment in enumerate(backward, start=2)}
     return ComparisonReport(mdp.name, 10, steps, value, 1.0, None, abstractions, {}, [])
 
 
