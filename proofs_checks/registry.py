@@ -20,6 +20,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+from kinematic.errors import short_repr
+
 __all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "claim_seed", "register", "run_claim"]
 
 
@@ -140,6 +142,17 @@ def claim_seed(label: str) -> int:
     return zlib.crc32(label.encode())
 
 
+def _checked(check: Callable[[Any], Outcome], instance: Any) -> Outcome:
+    """``check(instance)``; an exception is a violation whose witness names it (``error``) and
+    the instance, so one crashing check is reported with the others instead of ending the run.
+    """
+    try:
+        return check(instance)
+    except Exception as error:  # any crash of the code checked is reported
+        return Outcome(False, {"error": f"{type(error).__name__}: {error}",
+                               "instance": short_repr(instance, 2000)})
+
+
 def _search(
     strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int,
     shrink_budget: int, instance_seed: int,
@@ -175,7 +188,7 @@ def _search(
         # kept), which lets Hypothesis finish shrinking at once. One raise statement: Hypothesis
         # tells failures apart by where they are raised, and this is one failure.
         if failure is None or shrink_checks <= shrink_budget:
-            outcome = check(instance)
+            outcome = _checked(check, instance)
             if outcome.holds:
                 if failure is None and "failure_rate" in outcome.witness:
                     rates.append(outcome.witness["failure_rate"])
@@ -208,7 +221,7 @@ def run_claim(claim: Claim, examples: int, shrink_budget: int = SHRINK_BUDGET) -
         violations=int(failure is not None),
         witness=failure.witness if failure else None,
         negative_control=claim.negative_control,
-        negative_control_caught=negative is not None,
+        negative_control_caught=negative is not None and "error" not in negative.witness,
         negative_witness=negative.witness if negative else None,
         seconds=time.perf_counter() - start,
         observed_failure_rate=sum(rates) / len(rates) if rates else None,

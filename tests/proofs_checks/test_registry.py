@@ -189,3 +189,22 @@ def test_fewer_than_one_example_per_claim_is_refused(examples, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"argument --examples: must be an int >= 1, got '{examples}'" in captured.err
+
+
+def test_a_check_that_raises_is_a_violation_naming_the_error_and_the_run_goes_on():
+    """A wrong implementation may crash a check instead of making it false: the claim is
+    reported violated with the exception, and a negative control that only crashes is not
+    counted as caught."""
+
+    def check(mdp):
+        if mdp.horizon >= 2:
+            raise ZeroDivisionError("from the code checked")
+        return Outcome(True)
+
+    claim = Claim("crash", "never crashes", lambda: block_mdps(), check, "none",
+                  lambda: block_mdps())
+    report = run_claim(claim, 30, NO_SHRINKING)
+    assert report.violations == 1
+    assert report.witness["error"] == "ZeroDivisionError: from the code checked"
+    assert report.witness["instance"].startswith("from_spec(")
+    assert not report.negative_control_caught
