@@ -50,7 +50,7 @@ from homer.policy_evaluation import (
     float_model,
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
-from homer.summary import TABLE_LEGEND, abstraction_table, cover_lines
+from homer.summary import TABLE_LEGEND, abstraction_table, agreement_lines, cover_lines
 from homer.wording import setting
 from kinematic.canonical import canonical_form
 from kinematic.planning import optimal_values
@@ -348,6 +348,8 @@ def format_summary(report: ComparisonReport) -> str:
                                         if kind in layer}
                                  for kind, name in ABSTRACTION_NAMES.items()}),
              *SUMMARY_LEGEND,
+             *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()
+                               if "ki" in layer}),
              *cover_lines(report.steps,
                           "only step 1 compared (the run stopped before learning step 2)")]
     if report.value is None:

@@ -26,8 +26,8 @@ from homer.policy_evaluation import CoverReport
 from homer.wording import setting
 from kinematic.display import listed
 
-__all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table", "cover_lines",
-           "format_evaluation", "steps_phrase"]
+__all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table",
+           "agreement_lines", "cover_lines", "format_evaluation", "steps_phrase"]
 
 TABLE_LEGEND = (
     "  each latent observation is assigned to the learned class most of its encodings fall into;",
@@ -126,8 +126,13 @@ class Evaluation:
                 "cover": None if self.cover is None else self.cover.to_json()}
 
 
-def _agreement_lines(report: AbstractionReport) -> list[str]:
-    agreements = {h: step["ki"].pairwise_agreement for h, step in enumerate(report.steps, 1)}
+def agreement_lines(comparisons: Mapping[int, AbstractionComparison]) -> list[str]:
+    """The lowest and mean pairwise agreement of ``comparisons`` (step -> a learned
+    abstraction against KI) and what it is; nothing when none has one."""
+    agreements = {h: c.pairwise_agreement for h, c in comparisons.items()
+                  if c.pairwise_agreement is not None}
+    if not agreements:
+        return []
     lowest = min(agreements, key=lambda h: agreements[h])
     mean = sum(agreements.values()) / len(agreements)
     return [f"pairwise agreement with the latent states: lowest {agreements[lowest]:.3f} (step "
@@ -167,7 +172,8 @@ def format_evaluation(evaluation: Evaluation) -> str:
              *abstraction_table({name: {h: step[kind] for h, step in
                                         enumerate(report.steps, start=1)}
                                  for kind, name in EVALUATION_NAMES.items()}),
-             *TABLE_LEGEND, *_agreement_lines(report)]
+             *TABLE_LEGEND,
+             *agreement_lines({h: step["ki"] for h, step in enumerate(report.steps, start=1)})]
     cover = evaluation.cover
     if cover is None:
         lines.append(f"policies: none given (give {setting('policies', ..., flag='--policies')} "
