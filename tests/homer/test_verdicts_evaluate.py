@@ -697,7 +697,10 @@ def test_phi_bar_pairs_the_forward_and_backward_classes():
     assert combined_classifier(artefacts, 1)(x).tolist() == [0 * 2 + 0, 1 * 2 + 0, 2 * 2 + 1]
     assert combined_classifier(artefacts, 0)(encodings(mdp, 0)).tolist() == [0, 1]
     assert combined_classifier(artefacts, 3)(encodings(mdp, 3)).tolist() == [0, 0, 1]
-    assert combined_classifier(perfect_artefacts(mdp, backward={}), 2) is None or True
+    only_forward = combined_classifier(perfect_artefacts(mdp, backward={}), 2)
+    assert only_forward(encodings(mdp, 2)).tolist() == [0, 1, 2]
+    only_backward = combined_classifier(perfect_artefacts(mdp, forward={}), 2)
+    assert only_backward(encodings(mdp, 2)).tolist() == [0, 0, 1]
     assert combined_classifier(perfect_artefacts(mdp, forward={}), 0) is None
     widths = perfect_artefacts(mdp, backward={1: abstraction(mdp, [0, 1, 2])})
     assert combined_classifier(widths, 1)(x).tolist() == [0, 4, 8]
