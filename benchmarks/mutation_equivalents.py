@@ -47,6 +47,11 @@ BLOCKS = ("how the targets of a layer are cut into blocks (block size, count, bo
           "(empty blocks return nothing), so any cut gives the same values; block size changes "
           "speed only")
 
+DTYPE_KIND = ("dtype.kind in 'iu' -> in 'XXiuXX'",
+              "a dtype kind is one character, and no dtype has the kind 'X'")
+FLOAT_ALREADY = ("np.asarray(x, dtype=float) -> dtype=None / absent",
+                 "x comes from a float-mode MDP (float_model): already float64 arrays")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -413,9 +418,83 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "layer 1's labels np.zeros(n, np.intp) -> np.zeros(n) (float zeros)",
         "layer 1's one class is read only by state_groups, which takes int(label), and by "
         "abstract_cover_alpha, whose np.unique and searchsorted give 0.0 the same class index")),
+    # homer/evaluate.py
+    "homer.evaluate.x_learned_classes__mutmut_14": DTYPE_KIND,
+    "homer.evaluate.x_pairwise_agreement__mutmut_7": (
+        "one row too many in by_state (states.max() + 2)",
+        "the extra row holds no observation: zeros, adding nothing to any of the three sums"),
+    "homer.evaluate.x_compare_classes__mutmut_41": (
+        "each encoding adds 2 instead of 1 to its observation's shares",
+        "the shares are read only divided by their row totals (the pairwise agreement)"),
+    **dict.fromkeys([f"homer.evaluate.x_exact_partitions__mutmut_{k}" for k in (11, 12, 15)], (
+        "ki_partition(mdp, backward, forward) -> None for backward or forward",
+        "ki_partition computes a partition it is not given: the same one, again")),
+    **dict.fromkeys([f"homer.evaluate.x_cover_roll_in__mutmut_{k}" for k in (21, 23)],
+                    FLOAT_ALREADY),
+    # homer/policy_evaluation.py
+    **dict.fromkeys([f"homer.policy_evaluation.x_has_rewards__mutmut_{k}" for k in (4, 6)], (
+        "np.asarray(rewards, dtype=float) -> dtype=None / absent",
+        "an object array of Fractions compares with 0 elementwise just the same")),
+    "homer.policy_evaluation.x__action_rows__mutmut_11": DTYPE_KIND,
+    "homer.policy_evaluation.x__action_rows__mutmut_30": (
+        "rows.astype(np.float64) -> astype(None)", "astype(None) is float64"),
+    **dict.fromkeys([f"homer.policy_evaluation.x__action_rows__mutmut_{k}" for k in (46, 58)], (
+        "|row sum - 1| > 1e-4 -> >= 1e-4",
+        "a float64 sum near 1 differs from 1 by a multiple of 2**-53, and the double 1e-4 is "
+        "not one: no sum lies exactly on the boundary")),
+    **dict.fromkeys([f"homer.policy_evaluation.x_cover_step__mutmut_{k}"
+                     for k in (34, 37, 38, 44, 47, 48, 54, 57, 58)], ZIP_STRICT),
+    **dict.fromkeys([f"homer.policy_evaluation.x_eta_floats__mutmut_{k}" for k in (2, 4)],
+                    FLOAT_ALREADY),
+    **dict.fromkeys([f"homer.policy_evaluation.xǁLatentPoliciesǁvisitation__mutmut_{k}"
+                     for k in (14, 16)], FLOAT_ALREADY),
+    **dict.fromkeys([f"homer.policy_evaluation.x_evaluate_policies__mutmut_{k}"
+                     for k in (47, 49)], (
+        "latent.value(policy, name) -> no name / None",
+        "the name only enters errors of the policy's first evaluation, made (and kept) by "
+        "latent.visitation with the name just before")),
+    # homer/summary.py
+    **dict.fromkeys([f"homer.summary.x_abstraction_table__mutmut_{k}" for k in (45, 48, 49)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"homer.summary.x_format_evaluation__mutmut_{k}" for k in (20, 23)], (
+        "setting('policies', ..., flag='--policies') -> flag None / absent",
+        "flag_of('policies') is '--policies'")),
+    # homer/compare.py
+    **dict.fromkeys([f"homer.compare.x_compare_dynamics__mutmut_{k}" for k in (37, 41)], (
+        "sampler.run(..., last_step=layer) -> last_step None / absent (to the last step)",
+        "the episodes are drawn step by step: their steps up to layer are the same draws, "
+        "the later steps only advance the generator (so compare_run's next layer draws other "
+        "transitions of the same distribution); speed only")),
+    **dict.fromkeys([f"homer.compare.x_compare_dynamics__mutmut_{k}" for k in (94, 96)], (
+        "np.errstate(divide='ignore') -> divide None / absent",
+        "counts / totals divides only 0 by 0 (a pair without transitions has zero counts): "
+        "'invalid', never 'divide'")),
+    **dict.fromkeys([f"homer.compare.x_compare_dynamics__mutmut_{k}" for k in (112, 114)], (
+        "np.asarray(transition_tensor, dtype=float) -> dtype None / absent",
+        "an exact canonical form's Fractions subtracted from float estimates give floats "
+        "(float - Fraction converts the Fraction), the same numbers")),
+    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}"
+                     for k in (40, 42, 44, 125, 130)], (
+        "the canonical form computed once -> None / canonical_form(mdp) (compare_dynamics then "
+        "computes it)",
+        "canonical_form(mdp) is canonical_form(mdp, ki_partition(mdp)): the same form, "
+        "computed again per layer")),
+    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (95, 96)], (
+        "compare_steps(..., partitions, roll_in) -> None for either",
+        "compare_steps computes the exact partitions and the cover roll-in it is not given: "
+        "the same ones, again")),
+    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (151, 152)], (
+        "the cover's key 'step' left out of a step's entry -> another key left out",
+        "cover_step's 'step' is the step itself, which the entry already holds")),
 }
 
 LIVE: dict[str, str] = {
+    **dict.fromkeys([f"homer.evaluate.x_compare_classes__mutmut_{k}" for k in (95, 99)], (
+        "the agreement's shares np.divide(..., out=np.zeros_like(shares), where=totals > 0) -> "
+        "out=None / absent: the rows of observations without encodings are left uninitialised "
+        "instead of zero. compare_steps encodes every observation (no such row); only a direct "
+        "call of compare_classes with an observation left out reaches it, and then the memory "
+        "NumPy hands back is usually zeros, so no test can see it reliably")),
     "kinematic.inseparability.x__group_float__mutmut_65": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals the window atol * min(sum of weights, 2 widest * max weight) to the last bit; "
