@@ -172,7 +172,8 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
     """Compare the learned classes ``learned`` of encodings of the observations
     ``observation_ids`` of time step ``step`` (1-based) with ``exact_classes`` (lists of state
     names, as :meth:`kinematic.Partition.blocks` gives them); ``roll_in`` (a weight per
-    observation of the step, :func:`cover_roll_in`) adds the pairwise agreement."""
+    observation of the step, :func:`cover_roll_in`) adds the pairwise agreement, over the
+    observations among ``observation_ids``."""
     layer = step - 1
     class_of_state = {state: k for k, block in enumerate(exact_classes) for state in block}
     observations = mdp.observations[layer]
@@ -199,11 +200,12 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
         merged.setdefault(chosen, set()).add(int(exact_of_observation[x]))
         spread.setdefault(int(exact_of_observation[x]), set()).add(chosen)
     agreement = None
-    if roll_in is not None:
-        totals = shares.sum(axis=1, keepdims=True)
-        agreement = pairwise_agreement(
-            state_of_observation,
-            np.divide(shares, totals, out=np.zeros_like(shares), where=totals > 0), roll_in)
+    seen = shares.sum(axis=1) > 0
+    if roll_in is not None and roll_in[seen].sum() > 0:
+        # over the observations with encodings, their roll-in weights renormalised
+        agreement = pairwise_agreement(state_of_observation[seen],
+                                       shares[seen] / shares[seen].sum(axis=1, keepdims=True),
+                                       roll_in[seen] / roll_in[seen].sum())
     return AbstractionComparison(
         kind=kind, exact_classes=[list(block) for block in exact_classes],
         learned_classes=classes, confusion=full, assignment=assignment,
