@@ -60,7 +60,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 import warnings
@@ -71,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from machine import machine  # beside this script (run as a script)
 
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
@@ -375,18 +375,6 @@ def most_misassigned(cell: dict[str, Any]) -> float:
                default=0.0)
 
 
-def machine() -> str:
-    import torch
-    model = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
-    except (OSError, StopIteration):
-        pass
-    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy "
-            f"{np.__version__}, torch {torch.__version__}")
-
-
 def write_results(note: str) -> None:
     cells = []
     for mdp in MDPS:
@@ -401,7 +389,8 @@ def write_results(note: str) -> None:
         "# Learners scored against the exact truth",
         "",
         f"`OMP_NUM_THREADS=1 python benchmarks/learner_scores.py`, written "
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine()}. Every number is the learned "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. Every "
+        "number is the learned "
         "one with the exact prediction in parentheses (\"-\": none, see below); each cell's "
         "seconds and load average are listed at the end. Also running: " + note + ".",
         "",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
 import warnings
 from datetime import UTC, datetime
@@ -25,8 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import gymnasium
-import numpy as np
-import scipy
+from machine import machine  # beside this script (run as a script)
 
 from kinematic import analyze, from_gymnasium
 
@@ -37,18 +35,6 @@ ENVIRONMENTS = {
     "Taxi-v4": "Taxi",
 }
 RESULTS = Path(__file__).parent / "results" / "standard_envs.md"
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
-    except (OSError, StopIteration):
-        pass
-    return (f"{model}, {os.cpu_count()} cores (pinned to one), Python "
-            f"{platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-            f"gymnasium {gymnasium.__version__}")
 
 
 def shown(value: str | float | None, limit: int = 12) -> str:
@@ -117,7 +103,8 @@ def main() -> None:
         "",
         f"`python benchmarks/standard_envs.py --horizons {args.horizons}"
         + (f" --float {args.float}" if args.float else "")
-        + f"`, {started:%Y-%m-%d %H:%M} UTC, {machine()}. Load average (1, 5, 15 "
+        + f"`, {started:%Y-%m-%d %H:%M} UTC, "
+        f"{machine(('numpy', 'scipy', 'gymnasium'), 'pinned to one')}. Load average (1, 5, 15 "
         f"min) before {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; after "
         f"{after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f}. Also running: {args.note}.",
         "",
