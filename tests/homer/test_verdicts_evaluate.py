@@ -11,6 +11,7 @@ import json
 import math
 import re
 import warnings
+from collections import Counter
 from itertools import product
 
 import numpy as np
@@ -39,6 +40,7 @@ from homer.evaluate import (
     evaluate_abstraction,
     exact_partitions,
     learned_classes,
+    majority,
     pairwise_agreement,
 )
 from homer.policy_evaluation import (
@@ -56,6 +58,7 @@ from homer.sampler import LinearPolicy
 from homer.summary import (
     Evaluation,
     abstraction_table,
+    agreement_lines,
     cover_lines,
     format_evaluation,
     steps_phrase,
@@ -328,11 +331,16 @@ def test_action_rows_one_hot_actions_and_normalised_probabilities():
     seen = []
     _action_rows(lambda x, step: seen.append(step) or np.array([0, 0, 0]), vectors, 4, 3, "pi")
     assert seen == [4]
+    rows = _action_rows(lambda x, step: np.array([0.0, 2.0, 1.0]), vectors, 1, 3, "pi")
+    assert rows.tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
 
 
 @pytest.mark.parametrize("output, message", [
-    (np.array([0.0, 1.0, 1.0]), r"^pi\(observations, 2\) returned 3 values of dtype float64: "
+    (np.array([0.0, 1.5, 1.0]), r"^pi\(observations, 2\) returned 3 values of dtype float64: "
      r"actions must be integers 0\.\.2 \(or return \(3, 3\) action probabilities\)$"),
+    (np.array([0.0, np.nan, 1.0]), r"^pi\(observations, 2\) returned 3 values of dtype float64"),
+    (np.array([0.0, 3.0, 1.0]), r"^pi\(observations, 2\) returned the action 3\.0: actions run "
+     r"0\.\.2$"),
     (np.array([0, 3, 1]), r"^pi\(observations, 2\) returned the action 3: actions run 0\.\.2$"),
     (np.array([0, -1, 1]), r"^pi\(observations, 2\) returned the action -1: actions run 0\.\.2$"),
     (np.array([[1, 0, 0], [0.5, 0.5, 0.1], [1, 0, 0]]),
@@ -367,9 +375,10 @@ def test_the_latent_policy_is_the_mean_over_encodings_with_its_standard_error():
     policy, error = latent.latent(every_fourth)
     assert [layer.tolist() for layer in policy.action_probabilities] == [
         [[0.75, 0.25]], [[0.75, 0.25]] * 6, [[0.75, 0.25]] * 2]
-    assert error == pytest.approx(math.sqrt(0.25 * 0.75 / 4), rel=1e-12)
+    assert error == pytest.approx((math.sqrt(0.25 * 0.75 / 4),) * 3, rel=1e-12)
+    assert type(error) is tuple
     half = lambda x, step: np.tile([0.5, 0.5], (len(x), 1))  # noqa: E731
-    assert latent.latent(half)[1] == 0.0
+    assert latent.latent(half)[1] == (0.0, 0.0, 0.0)
 
 
 def test_the_standard_error_is_the_largest_over_steps_and_actions():
@@ -384,11 +393,12 @@ def test_the_standard_error_is_the_largest_over_steps_and_actions():
         rows[:, 1] = 1 - rows[:, 0]
         return rows
     # steps 1 and 3: one half of the encodings, p = 1/2: standard error sqrt(1/4 / 4) = 1/4
-    assert latent.latent(mixed)[1] == 0.25
+    assert latent.latent(mixed)[1] == pytest.approx((0.25, math.sqrt(3) / 8, 0.25), rel=1e-12)
     layer_two = lambda x, step: every_fourth(x, step) if step == 2 else np.zeros(len(x), int)  # noqa: E731
-    assert latent.latent(layer_two)[1] == pytest.approx(math.sqrt(3) / 8, rel=1e-12)
+    assert latent.latent(layer_two)[1] == pytest.approx((0.0, math.sqrt(3) / 8, 0.0), rel=1e-12)
     last = lambda x, step: every_fourth(x, step) if step == 3 else np.zeros(len(x), int)  # noqa: E731
-    assert latent.latent(last)[1] == pytest.approx(math.sqrt(3) / 8, rel=1e-12)
+    assert latent.latent(last)[1] == pytest.approx((0.0, 0.0, math.sqrt(3) / 8), rel=1e-12)
+    assert latent.latent(last, remember=False)[1] == latent.latent(last)[1]
 
 
 def test_latent_policies_are_remembered_unless_told_not_to():
@@ -425,10 +435,14 @@ def test_visitation_and_value_of_a_latent_policy():
         [0.375 * 0.75 * 2 + 0.125 * 0.25 + 0.125 * (0.75 * 0.5 + 0.25),
          0.375 * 0.25 * 2 + 0.125 * 0.75 + 0.125 * 0.75 * 0.5]]
     assert latent.visitation(every_fourth)[0] is visits
-    assert error == pytest.approx(math.sqrt(3) / 8, rel=1e-12)
+    assert error == pytest.approx((math.sqrt(3) / 8,) * 3, rel=1e-12)
     value, error = latent.value(every_fourth)
     assert value == pytest.approx(visits[2][0] * 0.75, rel=1e-12)
     assert error == pytest.approx(math.sqrt(3) / 8, rel=1e-12)
+    # the value's standard error is the largest over the steps, wherever it is
+    middle = lambda x, step: every_fourth(x, step) if step == 2 else np.zeros(len(x), int)  # noqa: E731
+    assert latent.value(middle)[1] == pytest.approx(math.sqrt(3) / 8, rel=1e-12)
+    assert latent.visitation(middle)[1] == pytest.approx((0.0, math.sqrt(3) / 8, 0.0))
     with pytest.raises(ValueError, match=r"^v\(observations, 1\)"):
         latent.visitation(lambda x, step: [0], "v")
     with pytest.raises(ValueError, match=r"^w\(observations, 1\)"):
@@ -443,20 +457,26 @@ def test_eta_in_floats():
 
 def test_a_cover_step_divides_the_best_visitation_by_the_steps_eta():
     mdp = fork()
-    first = ((np.array([1.0]), np.array([0.5, 0.1, 0.0, 0.2]), np.array([0.3, 0.375])), 0.1)
-    second = ((np.array([1.0]), np.array([0.0, 0.4, 0.0, 0.1]), np.array([0.9, 0.25])), 0.3)
+    first = ((np.array([1.0]), np.array([0.5, 0.1, 0.0, 0.2]), np.array([0.3, 0.375])),
+             (0.1, 0.05, 0.9))
+    second = ((np.array([1.0]), np.array([0.0, 0.4, 0.0, 0.1]), np.array([0.9, 0.25])),
+              (0.02, 0.3, 0.8))
     eta = [np.array([1.0]), np.array([0.5, 0.5, 0.0, 0.4]), np.array([1.0, 0.5])]
     step = cover_step(mdp, 2, [first, second], eta)
     assert step == {"step": 2, "alpha_min": 0.5,
                     "alpha_per_state": {"a": 1.0, "b": 0.8, "c": 1.0, "d": 0.5},
                     "visitation": {"a": 0.5, "b": 0.4, "c": 0.0, "d": 0.2},
                     "eta": {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.4},
-                    "action_standard_error": 0.3}
+                    "action_standard_error": 0.1}
     assert type(step["alpha_min"]) is float
+    # the actions of steps 1 and 2 decide the visits of step 3; step 3's own do not count
     step = cover_step(mdp, 3, [first, second], eta)
     assert step["alpha_per_state"] == {"e": 0.9, "f": 0.75} and step["alpha_min"] == 0.75
     assert step["action_standard_error"] == 0.3
     assert cover_step(mdp, 3, [second, first], eta)["action_standard_error"] == 0.3
+    assert cover_step(mdp, 3, [first], eta)["action_standard_error"] == 0.1
+    assert cover_step(mdp, 2, [second], eta)["action_standard_error"] == 0.02
+    assert cover_step(mdp, 1, [first, second], eta)["action_standard_error"] == 0.0
 
 
 def test_a_cover_report_reads_its_smallest_alpha():
@@ -464,7 +484,7 @@ def test_a_cover_report_reads_its_smallest_alpha():
                                      {"alpha_min": 0.75}], [0.1], [0.2], 0.9)
     assert report.alpha_min == 0.25
     assert report.to_json() == {"mdp": "m", "samples": 3, "seed": 4, "alpha_min": 0.25,
-                                "values": [0.1], "value_standard_errors": [0.2],
+                                "values": [0.1], "action_standard_errors": [0.2],
                                 "optimal_value": 0.9, "steps": report.steps}
 
 
@@ -481,9 +501,12 @@ def test_covers_by_step_keep_each_policy_once():
 
 @pytest.mark.parametrize("policies, error, message", [
     ({0: [every_fourth]}, ValueError,
-     r"^mine: step 0 is not a time step of 'fork' \(1\.\.3\)$"),
-    ({4: [every_fourth]}, ValueError, r"^mine: step 4 is not a time step of 'fork' \(1\.\.3\)$"),
-    ({"1": [every_fourth]}, ValueError, r"^mine: step '1' is not a time step"),
+     r"^mine: the key 0 is not a time step of 'fork' \(an int from 1 to 3\)$"),
+    ({4: [every_fourth]}, ValueError,
+     r"^mine: the key 4 is not a time step of 'fork' \(an int from 1 to 3\)$"),
+    ({"1": [every_fourth]}, ValueError, r"^mine: the key '1' is not a time step"),
+    ({True: [every_fourth]}, ValueError, r"^mine: the key True is not a time step"),
+    ({np.int64(4): [every_fourth]}, ValueError, r"^mine: the key np\.int64\(4\) is not"),
     ({1: [every_fourth], 2: []}, ValueError, r"^mine: the cover of step 2 is empty$"),
     ([], ValueError, r"^mine: the cover of step 1 is empty$"),
     ([every_fourth, 3], TypeError, r"^mine\[1\] is not callable: a policy is a function "
@@ -495,8 +518,15 @@ def test_bad_covers_are_named(policies, error, message):
 
 
 def test_a_float_step_is_refused_by_default_name():
-    with pytest.raises(ValueError, match=r"^policies: step 1\.0 is not"):
+    with pytest.raises(ValueError, match=r"^policies: the key 1\.0 is not"):
         _covers(fork(), {1.0: [every_fourth]})
+
+
+def test_numpy_integer_steps_are_steps():
+    p, q = every_fourth, (lambda x, s: [0])
+    covers, unique = _covers(fork(), {np.int64(3): [q], np.uint8(1): [p], 2: [p, q]})
+    assert covers == {1: [0], 2: [0, 1], 3: [1]} and unique == [p, q]
+    assert list(covers) == [1, 2, 3] and all(type(step) is int for step in covers)
 
 
 def test_evaluate_policies_scores_alpha_per_step_and_values():
@@ -512,10 +542,10 @@ def test_evaluate_policies_scores_alpha_per_step_and_values():
     assert report.steps[1]["action_standard_error"] == 0.0
     assert report.values == [pytest.approx(0.75 * (0.375 * 0.75 * 2 + 0.125 * 0.25 + 0.125
                                                     * (0.75 * 0.5 + 0.25))), 0.0]
-    assert report.value_standard_errors == [pytest.approx(math.sqrt(3) / 8), 0.0]
+    assert report.action_standard_errors == [pytest.approx(math.sqrt(3) / 8), 0.0]
     assert report.optimal_value == 1.0
     plain = evaluate_policies(fork(rewards=False), [second], ENCODER, samples=1)
-    assert plain.values is None and plain.value_standard_errors is None
+    assert plain.values is None and plain.action_standard_errors is None
     assert plain.optimal_value is None
     assert [s["step"] for s in plain.steps] == [1, 2, 3]
     with pytest.raises(ValueError, match=r"^mine\[1\]\(observations, 1\)"):
@@ -582,6 +612,31 @@ def test_cover_lines_give_the_smallest_alpha_after_the_first_step():
                     {"step": 4, "alpha_min": 0.5}]
     assert cover_lines(first_lowest, "-")[0] == (
         "policy cover: smallest alpha 0.250 at step 2 of steps 2-4 (step 1 needs no policy)")
+
+
+def test_cover_lines_name_the_steps_given():
+    def first(numbers: list[int], alphas: list[float] | None = None) -> str:
+        alphas = alphas or [0.5] * len(numbers)
+        steps = [{"step": n, "alpha_min": a} for n, a in zip(numbers, alphas, strict=True)]
+        return cover_lines(steps, "-")[0]
+    assert first([3]) == "policy cover: alpha 0.500 at each of step 3 (step 1 needs no policy)"
+    assert first([1, 3, 4, 5]) == (
+        "policy cover: alpha 0.500 at each of steps 3-5 (step 1 needs no policy)")
+    assert first([2, 4], [0.5, 0.25]) == (
+        "policy cover: smallest alpha 0.250 at step 4 of steps 2, 4 (step 1 needs no policy)")
+    assert first([2, 3, 5, 6, 7, 8, 9, 10]) == (
+        "policy cover: alpha 0.500 at each of steps 2, 3, 5, 6, 7, 8, ... (2 more) (step 1 "
+        "needs no policy)")
+
+
+def test_agreement_lines_give_the_lowest_and_the_mean_of_the_steps_with_one():
+    assert agreement_lines({}) == []
+    assert agreement_lines({1: comparison(), 2: comparison()}) == []
+    lines = agreement_lines({2: comparison(agreement=0.75), 3: comparison(),
+                             5: comparison(agreement=0.25), 6: comparison(agreement=0.25)})
+    assert lines[0] == ("pairwise agreement with the latent states: lowest 0.250 (step 5), mean "
+                        "0.417 over the steps")
+    assert len(lines) == 4
 
 
 def evaluation(cover: CoverReport | None, capacity: int | None = 3) -> Evaluation:
@@ -779,18 +834,19 @@ def test_compare_run_on_a_perfect_run():
     assert [s["action_standard_error"] for s in found.steps] == [0.0] * 4
     assert all("step" in s and "eta" in s for s in found.steps)
     assert found.value == found.optimal_value == 1.0 and found.policy_standard_error == 0.0
-    assert sorted(found.abstractions) == [0, 1, 2, 3]
-    assert sorted(found.abstractions[0]) == ["forward", "ki"]
-    assert found.steps[1]["abstractions"]["ki"] == found.abstractions[1]["ki"].to_json()
-    assert found.abstractions[1]["ki"].confusion.tolist() == [
+    assert sorted(found.abstractions) == [1, 2, 3, 4]
+    assert sorted(found.abstractions[1]) == ["forward", "ki"]
+    assert found.steps[1]["abstractions"]["ki"] == found.abstractions[2]["ki"].to_json()
+    assert found.abstractions[2]["ki"].confusion.tolist() == [
         [SAMPLES, 0, 0], [0, SAMPLES, 0], [0, 0, SAMPLES]]
-    assert found.abstractions[1]["ki"].pairwise_agreement == 1.0
-    assert found.abstractions[3]["ki"].pairwise_agreement < 1.0  # s4a, s4b in one KI class
-    assert sorted(found.dynamics) == [1, 2, 3]
+    assert found.abstractions[2]["ki"].pairwise_agreement == 1.0
+    assert found.abstractions[4]["ki"].pairwise_agreement < 1.0  # s4a, s4b in one KI class
+    assert sorted(found.dynamics) == [2, 3, 4]
     assert found.steps[0]["dynamics"] is None
-    assert found.steps[2]["dynamics"] == found.dynamics[2].to_json()
-    assert found.dynamics[2].transitions == 200
-    assert sorted(found.dynamics[2].matched_from.values()) == ["s2a", "s2b", "s2c"]
+    assert found.steps[2]["dynamics"] == found.dynamics[3].to_json()
+    assert found.dynamics[3].transitions == 200
+    assert sorted(found.dynamics[3].matched_from.values()) == ["s2a", "s2b", "s2c"]
+    assert sorted(found.dynamics[3].matched_to.values()) == ["s3a", "s3b", "s3c"]
     # 100 episodes for each step 2..4, rolled in by the cover of the step before: start
     # uniform over s1a, s1b; the covers reach each state of a layer in turn
     assert found.visitation_counts[0].tolist() == [150.0, 150.0]
@@ -911,7 +967,7 @@ def test_evaluate_policies_by_default_uses_the_papers_encoder_500_samples_and_se
     seen.clear()
     evaluate_policies(mdp, [recorder(seen)], samples=2, seed=7)
     assert np.array_equal(seen[-1][1], EncodedObservations(mdp, None, 2, 7).step(3)[1])
-    with pytest.raises(ValueError, match=r"^policies: step 5 is not a time step"):
+    with pytest.raises(ValueError, match=r"^policies: the key 5 is not a time step"):
         evaluate_policies(mdp, {5: [recorder(seen)]})
 
 
@@ -949,8 +1005,8 @@ def test_the_standard_error_of_probabilities_uses_their_squares():
         if step == 2:
             rows[3] = [0.5, 0.5]
         return rows
-    assert latent.latent(answer)[1] == pytest.approx(math.sqrt((0.75 - (5 / 6) ** 2) / 3),
-                                                     rel=1e-9)
+    assert latent.latent(answer)[1] == pytest.approx(
+        (0.0, math.sqrt((0.75 - (5 / 6) ** 2) / 3), 0.0), rel=1e-9)
 
 
 def test_a_variance_rounded_below_zero_counts_as_zero():
@@ -963,7 +1019,7 @@ def test_a_variance_rounded_below_zero_counts_as_zero():
         if step == 2:
             rows[:3] = [[1, 0], [0, 1], [0, 1]]
         return rows
-    assert latent.latent(answer)[1] == pytest.approx(math.sqrt(2 / 27), rel=1e-12)
+    assert latent.latent(answer)[1] == pytest.approx((0.0, math.sqrt(2 / 27), 0.0), rel=1e-12)
 
 
 def test_the_cover_of_a_horizon_of_one_step():
@@ -1048,10 +1104,10 @@ def test_compare_run_by_default_and_with_a_seed():
     rng = np.random.default_rng([4, 0, 2])
     for h in (1, 2, 3):
         assert np.array_equal(compare_dynamics(noisy, h, 20, rng).counts,
-                              seeded.dynamics[h].counts)
+                              seeded.dynamics[h + 1].counts)
     zero = compare_run(noisy, samples=3, transitions=20, seed=0)
     rng = np.random.default_rng([0, 0, 2])
-    assert np.array_equal(compare_dynamics(noisy, 1, 20, rng).counts, zero.dynamics[1].counts)
+    assert np.array_equal(compare_dynamics(noisy, 1, 20, rng).counts, zero.dynamics[2].counts)
     assert json.dumps(zero.to_json()) == json.dumps(
         compare_run(noisy, samples=3, transitions=20).to_json())
     with pytest.raises(Exception, match=r"comparing with samples=10000000000000 and "
@@ -1137,10 +1193,11 @@ def comparison_report(value: float | None) -> ComparisonReport:
     found = compare_run(perfect_artefacts(mdp), samples=2, transitions=10)
     return ComparisonReport(found.mdp, 6, found.steps[:3], value, 0.875,
                             None if value is None else 0.0625,
-                            {0: {"forward": comparison(0, 1, 0.0, kind="forward"),
-                                 "ki": comparison(0, 1, 0.0)},
-                             2: {"ki": comparison(1, 0, 0.25), "backward": comparison(2, 0)},
-                             1: {"ki": comparison(0, 0, 0.125)}}, {}, [])
+                            {1: {"forward": comparison(0, 1, 0.0, 0.0625, kind="forward"),
+                                 "ki": comparison(0, 1, 0.0, 0.5)},
+                             3: {"ki": comparison(1, 0, 0.25, 0.25),
+                                 "backward": comparison(2, 0, 0.0, 0.125, kind="backward")},
+                             2: {"ki": comparison(0, 0, 0.125, 0.375)}}, {}, [])
 
 
 def test_the_summary_of_a_comparison():
@@ -1155,7 +1212,11 @@ def test_the_summary_of_a_comparison():
         "  phi_B vs backward KI             1 of 1 (step 3)           0 of 1              0.000",
         "  phi_F vs forward KI              0 of 1                    1 of 1 (step 1)     0.000"]
     assert text[5:11] == list(SUMMARY_LEGEND)
-    assert text[11:] == [
+    # phi-bar's agreement only (phi_F's and phi_B's are lower)
+    assert text[11:15] == [
+        "pairwise agreement with the latent states: lowest 0.250 (step 3), mean 0.375 over the "
+        "steps", *agreement_lines({1: comparison(agreement=0.25)})[1:]]
+    assert text[15:] == [
         "policy cover: alpha 1.000 at each of steps 2-3 (step 1 needs no policy)",
         "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
         "(def:policy-cover)",
@@ -1166,10 +1227,10 @@ def test_the_summary_of_a_comparison():
         "0.062)"]
     stopped = format_summary(comparison_report(None)).splitlines()
     assert stopped[11:] == [
-        *text[11:13], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
+        *text[11:17], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
     report = comparison_report(None)
     report.steps[1:] = []
-    assert format_summary(report).splitlines()[11] == (
+    assert format_summary(report).splitlines()[15] == (
         "policy cover: only step 1 compared (the run stopped before learning step 2)")
 
 
@@ -1196,8 +1257,8 @@ def test_policies_sharing_some_arrays_are_not_confused():
 def test_compare_run_draws_2000_transitions_by_default():
     mdp = lock()
     found = compare_run(perfect_artefacts(mdp), samples=1)
-    assert [found.dynamics[h].transitions for h in (1, 2, 3)] == [2000] * 3
-    assert found.dynamics[2].counts.sum() == 2000
+    assert [found.dynamics[step].transitions for step in (2, 3, 4)] == [2000] * 3
+    assert found.dynamics[3].counts.sum() == 2000
 
 
 def test_compare_run_encodes_with_the_runs_encoder():
@@ -1218,3 +1279,56 @@ def test_evaluate_policies_encodes_with_the_encoder_given():
     encoder = HadamardNoise(noise_variance=0.3)
     evaluate_policies(mdp, [recorder(seen)], encoder, samples=2, seed=7)
     assert np.array_equal(seen[-1][1], EncodedObservations(mdp, encoder, 2, 7).step(3)[1])
+
+
+# --- the review's changes -----------------------------------------------------------------
+
+def test_a_pair_of_exact_classes_merged_by_two_learned_classes_is_one_wrong_merge():
+    c = compared({"a1": [0], "a2": [1], "c1": [0], "c2": [1]})
+    assert c.wrong_merges == 1 and c.splits == 2
+    c = compared({"a1": [0], "a2": [1], "c1": [1], "c2": [0], "d": [1]})
+    assert c.wrong_merges == 3  # a-c (twice), a-d, c-d
+
+
+def test_compare_steps_calls_a_function_given_for_several_kinds_once_per_step():
+    mdp = fork()
+    encoded = EncodedObservations(mdp, ENCODER, 1, 0)
+    seen, other_seen = [], []
+    phi = recorder(seen)
+    other = recorder(other_seen, lambda x: np.arange(len(x)))
+    found = compare_steps(mdp, encoded, {2: {"ki": phi, "forward": phi, "backward": other},
+                                         3: {"ki": phi}})
+    assert [step for step, _ in seen] == [2, 3] and [step for step, _ in other_seen] == [2]
+    assert found[2]["ki"].learned_classes == found[2]["forward"].learned_classes == [0]
+    assert found[2]["backward"].learned_classes == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match=r"^phi_B\(observations, 2\)"):
+        compare_steps(mdp, encoded, {2: {"backward": lambda x, step: [0]}},
+                      names={"backward": "phi_B"})
+
+
+def test_learned_classes_beyond_2_to_the_62_are_refused():
+    vectors = np.zeros((2, 2))
+    below = 2.0 ** 62 - 2 ** 9  # the float just below 2^62
+    assert learned_classes(lambda x, step: [below, -below], vectors, 1).tolist() == [
+        2 ** 62 - 2 ** 9, -(2 ** 62 - 2 ** 9)]
+    for bad in ([2.0 ** 62, 0.0], [0.0, -(2.0 ** 62)], [3.0 ** 40, 0.0]):
+        with pytest.raises(ValueError, match="must return integer classes"):
+            learned_classes(lambda x, step, bad=bad: np.array(bad), vectors, 1)
+
+
+def test_the_agreement_is_over_the_observations_with_encodings_their_roll_in_renormalised():
+    roll_in = np.array([0.25, 0.25, 0.25, 0.25, 0.125, 0.125])  # a2 and c2 have no encodings
+    c = compared({"a1": [0], "b1": [1], "c1": [2], "d": [2]}, roll_in=roll_in)
+    seen = np.array([0, 2, 3, 5])
+    expected = brute_force_agreement(np.array([0, 1, 2, 3]), np.eye(3)[[0, 1, 2, 2]],
+                                     roll_in[seen] / roll_in[seen].sum())
+    assert expected == pytest.approx(1 - 2 * (0.25 * 0.125) / 0.875 ** 2)
+    assert c.pairwise_agreement == pytest.approx(expected, abs=1e-12)
+    assert compared({"a2": [0]}, roll_in=np.array([1.0, 0, 0, 0, 0, 0])).pairwise_agreement is None
+    assert compared({"a2": [0]}, roll_in=np.array([0, 1.0, 0, 0, 0, 0])).pairwise_agreement == 1.0
+
+
+def test_the_majority_is_the_most_common_key_the_smallest_on_a_tie():
+    assert majority(Counter([3, 3, 1])) == 3
+    assert majority(Counter(["b", "a", "b", "a", "c"])) == "a"
+    assert majority(Counter({5: 1})) == 5
