@@ -143,13 +143,13 @@ def claim_seed(label: str) -> int:
 
 
 def _checked(check: Callable[[Any], Outcome], instance: Any) -> Outcome:
-    """``check(instance)``; an exception is a violation whose witness names it (``error``) and
+    """``check(instance)``; an exception is a violation whose witness names it (``exception``) and
     the instance, so one crashing check is reported with the others instead of ending the run.
     """
     try:
         return check(instance)
     except Exception as error:  # any crash of the code checked is reported
-        return Outcome(False, {"error": f"{type(error).__name__}: {error}",
+        return Outcome(False, {"exception": f"{type(error).__name__}: {error}",
                                "instance": short_repr(instance, 2000)})
 
 
@@ -221,7 +221,7 @@ def run_claim(claim: Claim, examples: int, shrink_budget: int = SHRINK_BUDGET) -
         violations=int(failure is not None),
         witness=failure.witness if failure else None,
         negative_control=claim.negative_control,
-        negative_control_caught=negative is not None and "error" not in negative.witness,
+        negative_control_caught=negative is not None and "exception" not in negative.witness,
         negative_witness=negative.witness if negative else None,
         seconds=time.perf_counter() - start,
         observed_failure_rate=sum(rates) / len(rates) if rates else None,

@@ -205,6 +205,6 @@ def test_a_check_that_raises_is_a_violation_naming_the_error_and_the_run_goes_on
                   lambda: block_mdps())
     report = run_claim(claim, 30, NO_SHRINKING)
     assert report.violations == 1
-    assert report.witness["error"] == "ZeroDivisionError: from the code checked"
+    assert report.witness["exception"] == "ZeroDivisionError: from the code checked"
     assert report.witness["instance"].startswith("from_spec(")
     assert not report.negative_control_caught
