@@ -139,9 +139,9 @@ def agreement_lines(comparisons: Mapping[int, AbstractionComparison]) -> list[st
             f"{lowest}), mean {mean:.3f} over the steps",
             "  the chance that two observations drawn from the exact cover's roll-in get one "
             "class",
-            "  exactly when they come from one latent state (Intrepid's measure: a split KI class "
-            "costs",
-            "  agreement, unlike in the table)"]
+            "  exactly when they come from one latent state (Intrepid's measure: two states of one "
+            "KI class",
+            "  in one class are no wrong merge but cost agreement)"]
 
 
 def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:

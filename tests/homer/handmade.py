@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from homer.artefacts import RunArtefacts
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
-from kinematic.families import combination_lock
+from kinematic.families import combination_lock, combination_lock_optimal_choices
 from kinematic.homing import homing_policy_choices
 from kinematic.model import BlockMDP
 
@@ -60,3 +61,18 @@ def homing_covers(mdp: BlockMDP) -> list[list[LinearPolicy]]:
     return [[LinearPolicy([], [])]] + [
         [policy(mdp, homing_policy_choices(mdp, s), h) for s in mdp.layers[h]]
         for h in range(1, mdp.horizon)]
+
+
+def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
+    """Homing policies for every state as the covers, phi_B = backward KI, phi_F = forward KI
+    (a, b, c apart; a, b together on the last layer for phi_B) of :func:`lock`, the optimal
+    policy; ``changes`` replace fields."""
+    covers = homing_covers(mdp)
+    backward = {h: abstraction(mdp, [0, 0, 1]) for h in range(1, mdp.horizon)}
+    forward = {0: abstraction(mdp, [0, 1])}
+    forward.update({h: abstraction(mdp, [0, 1, 2]) for h in range(1, mdp.horizon - 1)})
+    optimal = policy(mdp, combination_lock_optimal_choices(4, 3, 0), mdp.horizon)
+    log = [{"step": h + 1, "episodes": 100} for h in range(1, mdp.horizon)]
+    fields = {"mdp": mdp, "encoder": ENCODER, "covers": covers, "backward": backward,
+              "forward": forward, "policy": optimal, "log": log, "summary": {}}
+    return RunArtefacts(**{**fields, **changes})

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from homer.artefacts import RunArtefacts, load_run
+from homer.artefacts import load_run
 from homer.cli import main
 from homer.compare import (
     ABSTRACTION_NAMES,
@@ -27,26 +27,10 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
-from kinematic.families import combination_lock_optimal_choices
 from kinematic.homing import homing_policy_choices
-from kinematic.model import BlockMDP
-from tests.homer.handmade import ENCODER, abstraction, homing_covers, lock, policy
+from tests.homer.handmade import abstraction, lock, perfect_artefacts, policy
 
 SAMPLES = 8
-
-
-def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
-    """Homing policies for every state as the covers, phi_B = backward KI, phi_F = forward KI
-    (a, b, c apart; a, b together on the last layer for phi_B), the optimal policy."""
-    covers = homing_covers(mdp)
-    backward = {h: abstraction(mdp, [0, 0, 1]) for h in range(1, mdp.horizon)}
-    forward = {0: abstraction(mdp, [0, 1])}
-    forward.update({h: abstraction(mdp, [0, 1, 2]) for h in range(1, mdp.horizon - 1)})
-    optimal = policy(mdp, combination_lock_optimal_choices(4, 3, 0), mdp.horizon)
-    log = [{"step": h + 1, "episodes": 100} for h in range(1, mdp.horizon)]
-    fields = {"mdp": mdp, "encoder": ENCODER, "covers": covers, "backward": backward,
-              "forward": forward, "policy": optimal, "log": log, "summary": {}}
-    return RunArtefacts(**{**fields, **changes})
 
 
 def test_a_perfect_run_has_no_errors_full_cover_and_optimal_value():

@@ -25,8 +25,8 @@ from kinematic.families import combination_lock, combination_lock_good_actions, 
 from kinematic.model import BlockMDP
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps
-from tests.homer.handmade import lock
-from tests.homer.test_compare import SAMPLES, perfect_artefacts
+from tests.homer.handmade import lock, perfect_artefacts
+from tests.homer.test_compare import SAMPLES
 
 TORCH_FREE = ("homer.evaluate", "homer.policy_evaluation", "homer.encoded", "homer.encoders",
               "homer.reference_learners", "homer.summary", "homer.user_code")

@@ -16,8 +16,8 @@ from homer.compare import compare_run
 from homer.evaluate import KINDS, exact_partitions
 from kinematic.families import combination_lock
 from kinematic.spec import dumps_spec
-from tests.homer.handmade import lock
-from tests.homer.test_compare import SAMPLES, perfect_artefacts
+from tests.homer.handmade import lock, perfect_artefacts
+from tests.homer.test_compare import SAMPLES
 from tests.homer.test_evaluate import NOISY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +182,7 @@ def test_evaluate_of_a_phi_file_reproduces_compare(capsys, tmp_path):
     (tmp_path / "phi_bar.py").write_text(
         "from homer.compare import combined_classifier\n"
         "from tests.homer.handmade import lock\n"
-        "from tests.homer.test_compare import perfect_artefacts\n"
+        "from tests.homer.handmade import perfect_artefacts\n"
         "from tests.homer.test_evaluate import NOISY\n"
         "ARTEFACTS = perfect_artefacts(lock(), encoder=NOISY)\n\n\n"
         "def phi(observations, step):\n"

@@ -16,8 +16,8 @@ from homer.plots import (
 )
 from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
 from kinematic.model import BlockMDP
-from tests.homer.handmade import abstraction, lock
-from tests.homer.test_compare import SAMPLES, perfect_artefacts
+from tests.homer.handmade import abstraction, lock, perfect_artefacts
+from tests.homer.test_compare import SAMPLES
 from tests.homer.test_verdicts import CURIOSITY_ROW
 
 

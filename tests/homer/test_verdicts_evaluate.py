@@ -17,7 +17,6 @@ from itertools import product
 import numpy as np
 import pytest
 
-from homer.artefacts import RunArtefacts
 from homer.compare import (
     SUMMARY_LEGEND,
     ComparisonReport,
@@ -65,10 +64,17 @@ from homer.summary import (
 )
 from homer.wording import command_line_wording
 from kinematic.canonical import canonical_form
-from kinematic.families import combination_lock, combination_lock_optimal_choices
+from kinematic.families import combination_lock
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP, block_mdp
-from tests.homer.handmade import ENCODER, abstraction, homing_covers, lock, policy, reader
+from tests.homer.handmade import (
+    ENCODER,
+    abstraction,
+    lock,
+    perfect_artefacts,
+    policy,
+    reader,
+)
 
 # Layer 2's observations, in order, and the state emitting each.
 OBSERVATIONS = ["a1", "a2", "b1", "c1", "c2", "d"]
@@ -674,9 +680,9 @@ def test_format_evaluation_without_policies():
         "pairwise agreement with the latent states: lowest 0.250 (step 2), mean 0.375 over the "
         "steps",
         "  the chance that two observations drawn from the exact cover's roll-in get one class",
-        "  exactly when they come from one latent state (Intrepid's measure: a split KI class "
-        "costs",
-        "  agreement, unlike in the table)"]
+        "  exactly when they come from one latent state (Intrepid's measure: two states of one "
+        "KI class",
+        "  in one class are no wrong merge but cost agreement)"]
     assert len(text) == 16
     with command_line_wording():
         assert format_evaluation(evaluation(None)).splitlines()[-1] == (
@@ -724,20 +730,6 @@ def test_an_evaluation_to_json_holds_the_report_and_the_cover():
 # --- homer/compare.py ---------------------------------------------------------------------
 
 SAMPLES = 4
-
-
-def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
-    """Homing policies for every state as the covers, phi_B = backward KI, phi_F = forward KI
-    of the lock of :func:`tests.homer.handmade.lock`, the optimal policy."""
-    covers = homing_covers(mdp)
-    backward = {h: abstraction(mdp, [0, 0, 1]) for h in range(1, mdp.horizon)}
-    forward = {0: abstraction(mdp, [0, 1])}
-    forward.update({h: abstraction(mdp, [0, 1, 2]) for h in range(1, mdp.horizon - 1)})
-    optimal = policy(mdp, combination_lock_optimal_choices(4, 3, 0), mdp.horizon)
-    log = [{"step": h + 1, "episodes": 100} for h in range(1, mdp.horizon)]
-    fields = {"mdp": mdp, "encoder": ENCODER, "covers": covers, "backward": backward,
-              "forward": forward, "policy": optimal, "log": log, "summary": {}}
-    return RunArtefacts(**{**fields, **changes})
 
 
 def encodings(mdp: BlockMDP, layer: int) -> np.ndarray:
