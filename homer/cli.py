@@ -298,6 +298,10 @@ def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[s
     if evaluation.cover is not None:
         figures["alpha"] = alpha_figure(evaluation.cover, label="the given policies")
     paths = [str(p) for name, figure in figures.items() for p in save_figure(figure, out / name)]
+    if evaluation.cover is None:  # an earlier run's plot of its policies would stay beside
+        for stale in (out / "alpha.png", out / "alpha.svg"):
+            if stale.is_file() and not stale.is_symlink():
+                stale.unlink()
     document = {**evaluation.to_json(), "plots": paths}
     write_atomically(out / "report.json", json.dumps(document, indent=1))
     write_atomically(out / "summary.txt", summary + "\n")

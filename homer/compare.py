@@ -50,7 +50,13 @@ from homer.policy_evaluation import (
     float_model,
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
-from homer.summary import TABLE_LEGEND, abstraction_table, agreement_lines, cover_lines
+from homer.summary import (
+    TABLE_LEGEND,
+    abstraction_table,
+    agreement_lines,
+    cover_lines,
+    merge_lines,
+)
 from homer.wording import setting
 from kinematic.canonical import canonical_form
 from kinematic.planning import optimal_values
@@ -341,13 +347,12 @@ def format_summary(report: ComparisonReport) -> str:
     are shares of ``report.samples`` encodings; their largest standard error
     ``sqrt(p (1 - p) / samples)`` (one standard error, estimated) is given with it.
     """
+    rows = {name: {step: layer[kind] for step, layer in sorted(report.abstractions.items())
+                   if kind in layer}
+            for kind, name in ABSTRACTION_NAMES.items()}
     lines = [f"{report.mdp} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
-             *abstraction_table({name: {step: layer[kind]
-                                        for step, layer in sorted(report.abstractions.items())
-                                        if kind in layer}
-                                 for kind, name in ABSTRACTION_NAMES.items()}),
-             *SUMMARY_LEGEND,
+             *abstraction_table(rows), *merge_lines(rows), *SUMMARY_LEGEND,
              *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()
                                if "ki" in layer}),
              *cover_lines(report.steps,

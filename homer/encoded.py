@@ -22,6 +22,7 @@ import numpy as np
 from homer.encoders import HadamardNoise
 from homer.wording import setting
 from kinematic.arguments import at_least, random_seed
+from kinematic.errors import short_repr
 from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.resources import check_memory
@@ -60,6 +61,9 @@ class EncodedObservations:
     _steps: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.mdp, BlockMDP):
+            raise TypeError(f"mdp must be a BlockMDP, got {short_repr(self.mdp)} (a spec file is "
+                            "read by kinematic.load_spec(path))")
         at_least(1).check(self.samples, "samples")
         random_seed().check(self.seed, "seed")
         self.encoder = HadamardNoise() if self.encoder is None else self.encoder

@@ -22,10 +22,10 @@ compared with each exact partition of the step - backward KI (``def:bki``), forw
   that ``phi`` gives them the same class exactly when they come from the same latent state. It is
   computed in closed form, ``1 - P(same state) - P(same class) + 2 P(same state, same class)``,
   over the roll-in of the exact cover (a uniformly chosen exact homing policy of a state of the
-  step, ``def:homing``) and ``phi``'s class shares, instead of from 5,000 sampled pairs
-  of a learned cover. It compares with latent states, not KI classes: a learner that keeps
-  kinematically inseparable states together (as HOMER may) loses agreement without any wrong
-  merge.
+  step, ``def:homing``, as :func:`kinematic.homing_policy` gives it: :func:`cover_roll_in`)
+  and ``phi``'s class shares, instead of from 5,000 sampled pairs of a learned cover. It
+  compares with latent states, not KI classes: a learner that keeps kinematically inseparable
+  states together (as HOMER may) loses agreement without any wrong merge.
 
 >>> import numpy as np
 >>> from kinematic import combination_lock
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -103,6 +103,13 @@ class AbstractionComparison:
     pairwise_agreement: float | None = None
     """Intrepid's permutation-invariant agreement with the latent states (module docstring);
     None when the observations' roll-in weights were not given."""
+    merged: list[list[int]] = field(default_factory=list)
+    """The exact classes (indices into ``exact_classes``) assigned to one learned class, for
+    each learned class assigned two or more: where the wrong merges are."""
+
+    def merged_blocks(self) -> list[list[list[str]]]:
+        """:attr:`merged` by state names: per merging learned class, its exact classes."""
+        return [[self.exact_classes[k] for k in group] for group in self.merged]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,7 +118,7 @@ class AbstractionComparison:
             "assignment": self.assignment, "misassigned": self.misassigned,
             "wrong_merges": self.wrong_merges, "splits": self.splits, "purity": self.purity,
             "adjusted_rand_index": self.adjusted_rand_index,
-            "pairwise_agreement": self.pairwise_agreement,
+            "pairwise_agreement": self.pairwise_agreement, "merged": self.merged_blocks(),
         }
 
 
@@ -119,7 +126,11 @@ def learned_classes(phi: Abstraction, observations: np.ndarray, step: int,
                     name: str = "phi") -> np.ndarray:
     """``phi(observations, step)`` checked: one integer class per row, as int64; anything
     else raises ``ValueError`` naming ``name`` and the step."""
-    classes = np.asarray(phi(observations, step))
+    returned = phi(observations, step)
+    if returned is None:
+        raise ValueError(f"{name}(observations, {step}) returned None; expected one integer "
+                         f"class per row of the {len(observations)} observations")
+    classes = np.asarray(returned)
     if classes.shape != (len(observations),):
         raise ValueError(f"{name}(observations, {step}) returned an array of shape "
                          f"{classes.shape}; expected one class per row of the {len(observations)}"
@@ -216,6 +227,7 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
         purity=float(full.max(axis=1).sum() / full.sum()),
         adjusted_rand_index=float(adjusted_rand_score(exact, learned)),
         pairwise_agreement=agreement,
+        merged=[sorted(blocks) for _, blocks in sorted(merged.items()) if len(blocks) > 1],
     )
 
 
@@ -229,14 +241,17 @@ def exact_partitions(mdp: BlockMDP) -> dict[str, Partition]:
 def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
     """Per time step, the distribution of its observations when a state of the step is chosen
     uniformly and its exact homing policy (``def:homing``) is followed: the roll-in of
-    an ideal policy cover, over which :func:`pairwise_agreement` draws its pairs (floats)."""
+    an ideal policy cover, over which :func:`pairwise_agreement` draws its pairs (floats).
+    The homing policies are :func:`kinematic.homing_policy`'s: ties to the first action, and
+    the first action at the states from which the target cannot be reached."""
     floats = float_model(mdp)
     choices = homing_policies(floats)
     roll_in = []
     for layer, states in enumerate(floats.layers):
         total = np.zeros(len(floats.observations[layer]))
         for state in states:
-            reached = observation_visitation(floats, state_policy(floats, choices[state]))
+            homing = state_policy(floats, choices[state], default_action=floats.actions[0])
+            reached = observation_visitation(floats, homing)
             total += np.asarray(reached[layer], dtype=float)
         roll_in.append(total / len(states))
     return roll_in
@@ -251,6 +266,15 @@ class AbstractionReport:
     samples: int
     seed: int
     steps: list[dict[str, AbstractionComparison]]
+
+    def __repr__(self) -> str:
+        """One line: where the wrong merges are against each exact partition (the numbers are in
+        :attr:`steps`, the text summary is ``homer evaluate``'s)."""
+        merges = ", ".join(f"{kind} {self.steps_with_wrong_merges(kind) or 'none'}"
+                           for kind in KINDS)
+        return (f"<AbstractionReport on {self.mdp!r}: {len(self.steps)} steps, {self.samples} "
+                f"encodings per observation (seed {self.seed}); steps with wrong merges vs "
+                f"{merges}>")
 
     def steps_with_wrong_merges(self, kind: str = "ki") -> list[int]:
         """The steps (1-based) where the abstraction merges distinct ``kind`` classes."""

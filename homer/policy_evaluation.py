@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from homer.encoded import EncodedObservations, Encoder
+from kinematic.errors import short_repr
 from kinematic.homing import maximum_visitation
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
@@ -193,6 +194,15 @@ class CoverReport:
     its value rests on); None without rewards."""
     optimal_value: float | None
 
+    def __repr__(self) -> str:
+        """One line: the smallest alpha after step 1 and the best value against V*."""
+        later = [step for step in self.steps if step["step"] >= 2] or self.steps
+        lowest = min(later, key=lambda step: step["alpha_min"])
+        value = ("" if self.values is None else
+                 f"; best value {max(self.values):.3f} of V* {self.optimal_value:.3f}")
+        return (f"<CoverReport on {self.mdp!r}: smallest alpha {lowest['alpha_min']:.3f} "
+                f"(step {lowest['step']}){value}>")
+
     @property
     def alpha_min(self) -> float:
         """The smallest alpha over the steps."""
@@ -210,6 +220,10 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
             | Mapping[int, Sequence[ObservationPolicy]], name: str = "policies"
             ) -> tuple[dict[int, list[int]], list[ObservationPolicy]]:
     """Every distinct policy once, and the indices of the cover of each step."""
+    if callable(policies) or isinstance(policies, str):
+        raise TypeError(f"{name} must be a list of policies (the cover of every step) or a dict "
+                        f"step -> list, got {short_repr(policies)}: one policy is the list "
+                        "[policy]")
     if isinstance(policies, Mapping):
         unique: list[ObservationPolicy] = []
         covers = {}

@@ -73,8 +73,12 @@ def default_capacity(mdp: BlockMDP) -> int:
 class _Decoded:
     """Nearest mean encoding -> latent observation -> its label (``labels[step - 1]``)."""
 
-    def __init__(self, labels: Sequence[np.ndarray], training: EncodedObservations) -> None:
-        self.labels, self.training = labels, training
+    def __init__(self, labels: Sequence[np.ndarray], training: EncodedObservations,
+                 name: str) -> None:
+        self.labels, self.training, self.name = labels, training, name
+
+    def __repr__(self) -> str:
+        return f"<{self.name} on {self.training.mdp.name!r}>"
 
     def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
         ids, vectors = self.training.step(step)
@@ -90,6 +94,9 @@ class _Random:
     def __init__(self, capacity: int, seed: int) -> None:
         self.capacity, self.seed = capacity, seed
 
+    def __repr__(self) -> str:
+        return f"<reference learner 'random': {self.capacity} classes, seed {self.seed}>"
+
     def __call__(self, observations: np.ndarray, step: int) -> np.ndarray:
         rng = np.random.default_rng([self.seed, step, len(observations)])
         return rng.integers(self.capacity, size=len(observations))
@@ -102,6 +109,11 @@ class _Clustering:
                  pca: bool) -> None:
         self.training, self.capacity, self.seed, self.pca = training, capacity, seed, pca
         self.fitted: dict[int, tuple[PCA | None, KMeans]] = {}
+
+    def __repr__(self) -> str:
+        name = "pca-kmeans" if self.pca else "kmeans"
+        return (f"<reference learner {name!r} on {self.training.mdp.name!r}: {self.capacity} "
+                f"classes, seed {self.seed}>")
 
     def _fit(self, step: int) -> tuple[PCA | None, KMeans]:
         if step not in self.fitted:
@@ -136,7 +148,8 @@ def reference_abstraction(name: str, mdp: BlockMDP, encoder: Encoder | None = No
     at_least(1).check(capacity, "capacity")
     training = EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed, stream=1)
     if name == "oracle":
-        return _Decoded([np.asarray(states) for states in mdp.emission_state], training)
+        return _Decoded([np.asarray(states) for states in mdp.emission_state], training,
+                        "reference learner 'oracle'")
     if name == "random":
         return _Random(capacity, seed)
     return _Clustering(training, capacity, seed, pca=name == "pca-kmeans")
@@ -176,4 +189,4 @@ def labelled_abstraction(mdp: BlockMDP, labels: Sequence[Sequence[int]],
                              f"observation ({expected}), got {layer.tolist()!r}")
         checked.append(layer)
     return _Decoded(checked, EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed,
-                                                 stream=1))
+                                                 stream=1), "labelled abstraction")

@@ -11,8 +11,8 @@ cover's alpha (``def:policy-cover``), and ``homer evaluate``'s whole report (:cl
 >>> report = evaluate_abstraction(lock, one_class, samples=10)
 >>> ki = {h: step["ki"] for h, step in enumerate(report.steps, start=1)}
 >>> print("\\n".join(abstraction_table({"phi vs KI": ki})))
-  learned vs exact   steps with wrong merges   steps with splits   max misassigned
-  phi vs KI          3 of 3 (steps 1, 2, 3)    0 of 3              0.000
+  learned vs exact   steps with wrong merges   wrong merges   steps with splits   max misassigned
+  phi vs KI          3 of 3 (steps 1, 2, 3)    5              0 of 3              0.000
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from homer.evaluate import AbstractionComparison, AbstractionReport
 from homer.policy_evaluation import CoverReport
 from homer.wording import setting
 from kinematic.display import listed
+from kinematic.partition import block_text
 
 __all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table",
-           "agreement_lines", "cover_lines", "format_evaluation", "steps_phrase"]
+           "agreement_lines", "cover_lines", "format_evaluation", "merge_lines", "steps_phrase"]
 
 TABLE_LEGEND = (
     "  each latent observation is assigned to the learned class most of its encodings fall into;",
-    "  wrong merge: one learned class is assigned the observations of two exact classes;",
+    "  wrong merge: a pair of exact classes whose observations are assigned to one learned class;",
     "  split: the observations of one exact class are assigned to two or more learned classes;",
     "  misassigned: the share of a step's encodings outside their observation's assigned class;",
     "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
@@ -62,7 +63,7 @@ def abstraction_table(rows: Mapping[str, Mapping[int, AbstractionComparison]]) -
     """The table of wrong merges, splits and the largest misassigned share: one row per
     ``rows`` entry (its name -> time step, 1-based -> the comparison of that step), empty rows
     left out; the lines, indented by two spaces."""
-    header = ("learned vs exact", "steps with wrong merges", "steps with splits",
+    header = ("learned vs exact", "steps with wrong merges", "wrong merges", "steps with splits",
               "max misassigned")
     cells = []
     for name, compared in rows.items():
@@ -73,11 +74,37 @@ def abstraction_table(rows: Mapping[str, Mapping[int, AbstractionComparison]]) -
         cells.append((name,
                       steps_phrase([h for h, c in compared.items() if c.wrong_merges],
                                    len(compared)),
+                      str(sum(c.wrong_merges for c in compared.values())),
                       steps_phrase([h for h, c in compared.items() if c.splits], len(compared)),
                       f"{most:.3f}" + (f" (step {worst})" if most else "")))
     widths = [max(len(row[k]) for row in [header, *cells]) for k in range(len(header))]
     return ["  " + "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
             .rstrip() for row in [header, *cells]]
+
+
+def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
+                shown: int = 3) -> list[str]:
+    """Where the wrong merges of :func:`abstraction_table`'s rows are: per row with any, the
+    exact classes one learned class holds, at its first ``shown`` steps with merges.
+
+    >>> import numpy as np
+    >>> merged = AbstractionComparison("ki", [["s2a", "s2b"], ["s2d"]], [0], np.zeros((1, 2)),
+    ...                                {}, 0.0, 1, 0, 0.5, 0.0, merged=[[0, 1]])
+    >>> merge_lines({"phi vs KI": {2: merged}})
+    ['  phi vs KI merges: step 2 {s2a, s2b} + {s2d}']
+    """
+    lines = []
+    for name, compared in rows.items():
+        steps = [h for h, c in sorted(compared.items()) if c.wrong_merges]
+        if not steps:
+            continue
+        where = "; ".join(
+            f"step {h} " + ", ".join(" + ".join(block_text(block) for block in group)
+                                    for group in compared[h].merged_blocks())
+            for h in steps[:shown])
+        more = f"; ... ({len(steps) - shown} more steps)" if len(steps) > shown else ""
+        lines.append(f"  {name} merges: {where}{more}")
+    return lines
 
 
 def cover_lines(steps: Sequence[Mapping[str, Any]], only_first: str) -> list[str]:
@@ -166,13 +193,12 @@ def format_evaluation(evaluation: Evaluation) -> str:
     and, with policies, their cover's alpha after step 1 and their values against V*."""
     report = evaluation.report
     capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
+    rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1)}
+            for kind, name in EVALUATION_NAMES.items()}
     lines = [f"phi = {evaluation.abstraction}{capacity} on {report.mdp} vs the exact answers:",
              f"  {len(report.steps)} time steps, {report.samples} encodings of each latent "
              f"observation (seed {report.seed})",
-             *abstraction_table({name: {h: step[kind] for h, step in
-                                        enumerate(report.steps, start=1)}
-                                 for kind, name in EVALUATION_NAMES.items()}),
-             *TABLE_LEGEND,
+             *abstraction_table(rows), *merge_lines(rows), *TABLE_LEGEND,
              *agreement_lines({h: step["ki"] for h, step in enumerate(report.steps, start=1)})]
     cover = evaluation.cover
     if cover is None:

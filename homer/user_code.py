@@ -176,7 +176,7 @@ def load_policies(text: str, flag: str, mdp: object) -> list[Any] | dict[int, li
             raise UserCodeError(
                 f"{flag} {text}: {what} cannot be called with one argument, the MDP; expected "
                 "a function of the MDP returning the policies, or the policies themselves (a "
-                "list, or a dict step -> list)") from None
+                f"list, or a dict step -> list: one policy is the list [{what}])") from None
         except ValueError:  # no signature to check (a builtin): the call will tell
             pass
         loaded, what = guarded(loaded, f"{flag} {text}")(mdp), f"{what}(mdp)"
