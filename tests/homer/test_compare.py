@@ -75,9 +75,13 @@ def test_a_known_wrong_merge_is_counted_once():
     assert report.to_json()["steps_with_wrong_merges_by_abstraction"] == {
         "backward": 0, "forward": 1, "ki": 1}
     rows = table(format_summary(report))
-    assert rows["phi-bar = (phi_F, phi_B) vs KI"][:2] == ["1 of 4 (step 2)", "0 of 4"]
-    assert rows["phi_B vs backward KI"][:2] == ["0 of 3", "0 of 3"]
-    assert rows["phi_F vs forward KI"][:2] == ["1 of 3 (step 2)", "0 of 3"]
+    assert rows["phi-bar = (phi_F, phi_B) vs KI"][:3] == ["1 of 4 (step 2)", "1", "0 of 4"]
+    assert rows["phi_B vs backward KI"][:3] == ["0 of 3", "0", "0 of 3"]
+    assert rows["phi_F vs forward KI"][:3] == ["1 of 3 (step 2)", "1", "0 of 3"]
+    assert ki.merged == [[0, 1]] and ki.merged_blocks() == [[["s2a"], ["s2b"]]]
+    assert [line for line in format_summary(report).splitlines() if "merges:" in line] == [
+        "  phi-bar = (phi_F, phi_B) vs KI merges: step 2 {s2a} + {s2b}",
+        "  phi_F vs forward KI merges: step 2 {s2a} + {s2b}"]
 
 
 def table(summary: str) -> dict[str, list[str]]:
@@ -107,7 +111,7 @@ def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
     report.abstractions[3]["backward"] = compare_classes(
         mdp, 3, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
     assert table(format_summary(report))["phi_B vs backward KI"] == [
-        "0 of 3", "0 of 3", "0.125 (step 3)"]
+        "0 of 3", "0", "0 of 3", "0.125 (step 3)"]
 
 
 def test_the_summary_names_the_smallest_alpha_after_the_first_step():

@@ -19,7 +19,7 @@ from homer.compare import combined_classifier, compare_run
 from homer.encoders import HadamardNoise
 from homer.evaluate import KINDS, evaluate_abstraction, exact_partitions, pairwise_agreement
 from homer.policy_evaluation import evaluate_policies
-from homer.reference_learners import reference_abstraction
+from homer.reference_learners import labelled_abstraction, reference_abstraction
 from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock, combination_lock_good_actions, split_state
 from kinematic.model import BlockMDP
@@ -376,3 +376,17 @@ def test_a_users_file_edited_between_loads_is_read_again(tmp_path):
     path.write_text("def phi(observations, step):\n    return 2\n")
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert load_object(f"{path}:phi", "--abstraction")(None, 1) == 2
+
+
+def test_the_reference_learners_print_as_one_line():
+    mdp = combination_lock(3, 2, 0)  # at most 3 KI classes per step
+    name = "'combolock-H3-K2-seed0'"
+    assert repr(reference_abstraction("oracle", mdp)) == f"<reference learner 'oracle' on {name}>"
+    assert repr(reference_abstraction("random", mdp, seed=4)) == (
+        "<reference learner 'random': 3 classes, seed 4>")
+    assert repr(reference_abstraction("kmeans", mdp, capacity=5)) == (
+        f"<reference learner 'kmeans' on {name}: 5 classes, seed 0>")
+    assert repr(reference_abstraction("pca-kmeans", mdp, seed=2)) == (
+        f"<reference learner 'pca-kmeans' on {name}: 3 classes, seed 2>")
+    labels = [[0] * len(layer) for layer in mdp.observations]
+    assert repr(labelled_abstraction(mdp, labels)) == f"<labelled abstraction on {name}>"

@@ -134,6 +134,30 @@ def test_out_writes_the_summary_report_and_plots(capsys, files):
     assert len(document["plots"]) == 4
 
 
+def test_out_without_policies_removes_the_alpha_plot_of_an_earlier_run(capsys, files):
+    out_dir = files / "result"
+    code, _, _ = evaluate(capsys, files, "--abstraction", "oracle", "--policies",
+                          f"{files / 'mine.py'}:cover", "--out", str(out_dir))
+    assert code == 0 and (out_dir / "alpha.png").is_file() and (out_dir / "alpha.svg").is_file()
+    code, _, _ = evaluate(capsys, files, "--abstraction", "oracle", "--out", str(out_dir))
+    assert code == 0
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == sorted(name for name in EVALUATE_OUTPUTS if not name.startswith("alpha."))
+    document = json.loads((out_dir / "report.json").read_text())
+    assert len(document["plots"]) == 2 and document["cover"] is None
+
+
+def test_out_without_policies_refuses_and_keeps_a_symbolic_link_named_alpha_png(capsys, files):
+    out_dir = files / "result"
+    out_dir.mkdir()
+    (files / "kept.png").write_text("not ours")
+    (out_dir / "alpha.png").symlink_to(files / "kept.png")
+    code, _, err = evaluate(capsys, files, "--abstraction", "oracle", "--out", str(out_dir))
+    assert code == 2 and "alpha.png: a symbolic link" in err
+    assert (out_dir / "alpha.png").is_symlink()
+    assert (files / "kept.png").read_text() == "not ours"
+
+
 def test_out_refuses_a_symbolic_link_before_any_work(capsys, files):
     out_dir = files / "result"
     out_dir.mkdir()

@@ -60,6 +60,7 @@ from homer.summary import (
     agreement_lines,
     cover_lines,
     format_evaluation,
+    merge_lines,
     steps_phrase,
 )
 from homer.wording import command_line_wording
@@ -283,7 +284,7 @@ def test_an_abstraction_comparison_to_json_holds_every_field():
         "confusion": [[1, 0, 0, 2], [1, 0, 0, 0]], "assignment": {"a1": 0, "d": 0},
         "misassigned": 0.25, "wrong_merges": 1, "splits": 0, "purity": 0.75,
         "adjusted_rand_index": c.adjusted_rand_index,
-        "pairwise_agreement": c.pairwise_agreement}
+        "pairwise_agreement": c.pairwise_agreement, "merged": [[["a"], ["d"]]]}
 
 
 def test_compare_steps_uses_the_partitions_roll_in_and_names_given():
@@ -564,9 +565,12 @@ def test_evaluate_policies_scores_alpha_per_step_and_values():
 
 def comparison(wrong_merges: int = 0, splits: int = 0, misassigned: float = 0.0,
                agreement: float | None = None, kind: str = "ki") -> AbstractionComparison:
-    """A step's learned classes: only the counts the summaries read."""
-    return AbstractionComparison(kind, [], [], np.zeros((0, 0), dtype=np.int64), {}, misassigned,
-                                 wrong_merges, splits, 1.0, 1.0, agreement)
+    """A step's learned classes: only the counts the summaries read, the ``wrong_merges`` pairs
+    being the exact class ``x0`` with each of ``x1``, ``x2``, ... in a learned class each."""
+    return AbstractionComparison(kind, [[f"x{k}"] for k in range(wrong_merges + 1)], [],
+                                 np.zeros((0, 0), dtype=np.int64), {}, misassigned, wrong_merges,
+                                 splits, 1.0, 1.0, agreement,
+                                 [[0, k] for k in range(1, wrong_merges + 1)])
 
 
 def test_steps_phrase_names_the_first_steps():
@@ -585,19 +589,22 @@ def test_the_abstraction_table_counts_steps_and_names_the_worst_misassigned_step
             "empty": {},
             "clean": {2: comparison(), 3: comparison()}}
     assert abstraction_table(rows) == [
-        "  learned vs exact   steps with wrong merges   steps with splits     max misassigned",
-        "  first              2 of 4 (steps 1, 3)       2 of 4 (steps 2, 3)   0.250 (step 3)",
-        "  clean              0 of 2                    0 of 2                0.000",
+        "  learned vs exact   steps with wrong merges   wrong merges   steps with splits     "
+        "max misassigned",
+        "  first              2 of 4 (steps 1, 3)       3              2 of 4 (steps 2, 3)   "
+        "0.250 (step 3)",
+        "  clean              0 of 2                    0              0 of 2                "
+        "0.000",
     ]
 
 
 def test_the_table_widens_its_columns_to_the_longest_cell():
     rows = {"a very long name of a row": {1: comparison(1, 1, 0.5)}}
     assert abstraction_table(rows) == [
-        "  learned vs exact            steps with wrong merges   steps with splits   "
-        "max misassigned",
-        "  a very long name of a row   1 of 1 (step 1)           1 of 1 (step 1)     "
-        "0.500 (step 1)"]
+        "  learned vs exact            steps with wrong merges   wrong merges   steps with "
+        "splits   max misassigned",
+        "  a very long name of a row   1 of 1 (step 1)           1              1 of 1 (step "
+        "1)     0.500 (step 1)"]
 
 
 def test_cover_lines_give_the_smallest_alpha_after_the_first_step():
@@ -660,18 +667,25 @@ def test_format_evaluation_without_policies():
     text = format_evaluation(evaluation(None)).splitlines()
     assert text[:2] == ["phi = mod:phi into 3 classes on lock vs the exact answers:",
                         "  3 time steps, 7 encodings of each latent observation (seed 2)"]
-    assert text[2:6] == [
-        "  learned vs exact     steps with wrong merges   steps with splits   max misassigned",
-        "  phi vs KI            1 of 3 (step 2)           0 of 3              0.125 (step 2)",
-        "  phi vs backward KI   1 of 3 (step 1)           0 of 3              0.000",
-        "  phi vs forward KI    0 of 3                    1 of 3 (step 1)     0.000"]
-    assert text[11] == ("pairwise agreement with the latent states: lowest 0.250 (step 2), mean "
+    assert text[2:8] == [
+        "  learned vs exact     steps with wrong merges   wrong merges   steps with splits   "
+        "max misassigned",
+        "  phi vs KI            1 of 3 (step 2)           2              0 of 3              "
+        "0.125 (step 2)",
+        "  phi vs backward KI   1 of 3 (step 1)           1              0 of 3              "
+        "0.000",
+        "  phi vs forward KI    0 of 3                    0              1 of 3 (step 1)     "
+        "0.000",
+        "  phi vs KI merges: step 2 {x0} + {x1}, {x0} + {x2}",
+        "  phi vs backward KI merges: step 1 {x0} + {x1}"]
+    assert text[13] == ("pairwise agreement with the latent states: lowest 0.250 (step 2), mean "
                         "0.375 over the steps")
     assert text[-1] == ("policies: none given (give policies=... to score a policy cover)")
-    assert text[6:15] == [
+    assert text[8:17] == [
         "  each latent observation is assigned to the learned class most of its encodings fall "
         "into;",
-        "  wrong merge: one learned class is assigned the observations of two exact classes;",
+        "  wrong merge: a pair of exact classes whose observations are assigned to one learned "
+        "class;",
         "  split: the observations of one exact class are assigned to two or more learned "
         "classes;",
         "  misassigned: the share of a step's encodings outside their observation's assigned "
@@ -683,7 +697,7 @@ def test_format_evaluation_without_policies():
         "  exactly when they come from one latent state (Intrepid's measure: two states of one "
         "KI class",
         "  in one class are no wrong merge but cost agreement)"]
-    assert len(text) == 16
+    assert len(text) == 18
     with command_line_wording():
         assert format_evaluation(evaluation(None)).splitlines()[-1] == (
             "policies: none given (give --policies to score a policy cover)")
@@ -700,7 +714,7 @@ def cover_report(values: list[float] | None, errors: list[float] | None) -> Cove
 def test_format_evaluation_reports_the_cover_values_and_the_largest_standard_error():
     text = format_evaluation(evaluation(cover_report([0.25, 0.625, 0.5],
                                                      [0.0625, 0.001, 0.125]))).splitlines()
-    assert len(text) == 21 and text[0].startswith("phi = mod:phi")
+    assert len(text) == 23 and text[0].startswith("phi = mod:phi")
     assert text[-6:] == [
         "policies: mod:pi",
         "policy cover: smallest alpha 0.250 at step 3 of steps 2-3 (step 1 needs no policy)",
@@ -1194,21 +1208,25 @@ def comparison_report(value: float | None) -> ComparisonReport:
 
 def test_the_summary_of_a_comparison():
     text = format_summary(comparison_report(0.5)).splitlines()
-    assert text[:5] == [
+    assert text[:7] == [
         "combolock-H4-K3-seed0 vs the exact answers: 3 time steps, 6 encodings of each latent "
         "observation",
-        "  learned vs exact                 steps with wrong merges   steps with splits   max "
-        "misassigned",
-        "  phi-bar = (phi_F, phi_B) vs KI   1 of 3 (step 3)           1 of 3 (step 1)     0.250 "
-        "(step 3)",
-        "  phi_B vs backward KI             1 of 1 (step 3)           0 of 1              0.000",
-        "  phi_F vs forward KI              0 of 1                    1 of 1 (step 1)     0.000"]
-    assert text[5:11] == list(SUMMARY_LEGEND)
+        "  learned vs exact                 steps with wrong merges   wrong merges   steps with "
+        "splits   max misassigned",
+        "  phi-bar = (phi_F, phi_B) vs KI   1 of 3 (step 3)           1              1 of 3 "
+        "(step 1)     0.250 (step 3)",
+        "  phi_B vs backward KI             1 of 1 (step 3)           2              0 of 1    "
+        "          0.000",
+        "  phi_F vs forward KI              0 of 1                    0              1 of 1 "
+        "(step 1)     0.000",
+        "  phi-bar = (phi_F, phi_B) vs KI merges: step 3 {x0} + {x1}",
+        "  phi_B vs backward KI merges: step 3 {x0} + {x1}, {x0} + {x2}"]
+    assert text[7:13] == list(SUMMARY_LEGEND)
     # phi-bar's agreement only (phi_F's and phi_B's are lower)
-    assert text[11:15] == [
+    assert text[13:17] == [
         "pairwise agreement with the latent states: lowest 0.250 (step 3), mean 0.375 over the "
         "steps", *agreement_lines({1: comparison(agreement=0.25)})[1:]]
-    assert text[15:] == [
+    assert text[17:] == [
         "policy cover: alpha 1.000 at each of steps 2-3 (step 1 needs no policy)",
         "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
         "(def:policy-cover)",
@@ -1218,11 +1236,11 @@ def test_the_summary_of_a_comparison():
         "  encodings of an observation on which it takes the action (largest standard error: "
         "0.062)"]
     stopped = format_summary(comparison_report(None)).splitlines()
-    assert stopped[11:] == [
-        *text[11:17], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
+    assert stopped[13:] == [
+        *text[13:19], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
     report = comparison_report(None)
     report.steps[1:] = []
-    assert format_summary(report).splitlines()[15] == (
+    assert format_summary(report).splitlines()[17] == (
         "policy cover: only step 1 compared (the run stopped before learning step 2)")
 
 
@@ -1324,3 +1342,133 @@ def test_the_majority_is_the_most_common_key_the_smallest_on_a_tie():
     assert majority(Counter([3, 3, 1])) == 3
     assert majority(Counter(["b", "a", "b", "a", "c"])) == "a"
     assert majority(Counter({5: 1})) == 5
+
+
+# --- where the wrong merges are, one-line reprs, the roll-in's convention, the new errors -----
+
+def test_merged_lists_the_exact_classes_of_each_merging_learned_class():
+    # 5 holds a and c, 7 holds a and d, 9 holds b alone (a is split between 5 and 7)
+    c = compared({"a1": [5], "a2": [7], "b1": [9], "c1": [5], "c2": [5], "d": [7]})
+    assert c.merged == [[0, 2], [0, 3]] and c.wrong_merges == 2
+    assert c.merged_blocks() == [[["a"], ["c"]], [["a"], ["d"]]]
+    assert c.to_json()["merged"] == [[["a"], ["c"]], [["a"], ["d"]]]
+    # one learned class with three exact classes, listed by their index in exact_classes
+    three = compared({"a1": [0], "b1": [1], "c1": [0], "d": [0]},
+                     exact=[["d"], ["a", "b"], ["c"]])
+    assert three.merged == [[0, 1, 2]] and three.wrong_merges == 3
+    assert three.merged_blocks() == [[["d"], ["a", "b"], ["c"]]]
+    clean = compared({"a1": [0], "b1": [0], "c1": [1], "d": [2]},
+                     exact=[["a", "b"], ["c"], ["d"]])
+    assert clean.merged == [] and clean.merged_blocks() == []
+    assert clean.to_json()["merged"] == []
+
+
+def merging(step_groups: list[list[list[str]]]) -> AbstractionComparison:
+    """A step whose learned classes hold the exact classes ``step_groups`` (one list per
+    merging learned class)."""
+    blocks = [block for group in step_groups for block in group]
+    indices, k = [], 0
+    for group in step_groups:
+        indices.append(list(range(k, k + len(group))))
+        k += len(group)
+    pairs = sum(len(group) * (len(group) - 1) // 2 for group in step_groups)
+    return AbstractionComparison("ki", blocks, [], np.zeros((0, 0), dtype=np.int64), {}, 0.0,
+                                 pairs, 0, 1.0, 1.0, None, indices)
+
+
+def test_merge_lines_name_the_exact_classes_one_learned_class_holds():
+    one = merging([[["s2a", "s2b"], ["s2d"]]])
+    assert merge_lines({"phi vs KI": {2: one}}) == ["  phi vs KI merges: step 2 {s2a, s2b} + {s2d}"]
+    several = merging([[["a"], ["b"], ["c"]], [["d"], ["e"]]])
+    assert merge_lines({"phi vs KI": {4: several, 1: comparison()}, "clean": {1: comparison()},
+                        "empty": {}, "phi_B": {3: one}}) == [
+        "  phi vs KI merges: step 4 {a} + {b} + {c}, {d} + {e}",
+        "  phi_B merges: step 3 {s2a, s2b} + {s2d}"]
+    assert merge_lines({"clean": {1: comparison(), 2: comparison()}}) == []
+
+
+def test_merge_lines_show_the_first_steps_and_count_the_rest():
+    steps = {h: merging([[[f"s{h}a"], [f"s{h}b"]]]) for h in (6, 2, 3, 5, 4)}
+    steps[1] = comparison()
+    assert merge_lines({"phi": steps}) == [
+        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}; "
+        "... (2 more steps)"]
+    assert merge_lines({"phi": steps}, shown=4) == [
+        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}; "
+        "step 5 {s5a} + {s5b}; ... (1 more steps)"]
+    assert merge_lines({"phi": steps}, shown=5)[0].endswith("; step 6 {s6a} + {s6b}")
+    three = {h: steps[h] for h in (2, 3, 4)}
+    assert merge_lines({"phi": three}) == [
+        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}"]
+
+
+def test_an_abstraction_report_prints_as_one_line_naming_the_steps_with_wrong_merges():
+    report = evaluation(None).report
+    assert repr(report) == (
+        "<AbstractionReport on 'lock': 3 steps, 7 encodings per observation (seed 2); steps "
+        "with wrong merges vs backward [1], forward none, ki [2]>")
+    clean = AbstractionReport("m", 1, 0, [dict.fromkeys(["ki", "backward", "forward"],
+                                                        comparison())])
+    assert repr(clean) == ("<AbstractionReport on 'm': 1 steps, 1 encodings per observation "
+                           "(seed 0); steps with wrong merges vs backward none, forward none, "
+                           "ki none>")
+
+
+def test_a_cover_report_prints_its_smallest_alpha_after_step_1_and_its_best_value():
+    assert repr(cover_report([0.25, 0.625, 0.5], [0.1, 0.1, 0.1])) == (
+        "<CoverReport on 'lock': smallest alpha 0.250 (step 3); best value 0.625 of V* 0.875>")
+    assert repr(cover_report(None, None)) == (
+        "<CoverReport on 'lock': smallest alpha 0.250 (step 3)>")
+    # step 1's alpha is left out unless it is the only step; ties go to the first step
+    report = CoverReport("m", 1, 0, [{"step": 1, "alpha_min": 0.125},
+                                     {"step": 2, "alpha_min": 0.5},
+                                     {"step": 4, "alpha_min": 0.5}], None, None, None)
+    assert repr(report) == "<CoverReport on 'm': smallest alpha 0.500 (step 2)>"
+    alone = CoverReport("m", 1, 0, [{"step": 1, "alpha_min": 1.0}], [0.75], [0.0], 1.0)
+    assert repr(alone) == ("<CoverReport on 'm': smallest alpha 1.000 (step 1); best value 0.750 "
+                           "of V* 1.000>")
+
+
+def detour() -> BlockMDP:
+    """``s`` -x-> ``u`` or ``v`` (1/2 each), -y-> ``v``; ``u`` -x-> ``w``, -y-> ``z1``;
+    ``v`` -x-> ``z1``, -y-> ``z2``: ``w`` cannot be reached from ``v``, which its homing
+    policy reaches with probability 1/2."""
+    return block_mdp(
+        "detour", [["s"], ["u", "v"], ["w", "z1", "z2"]], ["x", "y"], {"s": 1},
+        {"s": {"x": {"u": "1/2", "v": "1/2"}, "y": {"v": 1}},
+         "u": {"x": {"w": 1}, "y": {"z1": 1}}, "v": {"x": {"z1": 1}, "y": {"z2": 1}}})
+
+
+def test_the_roll_in_takes_the_first_action_off_the_targets_paths():
+    """By hand, layer 3: homing on w takes x at s and u, and x (the first action) at v, off
+    w's paths: w 1/2, z1 1/2. On z1, x and y tie at s (1 each): x, then y at u and x at v:
+    z1 1. On z2: y at s, y at v: z2 1. The mean: w 1/6, z1 1/2, z2 1/3 (acting uniformly at v
+    would give z1 5/12, z2 5/12). Layer 2: homing on u takes x (u 1/2, v 1/2), on v y (v 1):
+    u 1/4, v 3/4."""
+    mdp = detour()
+    assert list(mdp.observations[1]) == ["u", "v"]
+    assert list(mdp.observations[2]) == ["w", "z1", "z2"]
+    roll_in = cover_roll_in(mdp)
+    assert roll_in[0].tolist() == [1.0] and roll_in[1].tolist() == [0.25, 0.75]
+    assert roll_in[2].tolist() == pytest.approx([1 / 6, 1 / 2, 1 / 3], abs=1e-15)
+
+
+def test_encoded_observations_refuse_what_is_not_a_block_mdp():
+    with pytest.raises(TypeError, match=r"^mdp must be a BlockMDP, got 'lock\.json' \(a spec "
+                                        r"file is read by kinematic\.load_spec\(path\)\)$"):
+        EncodedObservations("lock.json", ENCODER, 1, 0)
+
+
+@pytest.mark.parametrize("policies, shown", [(every_fourth, "<function every_fourth"),
+                                             ("mod:pi", "'mod:pi'")])
+def test_one_policy_or_a_string_where_a_cover_is_expected_is_refused(policies, shown):
+    with pytest.raises(TypeError, match=r"^mine must be a list of policies \(the cover of every "
+                                        r"step\) or a dict step -> list, got " + re.escape(shown)
+                                        + r".*: one policy is the list \[policy\]$"):
+        _covers(fork(), policies, "mine")
+
+
+def test_a_phi_returning_none_is_named():
+    with pytest.raises(ValueError, match=r"^mine\(observations, 2\) returned None; expected one "
+                                         r"integer class per row of the 3 observations$"):
+        learned_classes(lambda x, step: None, np.zeros((3, 2)), 2, "mine")
