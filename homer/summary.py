@@ -102,7 +102,8 @@ def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
             f"step {h} " + ", ".join(" + ".join(block_text(block) for block in group)
                                     for group in compared[h].merged_blocks())
             for h in steps[:shown])
-        more = f"; ... ({len(steps) - shown} more steps)" if len(steps) > shown else ""
+        left = len(steps) - shown
+        more = f"; ... ({left} more step{'s' if left > 1 else ''})" if left > 0 else ""
         lines.append(f"  {name} merges: {where}{more}")
     return lines
 

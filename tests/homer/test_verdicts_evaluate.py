@@ -1395,7 +1395,7 @@ def test_merge_lines_show_the_first_steps_and_count_the_rest():
         "... (2 more steps)"]
     assert merge_lines({"phi": steps}, shown=4) == [
         "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}; "
-        "step 5 {s5a} + {s5b}; ... (1 more steps)"]
+        "step 5 {s5a} + {s5b}; ... (1 more step)"]
     assert merge_lines({"phi": steps}, shown=5)[0].endswith("; step 6 {s6a} + {s6b}")
     three = {h: steps[h] for h in (2, 3, 4)}
     assert merge_lines({"phi": three}) == [
