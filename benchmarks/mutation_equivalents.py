@@ -432,9 +432,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"homer.evaluate.x_cover_roll_in__mutmut_{k}" for k in (25, 27)],
                     FLOAT_ALREADY),
     # homer/policy_evaluation.py
-    **dict.fromkeys([f"homer.policy_evaluation.x_has_rewards__mutmut_{k}" for k in (4, 6)], (
-        "np.asarray(rewards, dtype=float) -> dtype=None / absent",
-        "an object array of Fractions compares with 0 elementwise just the same")),
     "homer.policy_evaluation.x__action_rows__mutmut_13": DTYPE_KIND,
     "homer.policy_evaluation.x__action_rows__mutmut_42": (
         "rows.astype(np.float64) -> astype(None)", "astype(None) is float64"),

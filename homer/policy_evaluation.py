@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from homer.encoded import EncodedObservations, Encoder
+from kinematic.analysis import has_rewards
 from kinematic.errors import short_repr
 from kinematic.homing import maximum_visitation
 from kinematic.model import BlockMDP, with_float_numbers
@@ -41,7 +42,7 @@ from kinematic.policies import Policy
 from kinematic.visitation import policy_value, state_visitation
 
 __all__ = ["CoverReport", "LatentPolicies", "ObservationPolicy", "cover_step",
-           "evaluate_policies", "float_model", "has_rewards"]
+           "evaluate_policies", "float_model"]
 
 ObservationPolicy = Callable[[np.ndarray, int], ArrayLike]
 """``pi(observations, step)``: encoded observations ``(n, d)`` of time step ``step`` (1-based)
@@ -52,11 +53,6 @@ def float_model(mdp: BlockMDP) -> BlockMDP:
     """``mdp`` with float numbers (learned numbers are estimates: exact arithmetic buys
     nothing)."""
     return with_float_numbers(mdp) if mdp.mode.exact else mdp
-
-
-def has_rewards(mdp: BlockMDP) -> bool:
-    """Whether some reward of ``mdp`` is not zero."""
-    return any(np.any(np.asarray(layer, dtype=float) != 0) for layer in mdp.rewards)
 
 
 def _action_rows(policy: ObservationPolicy, vectors: np.ndarray, step: int, actions: int,

@@ -51,7 +51,6 @@ from homer.policy_evaluation import (
     eta_floats,
     evaluate_policies,
     float_model,
-    has_rewards,
 )
 from homer.sampler import LinearPolicy
 from homer.summary import (
@@ -64,6 +63,7 @@ from homer.summary import (
     steps_phrase,
 )
 from homer.wording import command_line_wording
+from kinematic.analysis import has_rewards
 from kinematic.canonical import canonical_form
 from kinematic.families import combination_lock
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
