@@ -37,7 +37,7 @@ from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
 from homer.counterexamples import as_predicted, counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
-from homer.evaluate import Abstraction, evaluate_abstraction
+from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -57,6 +57,7 @@ from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
 from kinematic.families import combination_lock
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.partition import Partition
 from kinematic.spec import load_spec
 
 __all__ = ["MAX_BUDGET", "MAX_SEEDS", "MAX_WORKERS", "main"]
@@ -267,8 +268,8 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: HadamardNoise
-                          ) -> tuple[Abstraction, int | None]:
+def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: HadamardNoise,
+                          ki: Partition) -> tuple[Abstraction, int | None]:
     """``--abstraction``: a reference learner by name (with its capacity) or the user's
     function."""
     if ":" not in args.abstraction and not args.abstraction.endswith(".py"):
@@ -281,7 +282,7 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
         if name == "oracle" and args.capacity is not None:
             raise ValueError("--capacity: the oracle has no capacity (it gives every latent "
                              "state its own class)")
-        capacity = None if name == "oracle" else args.capacity or default_capacity(mdp)
+        capacity = None if name == "oracle" else args.capacity or default_capacity(mdp, ki)
         return reference_abstraction(name, mdp, encoder, capacity, args.seed), capacity
     if args.capacity is not None:
         raise ValueError(f"--capacity applies to the reference learners random, kmeans and "
@@ -320,11 +321,13 @@ def _evaluate(args: argparse.Namespace) -> int:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
         encoder = HadamardNoise(args.noise_variance)
-        phi, capacity = _evaluate_abstraction(args, mdp, encoder)
+        partitions = exact_partitions(mdp)
+        phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
         policies = (None if args.policies is None
                     else load_policies(args.policies, "--policies", mdp))
         report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
-                                      name=f"--abstraction {args.abstraction}")
+                                      name=f"--abstraction {args.abstraction}",
+                                      partitions=partitions)
         cover = (None if policies is None
                  else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
                                         name=f"--policies {args.policies}"))

@@ -47,7 +47,6 @@ from homer.policy_evaluation import (
     ObservationPolicy,
     cover_step,
     eta_floats,
-    float_model,
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.summary import (
@@ -278,8 +277,8 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
                        "comparing", setting("transitions", transitions))
     partitions = exact_partitions(mdp)
     canonical = canonical_form(mdp, partitions["ki"])
-    roll_in, eta = cover_roll_in(mdp), eta_floats(mdp)
     latent, linear = LatentPolicies(encoded), LinearPolicies(mdp.number_of_actions)
+    roll_in, eta = cover_roll_in(latent.floats), eta_floats(latent.floats)
     rng = np.random.default_rng([seed, 0, 2])  # the dynamics' transitions
 
     def visitation_of(policy: LinearPolicy) -> tuple[tuple[np.ndarray, ...], float]:
@@ -317,7 +316,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         value, error = latent.value(linear.policy(artefacts.policy), "the learned policy")
     return ComparisonReport(
         mdp=mdp.name, samples=samples, steps=steps, value=value,
-        optimal_value=float(optimal_values(float_model(mdp)).value),
+        optimal_value=float(optimal_values(latent.floats).value),
         policy_standard_error=error, abstractions=abstractions, dynamics=dynamics,
         visitation_counts=counts,
     )

@@ -198,20 +198,18 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
     full[:, sorted(set(exact.tolist()))] = confusion
     shares = np.zeros((len(observations), len(classes)))
     np.add.at(shares, (observation_ids, np.searchsorted(classes, learned)), 1)
-    assignment, misassigned = {}, 0
+    seen = shares.sum(axis=1) > 0
+    picked = shares.argmax(axis=1)  # the first largest: the smallest class on a tie (majority)
+    assignment: dict[str, int] = {}
     merged: dict[int, set[int]] = {}
     spread: dict[int, set[int]] = {}
-    for x, name in enumerate(observations):
-        counts = Counter(learned[observation_ids == x].tolist())
-        if not counts:
-            continue
-        chosen = majority(counts)
-        assignment[name] = int(chosen)
-        misassigned += sum(counts.values()) - counts[chosen]
+    for x in np.flatnonzero(seen):
+        chosen = classes[picked[x]]
+        assignment[observations[x]] = chosen
         merged.setdefault(chosen, set()).add(int(exact_of_observation[x]))
         spread.setdefault(int(exact_of_observation[x]), set()).add(chosen)
+    misassigned = float((shares.sum(axis=1) - shares.max(axis=1)).sum())
     agreement = None
-    seen = shares.sum(axis=1) > 0
     if roll_in is not None and roll_in[seen].sum() > 0:
         # over the observations with encodings, their roll-in weights renormalised
         agreement = pairwise_agreement(state_of_observation[seen],
@@ -324,13 +322,15 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
 
 
 def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | None = None,
-                         samples: int = 500, seed: int = 0, name: str = "phi"
+                         samples: int = 500, seed: int = 0, name: str = "phi",
+                         partitions: Mapping[str, Partition] | None = None
                          ) -> AbstractionReport:
     """Score the abstraction ``phi(observations, step) -> classes`` at every time step of
     ``mdp`` against its backward KI, forward KI and KI partitions (module docstring):
     ``samples`` encodings of each latent observation by ``encoder``
     (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``; ``name`` names
-    ``phi`` in errors (a result that is not one integer class per row).
+    ``phi`` in errors (a result that is not one integer class per row); ``partitions`` are
+    :func:`exact_partitions` when already computed.
 
     >>> import numpy as np
     >>> from kinematic import combination_lock
@@ -343,5 +343,5 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
     encoded.check_fits(doing="scoring an abstraction")
     steps = range(1, mdp.horizon + 1)
     compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps},
-                             names=dict.fromkeys(KINDS, name))
+                             partitions, names=dict.fromkeys(KINDS, name))
     return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps])

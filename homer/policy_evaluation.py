@@ -119,10 +119,10 @@ class LatentPolicies:
                 spread = np.sqrt(np.clip(square - mean ** 2, 0.0, None) / samples)
                 errors.append(float(spread.max()))
                 layers.append(mean)
+            found = Policy(tuple(layers), self.floats), tuple(errors)
             if not remember:
-                return Policy(tuple(layers), self.floats), tuple(errors)
-            self._latent[key] = (policy, Policy(tuple(layers), self.floats),  # alive: ids
-                                 tuple(errors))
+                return found
+            self._latent[key] = (policy, *found)  # the policy kept alive: ids stay unique
         _, latent, step_errors = self._latent[key]
         return latent, step_errors
 
@@ -230,13 +230,14 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
                 raise ValueError(f"{name}: the key {key!r} is not a time step of {mdp.name!r} "
                                  f"(an int from 1 to {mdp.horizon})")
             steps[int(key)] = cover
+        index: dict[int, int] = {}  # id(policy) -> its place in unique (alive there)
         for step, cover in sorted(steps.items()):
             covers[step] = []
             for policy in cover:
-                if all(policy is not other for other in unique):
+                k = index.setdefault(id(policy), len(unique))
+                if k == len(unique):
                     unique.append(policy)
-                covers[step].append(next(k for k, other in enumerate(unique)
-                                         if other is policy))
+                covers[step].append(k)
     else:
         unique = list(policies)
         covers = {step: list(range(len(unique))) for step in range(1, mdp.horizon + 1)}
@@ -272,7 +273,7 @@ def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring policies")
     latent = LatentPolicies(encoded)
-    eta = eta_floats(mdp)
+    eta = eta_floats(latent.floats)
     reached = [latent.visitation(policy, f"{name}[{k}]") for k, policy in enumerate(unique)]
     steps = [cover_step(mdp, step, [reached[k] for k in cover], eta)
              for step, cover in covers.items()]

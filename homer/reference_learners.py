@@ -48,6 +48,7 @@ from kinematic.arguments import at_least
 from kinematic.inseparability import ki_partition
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.partition import Partition
 
 __all__ = ["REFERENCE_LEARNERS", "default_capacity", "labelled_abstraction",
            "reference_abstraction"]
@@ -64,9 +65,10 @@ TRAINING_SAMPLES = 100
 """Fresh encodings of each latent observation the oracle and the clusterings are fitted on."""
 
 
-def default_capacity(mdp: BlockMDP) -> int:
-    """The most KI classes of any step of ``mdp`` (``def:ki``)."""
-    partition = ki_partition(mdp)
+def default_capacity(mdp: BlockMDP, ki: Partition | None = None) -> int:
+    """The most KI classes of any step of ``mdp`` (``def:ki``; ``ki`` its KI partition, computed
+    when None)."""
+    partition = ki_partition(mdp) if ki is None else ki
     return max(len(partition.blocks(h)) for h in range(1, mdp.horizon + 1))
 
 

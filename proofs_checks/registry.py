@@ -32,6 +32,8 @@ class Outcome:
 
     holds: bool
     witness: dict[str, Any] = field(default_factory=dict)
+    crashed: bool = False
+    """The check raised instead of deciding (:func:`_checked`)."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def _checked(check: Callable[[Any], Outcome], instance: Any) -> Outcome:
         return check(instance)
     except Exception as error:  # any crash of the code checked is reported
         return Outcome(False, {"exception": f"{type(error).__name__}: {error}",
-                               "instance": short_repr(instance, 2000)})
+                               "instance": short_repr(instance, 2000)}, crashed=True)
 
 
 def _search(
@@ -221,7 +223,7 @@ def run_claim(claim: Claim, examples: int, shrink_budget: int = SHRINK_BUDGET) -
         violations=int(failure is not None),
         witness=failure.witness if failure else None,
         negative_control=claim.negative_control,
-        negative_control_caught=negative is not None and "exception" not in negative.witness,
+        negative_control_caught=negative is not None and not negative.crashed,
         negative_witness=negative.witness if negative else None,
         seconds=time.perf_counter() - start,
         observed_failure_rate=sum(rates) / len(rates) if rates else None,
