@@ -423,9 +423,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     "homer.evaluate.x_pairwise_agreement__mutmut_7": (
         "one row too many in by_state (states.max() + 2)",
         "the extra row holds no observation: zeros, adding nothing to any of the three sums"),
-    "homer.evaluate.x_compare_classes__mutmut_41": (
-        "each encoding adds 2 instead of 1 to its observation's shares",
-        "the shares are read only divided by their row totals (the pairwise agreement)"),
     **dict.fromkeys([f"homer.evaluate.x_exact_partitions__mutmut_{k}" for k in (11, 12, 15)], (
         "ki_partition(mdp, backward, forward) -> None for backward or forward",
         "ki_partition computes a partition it is not given: the same one, again")),

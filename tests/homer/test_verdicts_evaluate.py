@@ -1472,3 +1472,18 @@ def test_a_phi_returning_none_is_named():
     with pytest.raises(ValueError, match=r"^mine\(observations, 2\) returned None; expected one "
                                          r"integer class per row of the 3 observations$"):
         learned_classes(lambda x, step: None, np.zeros((3, 2)), 2, "mine")
+
+
+def test_evaluate_abstraction_scores_against_the_partitions_it_is_given():
+    """Partitions passed in (computed once by ``homer evaluate``) are the ones compared with:
+    here a KI partition of singletons, which the constant phi merges at every step of the lock
+    with more than one state."""
+    from kinematic.partition import Partition
+    mdp = lock()
+    singletons = Partition.from_blocks(mdp, [[s] for layer in mdp.layers for s in layer])
+    given = {**exact_partitions(mdp), "ki": singletons}
+    report = evaluate_abstraction(mdp, lambda x, step: np.zeros(len(x), dtype=int), samples=2,
+                                  partitions=given)
+    assert [step["ki"].wrong_merges for step in report.steps] == [
+        len(layer) * (len(layer) - 1) // 2 for layer in mdp.layers]
+    assert report.steps[1]["ki"].exact_classes == [[s] for s in mdp.layers[1]]
