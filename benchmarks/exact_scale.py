@@ -1,4 +1,4 @@
-"""Scale of the exact core (issue: "Exact core", item 10; issue "Speed where users feel it").
+"""Scale of the exact core: eta, the KI partitions and the canonical form against baselines.
 
 For random sparse layered MDPs in float mode (H=100; widths 10, 100, 300; 10 actions; 5
 successors per state-action pair) and the diabolical combination lock (H=100, K=10, in exact
@@ -35,16 +35,17 @@ extrapolated all-pairs baseline.
 
 Timing runs first without tracing; peak memory is measured in a second run under
 ``tracemalloc`` (numpy reports its buffers to it), except for the H=1000 case (peak resident
-memory, above). Run: ``python benchmarks/exact_scale.py``.
+memory, above). Run: ``python benchmarks/exact_scale.py [--note TEXT] [--results FILE]``; the
+table of phases is printed and written as a dated Markdown file (default
+``benchmarks/results/exact_scale.md``).
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
-import platform
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -52,11 +53,12 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-import scipy
 import scipy.sparse as sp
+from machine import machine  # beside this script (run as a script)
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 
@@ -165,7 +167,7 @@ def end_to_end_seconds(mdp: BlockMDP) -> float:
 
 def run_case(name: str, mdp: BlockMDP, eta_stride: int, end_to_end: bool = False) -> list[tuple]:
     """The rows of one MDP; with ``end_to_end`` also the analyze command's wall time against
-    the per-target eta baseline (the issue's comparison)."""
+    the per-target eta baseline (the end-to-end comparison of the results file)."""
     # warm the cached action-major matrices so that neither side pays for them
     _ = mdp.action_major_transitions
     _, eta_seconds = timed(lambda: maximum_visitation(mdp))
@@ -342,17 +344,29 @@ def run_million_case(horizon: int, width: int) -> list[tuple]:
         return pool.submit(million_case_rows, horizon, width).result()
 
 
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
-    except (OSError, StopIteration):
-        pass
-    return (
-        f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, scipy {scipy.__version__}"
-    )
+RESULTS = Path(__file__).parent / "results" / "exact_scale.md"
+
+
+def write_results(path: Path, started: datetime, note: str, rows: list[tuple]) -> None:
+    """The dated results file: command, machine, one row per case and phase."""
+    text = [
+        "# Scale of the exact core",
+        "",
+        f"`python benchmarks/exact_scale.py {shlex.join(sys.argv[1:])}`, "
+        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'scipy'))}. Also running: {note}.",
+        "",
+        "Seconds of each phase against its baseline in the same process (\"~\": extrapolated "
+        "from a sample); peak memory traced by tracemalloc, resident for the H = 1000 case.",
+        "",
+        "| case | phase | seconds | peak MiB | baseline seconds | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, phase, seconds, peak, baseline, approximate in rows:
+        ratio = format(baseline / seconds, ".1f") + "x" if seconds > 0 else "inf"
+        text.append(f"| {name} | {phase} | {seconds:.3f} | {peak:.1f} | "
+                    f"{approximate}{baseline:.3f} | {approximate}{ratio} |")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(text) + "\n")
 
 
 def main() -> None:
@@ -365,8 +379,11 @@ def main() -> None:
                         help="HxW of the full float analysis at scale ('': skip it)")
     parser.add_argument("--exact-width", type=int, default=100,
                         help="width of the random exact case (0: skip it)")
+    parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    started = datetime.now(UTC)
+    print(f"machine: {machine(('numpy', 'scipy'))}")
     rows = []
     if args.exact_width:
         rows += run_exact_case(args.horizon, args.exact_width)
@@ -398,6 +415,8 @@ def main() -> None:
             f"{name:<34} {phase:<24} {seconds:>9.3f} {peak:>9.1f} "
             f"{approximate + format(baseline, '.3f'):>11} {approximate + ratio:>8}"
         )
+    write_results(args.results, started, args.note, rows)
+    print(f"written: {args.results}")
 
 
 if __name__ == "__main__":

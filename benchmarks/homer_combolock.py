@@ -1,4 +1,4 @@
-"""HOMER on the diabolical combination lock (issue "HOMER in PyTorch", item 5).
+"""HOMER on the diabolical combination lock: value, episodes, time and memory per run.
 
 For each horizon H and seed, runs ``python -m homer run --env combolock --horizon H --actions 10
 --seed S --json`` in a subprocess and prints: the value of the learned policy (estimated by
@@ -15,8 +15,12 @@ Runs go in parallel, ``--jobs`` at a time (default: one per core; each run uses 
 thread, so per-run seconds stay those of a run alone, within the 1.2x measured by
 ``benchmarks/homer_sharing.py``).
 
+Writes a dated Markdown table (default ``benchmarks/results/homer_combolock.md``) with the
+command, the machine and what else ran (``--note``).
+
 Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
-[--out DIR] [--compare] [--jobs N]``. Runs are resumable: an existing run directory is resumed.
+[--out DIR] [--compare] [--jobs N] [--note TEXT] [--results FILE]``. Runs are resumable: an
+existing run directory is resumed.
 """
 
 from __future__ import annotations
@@ -24,13 +28,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
+import shlex
 import statistics
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
+
+from machine import machine  # beside this script (run as a script)
+
+RESULTS = Path(__file__).parent / "results" / "homer_combolock.md"
 
 
 def run(horizon: int, seed: int, out: Path) -> dict:
@@ -59,6 +68,46 @@ def compare(run_dir: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def markdown_row(summary: dict, report: dict | None) -> str:
+    """One run as a row of the results table (``report``: its ``homer compare --json``)."""
+    cells = [str(summary["horizon"]), str(summary["seed"]), f"{summary['value']:.3f}",
+             f"{summary['episodes']:,}", f"{summary['seconds']:.0f} s",
+             f"{summary['peak_mib']:.0f} MiB"]
+    if report is not None:
+        steps = len(report["steps"])
+        merges = report["steps_with_wrong_merges_by_abstraction"]
+        cells += [f"{merges['backward']} / {steps - 1}", f"{merges['forward']} / {steps - 1}",
+                  f"{merges['ki']} / {steps}", f"{report['alpha_min']:.3f}"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def write_results(path: Path, command: str, started: datetime, note: str, jobs: int,
+                  rows: list[str], compared: bool) -> None:
+    """The dated results file: command, machine, the table of runs."""
+    columns = ["H", "seed", "value (optimal 1)", "episodes", "wall-clock", "peak RSS"]
+    if compared:
+        columns += ["phi_B merge steps", "phi_F merge steps", "phi-bar merge steps",
+                    "min alpha"]
+    text = [
+        "# HOMER on the diabolical combination lock",
+        "",
+        f"`{command}`, {started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. K = 10; "
+        f"runs {jobs} at a time, one torch thread each. Also running: {note}.",
+        "",
+        "HOMER's policy exists only at the end of a run, so \"episodes to reach half the "
+        "optimal value\" (the metric of `fig:horizon-plot`) is the run's total."
+        + (" The last four columns come from `python -m homer compare`: the steps at which "
+           "phi_B, phi_F and phi-bar = (phi_F, phi_B) merge states of distinct backward-KI, "
+           "forward-KI and KI classes, and the cover's minimum alpha." if compared else ""),
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
+        *rows,
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(text) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizons", default="5,10,20,50,100")
@@ -68,35 +117,42 @@ def main() -> None:
                         help="also compare each run with the exact answers")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="runs at a time (default: one per core)")
+    parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
     args = parser.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}")
+    command = "python benchmarks/homer_combolock.py " + shlex.join(sys.argv[1:])
+    started_at = datetime.now(UTC)
+    print(f"machine: {machine(('numpy', 'torch'))}")
     header = f"{'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} {'seconds':>8} " \
              f"{'peak MiB':>9}" + (f" {'phi_B':>5} {'phi_F':>5} {'phi-bar':>7} {'alpha min':>9}"
                               if args.compare else "")
     print(header, flush=True)
     rows: dict[int, list[dict]] = {}
+    table: list[str] = []
 
-    def one(horizon: int, seed: int) -> str:
+    def one(horizon: int, seed: int) -> tuple[str, str]:
         summary = run(horizon, seed, args.out)
         rows.setdefault(horizon, []).append(summary)
         line = (f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
                 f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
                 f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
-        if args.compare:
-            report = compare(summary["run_dir"])
+        report = compare(summary["run_dir"]) if args.compare else None
+        if report is not None:
             merges = report["steps_with_wrong_merges_by_abstraction"]
             line += (f" {merges['backward']:>5} {merges['forward']:>5} {merges['ki']:>7}"
                      f" {report['alpha_min']:>9.3f}")
-        return line
+        return line, markdown_row({**summary, "horizon": horizon, "seed": seed}, report)
 
     started = time.perf_counter()
     runs = [(int(h), int(s)) for h in args.horizons.split(",") for s in args.seeds.split(",")]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each run is its own process
-        for line in pool.map(lambda task: one(*task), runs):
+        for line, row in pool.map(lambda task: one(*task), runs):
             print(line, flush=True)
+            table.append(row)
     print(f"\n{len(runs)} runs in {time.perf_counter() - started:.0f} s of wall-clock with "
           f"{args.jobs} at a time (one torch thread each)")
+    write_results(args.results, command, started_at, args.note, args.jobs, table, args.compare)
+    print(f"written: {args.results}")
     print("\nper horizon: successes, median episodes, median seconds")
     for horizon, summaries in sorted(rows.items()):
         successes = sum(s["value"] >= 0.5 for s in summaries)

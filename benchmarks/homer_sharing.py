@@ -1,4 +1,4 @@
-"""HOMER sharing the machine (issue "Speed where users feel it", item 3).
+"""HOMER sharing the machine: one torch thread per run keeps a run's time next to a busy core.
 
 1. One HOMER run (``python -m homer run --env combolock --horizon H --actions 10``) alone, then
    next to one busy process (a Python loop spinning on one core), with one torch thread (the
@@ -8,22 +8,27 @@
    --algorithms homer``): tasks per minute, and the ratio.
 
 Wall-clock seconds of whole processes (start to exit), each measured in this run on this
-machine. Usage: ``python benchmarks/homer_sharing.py [--horizon 5] [--sweep-horizons 3,4]
-[--sweep-seeds 2]``.
+machine; written as a dated Markdown file (default ``benchmarks/results/homer_sharing.md``).
+Usage: ``python benchmarks/homer_sharing.py [--horizon 5] [--sweep-horizons 3,4]
+[--sweep-seeds 2] [--note TEXT] [--results FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
+from machine import machine  # beside this script (run as a script)
+
+RESULTS = Path(__file__).parent / "results" / "homer_sharing.md"
 BUSY = "while True:\n    pass\n"
 
 
@@ -61,10 +66,13 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=5)
     parser.add_argument("--sweep-horizons", default="3,4")
     parser.add_argument("--sweep-seeds", type=int, default=2)
+    parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
-    print(f"machine: {platform.processor() or platform.machine()}, {cores} cores, "
-          f"Python {platform.python_version()}")
+    started = datetime.now(UTC)
+    print(f"machine: {machine(('numpy', 'torch'))}")
+    threads_rows, sweep_rows = [], []
     scratch = Path(tempfile.mkdtemp(prefix="homer-sharing-"))
     try:
         print(f"\nHOMER H={args.horizon} K=10 seed 0: seconds alone, next to one busy process")
@@ -73,6 +81,8 @@ def main() -> None:
             alone = homer_seconds(args.horizon, threads, False, scratch)
             busy = homer_seconds(args.horizon, threads, True, scratch)
             print(f"{threads:>13} {alone:>8.1f} {busy:>8.1f} {busy / alone:>10.2f}", flush=True)
+            threads_rows.append(f"| {threads} | {alone:.1f} s | {busy:.1f} s | "
+                                f"{busy / alone:.2f} |")
         tasks = len(args.sweep_horizons.split(",")) * args.sweep_seeds
         print(f"\nsweep of HOMER, horizons {args.sweep_horizons} x {args.sweep_seeds} seeds "
               f"({tasks} tasks), local executor")
@@ -83,8 +93,32 @@ def main() -> None:
             baseline = baseline or seconds
             print(f"{workers:>7} {seconds:>8.1f} {60 * tasks / seconds:>9.2f} "
                   f"{baseline / seconds:>8.2f}", flush=True)
+            sweep_rows.append(f"| {workers} | {seconds:.1f} s | {60 * tasks / seconds:.2f} | "
+                              f"{baseline / seconds:.2f}x |")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    text = [
+        "# HOMER sharing the machine",
+        "",
+        f"`python benchmarks/homer_sharing.py {shlex.join(sys.argv[1:])}`, "
+        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. An H = {args.horizon}, "
+        "K = 10 run, wall-clock of the whole process; \"busy\": next to one process spinning "
+        f"on one core. Also running: {args.note}.",
+        "",
+        "| torch threads | alone | next to one busy process | ratio |",
+        "|---|---|---|---|",
+        *threads_rows,
+        "",
+        f"The sweep's local executor, one HOMER run per worker: horizons {args.sweep_horizons} "
+        f"x {args.sweep_seeds} seeds ({tasks} tasks).",
+        "",
+        "| workers | seconds | tasks per minute | speed-up |",
+        "|---|---|---|---|",
+        *sweep_rows,
+    ]
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text("\n".join(text) + "\n")
+    print(f"written: {args.results}")
 
 
 if __name__ == "__main__":

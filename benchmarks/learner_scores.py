@@ -1,6 +1,6 @@
 """Learners scored against the exact truth, each number beside the exact prediction.
 
-On the combination lock of the README (H = 10, K = 10, seed 0), two generated Block MDPs with
+On the combination lock of ``make demo`` (H = 10, K = 10, seed 0), two generated Block MDPs with
 several observations per state (``benchmarks/data/generated-a.json``, ``generated-b.json``:
 :func:`generated_mdp`, so a learner must find which observations belong together) and slippery
 FrozenLake 4x4 unrolled to a horizon (``kinematic.from_gymnasium``), every learner's abstraction

@@ -1,5 +1,5 @@
 """HOMER's contrastive models on single layers of the combination lock, against the exact KI
-partitions (issue "HOMER learns the kinematic abstraction", item 1).
+partitions.
 
 For each seed and layer, transitions ``(x, a, x')`` are drawn as HOMER's cover rolls in on the
 lock (half of the episodes reach ``{s_a, s_b}`` uniformly, half ``s_c``; then one uniform
@@ -11,20 +11,25 @@ GPS rounds and the earlier steps from the measurement, so a setting is judged in
 instead of whole runs; ``benchmarks/homer_combolock.py --compare`` then checks whole runs.
 
 Usage: ``python benchmarks/lock_abstractions.py [--horizon 10] [--seeds 0,1,2,3,4]
-[--layers 1,2,...] [--set FIELD=VALUE ...]`` (``--set`` overrides a ``HomerConfig`` field,
-e.g. ``--set transitions=4000``). Prints one line per layer and a summary; one torch thread.
+[--layers 1,2,...] [--set FIELD=VALUE ...] [--note TEXT] [--results FILE]`` (``--set``
+overrides a ``HomerConfig`` field, e.g. ``--set transitions=4000``). Prints one line per layer
+and a summary, and writes them as a dated Markdown file (default
+``benchmarks/results/lock_abstractions.md``); one torch thread.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
-import platform
+import shlex
+import sys
 import time
+from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import torch
+from machine import machine  # beside this script (run as a script)
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
@@ -37,6 +42,7 @@ from kinematic.model import BlockMDP
 from kinematic.sampling import categorical
 
 ACTIONS = 10
+RESULTS = Path(__file__).parent / "results" / "lock_abstractions.md"
 
 
 def override(config: HomerConfig, assignment: str) -> HomerConfig:
@@ -92,17 +98,20 @@ def main() -> None:
     parser.add_argument("--layers", default="",
                         help="0-based layers of x (default: 1 .. H - 2)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
+    parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
     args = parser.parse_args()
+    started = datetime.now(UTC)
     use_torch_threads(1)
     config = HomerConfig()
     for assignment in args.set:
         config = override(config, assignment)
     layers = ([int(x) for x in args.layers.split(",")] if args.layers
               else list(range(1, args.horizon - 1)))
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-          f"H = {args.horizon}, settings {args.set or 'default'}")
+    print(f"machine: {machine(('numpy', 'torch'))}; H = {args.horizon}, settings "
+          f"{args.set or 'default'}")
     print(f"{'seed':>4} {'layer':>5} {'phi_F':>5} {'phi_B':>5} {'loss_F':>7} {'seconds':>7}")
-    results = []
+    results, rows = [], []
     for seed in (int(s) for s in args.seeds.split(",")):
         mdp = combination_lock(args.horizon, ACTIONS, seed)
         for layer in layers:
@@ -110,9 +119,35 @@ def main() -> None:
             results.append(result)
             print(f"{seed:>4} {layer:>5} {result['forward']:>5} {result['backward']:>5} "
                   f"{result['forward_loss']:>7.4f} {result['seconds']:>7.1f}", flush=True)
-    print(f"layers with wrong merges: phi_F {sum(r['forward'] > 0 for r in results)}"
-          f"/{len(results)}, phi_B {sum(r['backward'] > 0 for r in results)}/{len(results)}; "
-          f"{np.mean([r['seconds'] for r in results]):.1f} s of training per layer")
+            rows.append(f"| {seed} | {layer + 1} | {result['forward']} | {result['backward']} | "
+                        f"{result['forward_loss']:.4f} | {result['seconds']:.1f} |")
+    summary = (f"layers with wrong merges: phi_F {sum(r['forward'] > 0 for r in results)}"
+               f"/{len(results)}, phi_B {sum(r['backward'] > 0 for r in results)}/"
+               f"{len(results)}; {np.mean([r['seconds'] for r in results]):.1f} s of training "
+               f"per layer")
+    print(summary)
+    text = [
+        "# HOMER's contrastive models on single layers of the lock",
+        "",
+        f"`python benchmarks/lock_abstractions.py {shlex.join(sys.argv[1:])}`, "
+        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; H = {args.horizon}, "
+        f"settings {', '.join(args.set) or 'default'}; one torch thread. Also running: "
+        f"{args.note}.",
+        "",
+        "layer: the layer h of x, counted from 1 (`--layers` takes 0-based positions); phi_F, "
+        "phi_B: pairs of distinct forward-KI classes of layer h (backward-KI classes of layer "
+        "h + 1) that the learned abstraction merges; loss_F: the forward model's validation "
+        "loss.",
+        "",
+        "| seed | layer | phi_F | phi_B | loss_F | seconds |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+        summary[0].upper() + summary[1:] + ".",
+    ]
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text("\n".join(text) + "\n")
+    print(f"written: {args.results}")
 
 
 if __name__ == "__main__":
