@@ -71,7 +71,7 @@ def coverage_line(reports: Sequence[ClaimReport]) -> str:
 
 
 def markdown_table(reports: Sequence[ClaimReport]) -> str:
-    """The README's table: one row per claim, then the coverage line."""
+    """The table of docs/claims.md: one row per claim, then the coverage line."""
     index = label_index()
     rows = ["| label | statement | instances | violations | control | seconds |",
             "|---|---|---|---|---|---|"]
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"most {EXAMPLES.high}")
     parser.add_argument("--json", action="store_true", help="print one JSON list")
     parser.add_argument("--markdown", action="store_true",
-                        help="print the README's table of claims and the coverage line")
+                        help="print the table of claims (docs/claims.md) and the coverage line")
     parser.add_argument("--only", nargs="+", metavar="LABEL",
                         help="run only these labels (default: every claim)")
     args = parser.parse_args(argv)

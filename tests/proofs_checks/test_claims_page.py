@@ -1,0 +1,45 @@
+"""docs/claims.md is a title, one sentence, then exactly what ``python -m proofs_checks
+--examples 30 --markdown`` prints: the rows of the registered claims in order, with the
+statements of the label index and the negative controls of the registry, and the coverage line.
+
+Running every claim takes minutes, so the test takes each row's measured numbers (instances,
+violations, control caught, seconds) from the page and rebuilds the rest from the registry: a
+claim added, removed, reworded or given another control makes it fail. Regenerate the page with
+``python -m proofs_checks --examples 30 --markdown`` under its first three lines."""
+
+import re
+from pathlib import Path
+
+from proofs_checks.cli import markdown_table
+from proofs_checks.registry import ClaimReport, all_claims
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "claims.md"
+UNESCAPED_BAR = re.compile(r"(?<!\\)\|")
+
+
+def measured(row: str) -> tuple[str, int, int, bool, float]:
+    """A row's label and the numbers a run measured: instances, violations, the control's
+    verdict and the seconds."""
+    cells = [cell.strip() for cell in UNESCAPED_BAR.split(row)[1:-1]]
+    label, instances, violations, control, seconds = (cells[0], *cells[2:])
+    return (label.strip("`"), int(instances), int(violations), control.startswith("caught: "),
+            float(seconds))
+
+
+def test_the_claims_page_is_the_markdown_table_of_the_registry():
+    title, blank, sentence, blank_too, *table = PAGE.read_text().splitlines()
+    assert title.startswith("# ") and blank == blank_too == ""
+    assert "`python -m proofs_checks --examples 30 --markdown`" in sentence
+    rows = [measured(line) for line in table[2:] if line.startswith("| `")]
+    claims = all_claims()
+    assert [row[0] for row in rows] == [claim.label for claim in claims]
+    reports = [ClaimReport(claim.label, claim.statement, instances, violations, None,
+                           claim.negative_control, caught, None, seconds)
+               for claim, (_, instances, violations, caught, seconds) in zip(claims, rows,
+                                                                             strict=True)]
+    assert "\n".join(table) == markdown_table(reports)
+
+
+def test_every_claim_on_the_page_holds_and_catches_its_control():
+    rows = [measured(line) for line in PAGE.read_text().splitlines() if line.startswith("| `")]
+    assert rows and all(violations == 0 and caught for _, _, violations, caught, _ in rows)
