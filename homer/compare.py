@@ -1,5 +1,5 @@
 """Learned vs exact: HOMER's abstractions, covers, recovered dynamics and policy against the
-exact answers of the latent Block MDP (issue "Learned vs ground truth").
+exact answers of the latent Block MDP.
 
 Everything learned acts on encoded observations; the comparison dresses every latent
 observation ``o`` of layer ``h`` in ``samples`` fresh encodings and

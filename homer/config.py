@@ -57,7 +57,7 @@ class HomerConfig:
     transitions             10,000 per step  adaptive: 2,000 real transitions (+ as many
                                              imposters) per round; another round (up to
                                              8,000) when GPS rejects a class, before falling
-                                             back to full PSDP (the issue's episode budget)
+                                             back to full PSDP (fewer episodes)
     psdp_samples            20,000           2,000 per CB problem (only used when the greedy
                                              policy search fails)
     eval_samples            -                500 per step of the reward-sensitive PSDP
@@ -83,7 +83,8 @@ class HomerConfig:
     pretraining_width: int = 16
     """Width of the continuous embedding of each side during pre-training; k-means then
     quantises the bottleneck side into N (or M) classes (homer/models.py). With width M = 3 the
-    forward model's pre-training barely used x on the lock (ARCHITECTURE.md)."""
+    forward model's pre-training barely used x on the lock
+    (benchmarks/results/lock_abstractions.md)."""
     hidden: int = 56
     """Hidden units of the contrastive classifier."""
     learning_rate: float = 1e-3

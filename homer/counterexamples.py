@@ -299,7 +299,7 @@ def run_counterexamples(out: Path, base: HomerConfig | None = None, seed: int = 
 
 
 def counterexample_table(rows: list[dict[str, Any]]) -> str:
-    """The rows as a text table (README)."""
+    """The rows as a text table (as in benchmarks/results/homer_counterexamples.md)."""
     header = (f"{'case':<26} {'objective':<17} {'alpha':>6} {'pred.':>6} {'merges':>6} "
               f"{'HOMER alpha':>11} {'merges':>6} {'as predicted':>12} {'s':>6}")
     lines = [header]

@@ -9,9 +9,9 @@ combination lock (``m = 3`` observations per layer) this is the paper's ``2^ceil
 
 The noise variance defaults to :data:`DEFAULT_NOISE_VARIANCE` = 0.01 everywhere (HOMER, the
 command line, sweeps, baselines and the registered environment), as in the authors' code; the
-paper's text says 0.1, which caps the value of any policy near 0.32 at H = 100 (README). At 0.01
-the observations are effectively noiseless: the Bayes error of telling two one-hots apart is
-about 1e-12.
+paper's text says 0.1, which caps the value of any policy near 0.32 at H = 100 (ARCHITECTURE.md,
+"HOMER"). At 0.01 the observations are effectively noiseless: the Bayes error of telling two
+one-hots apart is about 1e-12.
 
 Each *observation* (not state) gets its own one-hot, so with several observations per state the
 learner must itself find which observations belong together. The Hadamard matrix is scaled by

@@ -86,8 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument(
         "spec", type=Path,
         help="a Block MDP as a JSON file: name, horizon, actions, layers, start, transitions, "
-             "optional emissions and rewards (README, 'The JSON spec'; 'python -m kinematic "
-             "family' writes examples)")
+             "optional emissions and rewards (docs/guide/spec-format.md; 'python -m "
+             "kinematic family' writes examples)")
     output = analyze_cmd.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print one JSON object (blocks with their layer, numbers 'p/q')")

@@ -1,5 +1,5 @@
 """JSON text from a file someone handed over, read defensively: a bounded nesting depth, no
-duplicate keys, and errors that name the source and the place (issue "safe with any input").
+duplicate keys, and errors that name the source and the place.
 
 The standard parser accepts ``{"a": 1, "a": 2}`` (the last value wins, silently) and fails
 with a ``RecursionError`` on deeply nested input; both are refused here before any use.

@@ -88,7 +88,8 @@ def parse_number(value: object, where: str) -> Number:
     (a digit separator ``Fraction`` would read), and anything else raise
     :class:`InvalidBlockMDP` naming ``where``.
     """
-    # The JSON types first, without abstract-class checks (speed: issue 15).
+    # The JSON types first, without abstract-class checks (speed: called once per number of
+    # a spec, 10^5 and more for large MDPs).
     if type(value) is float and math.isfinite(value):
         return value
     if isinstance(value, str):

@@ -1,7 +1,7 @@
 """Refusing requests that cannot fit the machine, with an estimate, before any work is done.
 
 A horizon of 10^8 or 10^8 actions typed by mistake should fail at once with the memory it would
-need, not run until the machine swaps (issue "safe with any input").
+need, not run until the machine swaps.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""JSON spec <-> :class:`BlockMDP` (format of DESIGN.md, "JSON spec").
+"""JSON spec <-> :class:`BlockMDP` (the format of docs/guide/spec-format.md).
 
 Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``emissions`` and
 ``rewards`` are optional. :func:`to_spec` writes only non-default, non-zero entries, so

@@ -16,8 +16,8 @@ independent of the algorithm that implements it:
 
 The partition comparison (:func:`partition_failure`) reports wrong merges *and* wrong splits, and
 the other partition-related claims of ``proofs_checks`` call it on the partition they use.
-Conventions of the ends (``DESIGN.md``): every first-layer observation is backward KI with every
-other, every last-layer observation is forward KI with every other.
+Conventions of the ends, as in :mod:`kinematic.inseparability`: every first-layer observation is
+backward KI with every other, every last-layer observation is forward KI with every other.
 """
 
 from __future__ import annotations

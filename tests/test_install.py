@@ -1,5 +1,5 @@
-"""The exact core installs and runs without the extras (issue: a core that installs without
-torch): importing any module of ``kinematic`` or ``proofs_checks`` imports none of them, and the
+"""The exact core installs and runs without the extras (torch, gymnasium, matplotlib, ...):
+importing any module of ``kinematic`` or ``proofs_checks`` imports none of them, and the
 two command lines run when they cannot be imported at all."""
 
 import json

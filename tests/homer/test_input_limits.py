@@ -1,7 +1,7 @@
 """HOMER's inputs: every HomerConfig field and command-line flag validated (the flag named), a
 run directory holding another run refused unless --resume or --force, requests larger than the
 machine refused with an estimate, and run directories whose contents do not fit their MDP
-refused naming the file (issue "safe with any input")."""
+refused naming the file."""
 
 import json
 from dataclasses import fields, replace
@@ -22,7 +22,7 @@ from homer.sampler import Batch, BatchSampler, batch_bytes
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
 
-BAD_VALUES = {  # one value outside each field's range (the issue's cases among them)
+BAD_VALUES = {  # one value outside each field's range
     "backward_capacity": 1, "forward_capacity": 1, "pretraining_width": 1, "hidden": 0,
     "learning_rate": 0.0,
     "batch_size": 0, "max_epochs": 0, "patience": 0, "min_epochs": -1, "restarts": 0,

@@ -162,7 +162,7 @@ def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defa
         assert default in text
     assert text.count("default") == len(defaults)
     assert "(default: None)" not in text and "(default: False)" not in text
-    assert "DESIGN.md" not in text
+    assert "shared/" not in text and "issue" not in text  # no file or tracker outside
 
 
 def test_output_whose_reader_went_away_ends_quietly_with_the_sigpipe_status():

@@ -1,6 +1,6 @@
 """Inputs that used to hang, crash or be silently misread: bounded numbers, strict JSON, files
 that are not files, tolerances, and requests too large for the machine. Each gets a one-line
-error naming the culprit (issue "safe with any input")."""
+error naming the culprit, so that any file handed over is safe to read."""
 
 import argparse
 import json

@@ -1,4 +1,4 @@
-"""Validation of Block MDPs: every error names its culprit (DESIGN.md, "The Block MDP model")."""
+"""Validation of Block MDPs: every error names its culprit (a state, an action, an entry)."""
 
 import copy
 import json
