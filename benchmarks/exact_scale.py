@@ -4,15 +4,15 @@ For random sparse layered MDPs in float mode (H=100; widths 10, 100, 300; 10 act
 successors per state-action pair) and the diabolical combination lock (H=100, K=10, in exact
 rationals and in float mode), measure time and peak memory of
 
-- eta for every state (batched backward induction, ``maximum_visitation``),
+- eta for every state (batched backward induction, ``eta(mdp)``),
 - the backward, forward and KI partitions (hashing / sorted projections),
 - the canonical form (the three partitions, then the merge),
 
 each against a straightforward baseline run in the same process:
 
 - eta: one full backward induction per target state, with the same sparse matrices; and, in a
-  second row, ``max_visitation(mdp, s)`` for every s, which also stops once a value column is
-  constant (the shortcut of ``maximum_visitation``); for width 300 both run on every 10th state
+  second row, ``eta(mdp, s)`` for every s, which also stops once a value column is
+  constant (the shortcut of ``eta(mdp)``); for width 300 both run on every 10th state
   of each layer and are extrapolated x10 (marked "~");
 - partitions: all pairs of states of a layer compared in the max norm (``scipy.spatial``
   ``cdist``, Chebyshev) followed by connected components, i.e. quadratic in the width;
@@ -64,7 +64,7 @@ from scipy.spatial.distance import cdist
 
 from kinematic.canonical import canonical_form
 from kinematic.families import combination_lock, random_exact_mdp, random_sparse_mdp
-from kinematic.homing import max_visitation, maximum_visitation
+from kinematic.homing import eta
 from kinematic.inseparability import (
     Partition,
     backward_ki_partition,
@@ -170,19 +170,19 @@ def run_case(name: str, mdp: BlockMDP, eta_stride: int, end_to_end: bool = False
     the per-target eta baseline (the end-to-end comparison of the results file)."""
     # warm the cached action-major matrices so that neither side pays for them
     _ = mdp.action_major_transitions
-    _, eta_seconds = timed(lambda: maximum_visitation(mdp))
+    _, eta_seconds = timed(lambda: eta(mdp))
     partition, partition_seconds = timed(lambda: fast_partitions(mdp))
     _, merge_seconds = timed(lambda: canonical_form(mdp, partition))
 
     eta_baseline = baseline_eta(mdp, eta_stride, plain_induction)
-    shortcut_baseline = baseline_eta(mdp, eta_stride, max_visitation)
+    shortcut_baseline = baseline_eta(mdp, eta_stride, eta)
     slow_partition, partition_baseline = timed(lambda: baseline_partitions(mdp))
     if slow_partition.blocks() != partition.blocks():
         raise AssertionError(f"{name}: baseline and fast KI partitions differ")
     _, merge_baseline = timed(lambda: canonical_form(mdp, slow_partition))
 
     peaks = {
-        "eta": peak_mib(lambda: maximum_visitation(mdp)),
+        "eta": peak_mib(lambda: eta(mdp)),
         "partitions": peak_mib(lambda: fast_partitions(mdp)),
         "canonical": peak_mib(lambda: canonical_form(mdp)),
     }
@@ -309,7 +309,7 @@ def million_case_rows(horizon: int, width: int) -> list[tuple]:
     _, matrix_seconds = timed(lambda: mdp.action_major_transitions)
     print(f"built {name} in {build_seconds + matrix_seconds:.1f} s", flush=True)
     rows = sampled_analysis_rows(
-        name, mdp, lambda: maximum_visitation(mdp, error=MILLION_ETA_ERROR),
+        name, mdp, lambda: eta(mdp, error=MILLION_ETA_ERROR),
         lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         eta_layers=10, eta_per_layer=5)
     _, _, analysis_seconds, peak, baseline, _ = rows[-1]
@@ -329,7 +329,7 @@ def run_exact_case(horizon: int, width: int) -> list[tuple]:
         lambda: random_exact_mdp(horizon, width, actions=10, successors=5, seed=0))
     name = f"random H={horizon} W={width} A=10 (exact)"
     print(f"built {name} in {build_seconds:.1f} s", flush=True)
-    rows = sampled_analysis_rows(name, mdp, lambda: maximum_visitation(mdp),
+    rows = sampled_analysis_rows(name, mdp, lambda: eta(mdp),
                                  lambda: float("nan"), eta_layers=2, eta_per_layer=1)
     *_, peak, baseline, _ = rows[-1]
     return [(name, "end to end (analyze CLI)", end_to_end_seconds(mdp), peak, baseline, "~"),

@@ -91,7 +91,7 @@ from kinematic.counterexamples.exploration import (
 )
 from kinematic.counterexamples.search import OBJECTIVES as EXACT_OBJECTIVES
 from kinematic.families import combination_lock, split_state
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import observation_labels, optimal_values
@@ -383,7 +383,7 @@ def write_results(note: str) -> None:
             if path.exists():
                 cells.append(json.loads(path.read_text()))
     mdps = {c["mdp"]: build_mdp(c["mdp"]) for c in cells}
-    eta_min = {key: min(min(layer) for layer in maximum_visitation(mdp))
+    eta_min = {key: min(min(layer) for layer in eta(mdp))
                for key, mdp in mdps.items()}
     text = [
         "# Learners scored against the exact truth",

@@ -87,7 +87,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}" for k in (29, 32)],
                     ZIP_STRICT),
     "kinematic.cover.x_policy_cover_alpha__mutmut_7": (
-        "eta_per_layer if given -> always maximum_visitation(mdp)",
+        "eta_per_layer if given -> always eta(mdp)",
         "the argument is documented as the MDP's eta, already computed: recomputing it gives "
         "the same values"),
     "kinematic.cover.x_is_policy_cover__mutmut_7": (
@@ -146,15 +146,15 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.asarray(mask, dtype=bool) -> dtype=None / absent",
         "== on arrays, object arrays included, already gives a bool array")),
     "kinematic.homing.x__block_columns__mutmut_9": BLOCKS,
-    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
+    **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}"
                      for k in (20, 21, 24, 33, 41, 44, 50, 58)], BLOCKS),
-    "kinematic.homing.x_maximum_visitation__mutmut_26": (
+    "kinematic.homing.x__eta_per_layer__mutmut_26": (
         "max(widths of later layers, default=1) -> default=None",
         "there are no later layers only when H = 1, and then no block is cut"),
-    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}" for k in (94, 97, 98)],
+    **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (94, 97, 98)],
                     ZIP_STRICT),
-    **dict.fromkeys([f"kinematic.homing.x_maximum_visitation__mutmut_{k}"
-                     for k in (83, 84)], (
+    **dict.fromkeys([*(f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (83, 84)),
+                     "kinematic.homing.x_eta__mutmut_3"], (
         "which layers run in the thread pool, and its size",
         "each layer's induction is the same computation in a thread or not; the pool only "
         "changes where it runs")),
@@ -191,8 +191,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.asarray(values, dtype=object) -> dtype=None (exact mode)",
         "every entry is converted by Fraction() afterwards: Fractions keep an object array, "
         "ints become int64 (or object when too large), and Fraction of either is exact"),
-    **dict.fromkeys([f"kinematic.homing.x_eta__mutmut_{k}" for k in (3, 6, 8, 11, 14, 15)],
-                    ZIP_STRICT),
     "kinematic.model.x_with_float_numbers__mutmut_34": (
         "sparse or dense source -> always the sparse branch",
         "m.astype(np.float64) of a dense object array of Fractions is the same float64 array "

@@ -68,14 +68,14 @@ from kinematic.counterexamples.exploration import (
     state_groups,
     worst_case_cover_alpha,
 )
-from kinematic.counterexamples.search import OBJECTIVES as EXACT_OBJECTIVES
-from kinematic.counterexamples.search import stored_instances
-from kinematic.errors import InvalidPartition, short_repr
-from kinematic.families import (
+from kinematic.counterexamples.mdps import (
     autoencoder_exploration_counterexample,
     curiosity_counterexample,
     pcid_chain,
 )
+from kinematic.counterexamples.search import OBJECTIVES as EXACT_OBJECTIVES
+from kinematic.counterexamples.search import stored_instances
+from kinematic.errors import InvalidPartition, short_repr
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
@@ -372,7 +372,7 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
     state split into classes of its own stays alone). The split states are named in the
     partition's ``kind`` (a drawing's title):
 
-    >>> from kinematic.families import autoencoder_exploration_counterexample
+    >>> from kinematic.counterexamples.mdps import autoencoder_exploration_counterexample
     >>> mdp = autoencoder_exploration_counterexample()
     >>> learned = classes_partition(mdp, [[["s"]], [["s1"], ["s0", "s1"]]], "learned")
     >>> learned.kind, learned.blocks(2)
@@ -427,7 +427,7 @@ def learned_partitions(mdp: BlockMDP, row: Mapping[str, Any]) -> tuple[Partition
     ``"learned: <objective>"`` and ``"learned: HOMER (phi_B)"``; a state split across classes
     as :func:`classes_partition` says.
 
-    >>> from kinematic.families import curiosity_counterexample
+    >>> from kinematic.counterexamples.mdps import curiosity_counterexample
     >>> row = {"objective": "inverse_dynamics",
     ...        "learned_classes": [[["s1", "s2"]], [["s3", "s4"], ["s5", "s6"]],
     ...                            [["s7", "s8"], ["s9"]]],

@@ -278,7 +278,7 @@ def counterexample_figure(mdp: BlockMDP, row: Mapping[str, Any]) -> Figure:
     uses is the best cover of policies over PCID's learned classes, not the bars' observation
     policies: a dotted line shows it.
 
-    >>> from kinematic.families import curiosity_counterexample
+    >>> from kinematic.counterexamples.mdps import curiosity_counterexample
     >>> row = {"name": "curiosity", "objective": "inverse_dynamics", "criterion": "alpha",
     ...        "alpha_min": 0.0, "exact_prediction": "0",
     ...        "alpha_per_layer": [1.0, 1.0, 0.0], "homer_alpha_per_layer": [1.0, 1.0, 1.0],

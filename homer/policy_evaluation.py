@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 from homer.encoded import EncodedObservations, Encoder
 from kinematic.analysis import has_rewards
 from kinematic.errors import short_repr
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
@@ -145,8 +145,8 @@ class LatentPolicies:
 
 
 def eta_floats(mdp: BlockMDP) -> list[np.ndarray]:
-    """eta of every latent state, per layer, in floats (:func:`kinematic.maximum_visitation`)."""
-    return [np.asarray(layer, dtype=float) for layer in maximum_visitation(float_model(mdp))]
+    """eta of every latent state, per layer, in floats (:func:`kinematic.eta`)."""
+    return [np.asarray(layer, dtype=float) for layer in eta(float_model(mdp))]
 
 
 def cover_step(mdp: BlockMDP, step: int,

@@ -48,7 +48,7 @@ from kinematic.families import combination_lock, figure2_canonical, figure2_spli
 from kinematic.figures import draw_partitions
 from kinematic.finite_envs import from_gymnasium
 from kinematic.graph import draw_block_mdp, to_networkx
-from kinematic.homing import eta, eta_min, homing_policies, homing_policy, maximum_visitation
+from kinematic.homing import eta, eta_min, homing_policies, homing_policy
 from kinematic.inseparability import (
     backward_ki_partition,
     forward_ki_partition,
@@ -112,7 +112,6 @@ __all__ = [
     "ki_partition",
     "level_sets",
     "load_spec",
-    "maximum_visitation",
     "n_bd",
     "n_fd",
     "n_kd",

@@ -11,7 +11,7 @@ import numpy as np
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
 from kinematic.display import LISTED, listed
-from kinematic.homing import eta_error_bound, homing_policies, maximum_visitation
+from kinematic.homing import eta, eta_error_bound, homing_policies
 from kinematic.inseparability import (
     Partition,
     backward_ki_partition,
@@ -85,7 +85,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     homing policy for every state (``def:homing``) and an optimal policy.
 
     Float mode: every eta is within ``eta_error`` (default ``1e-3 atol``, recorded as
-    ``"eta_error"``) plus rounding of its exact value (``kinematic.homing.maximum_visitation``);
+    ``"eta_error"``) plus rounding of its exact value (``kinematic.homing.eta``);
     exact mode refuses ``eta_error``. ``V*`` is computed by dynamic programming
     (:func:`kinematic.planning.optimal_values`), exact in exact mode.
 
@@ -126,7 +126,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     """
     _warn_if_slow(mdp)
     number = mdp.mode.to_json
-    eta_per_layer = maximum_visitation(mdp, error=eta_error)
+    eta_per_layer = eta(mdp, error=eta_error)
     backward = backward_ki_partition(mdp)
     forward = forward_ki_partition(mdp)
     ki = ki_partition(mdp, backward, forward)

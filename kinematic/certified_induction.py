@@ -1,6 +1,6 @@
 """Exact ``eta(s)`` for every state of a large exact Block MDP (``def:homing``, Section 2).
 
-The batched induction of :func:`kinematic.homing.maximum_visitation` computes
+The batched induction of :func:`kinematic.homing.eta` computes
 ``V_t = max_a T_a V_{t+1}`` with ``Fraction`` matrices: every action's values, on dense
 matrices, with fractions whose denominators grow with the depth. By ``lem:homing_deterministic``
 the maximum is attained by a deterministic policy, and only its action's values are needed.

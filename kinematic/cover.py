@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kinematic.display import PrintsAsRepr, cover_report_repr
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
 from kinematic.policies import Policy
@@ -55,11 +55,11 @@ def policy_cover_alpha(
 ) -> CoverReport:
     """The cover quality of ``policies`` (``def:policy-cover``), exactly in exact mode.
 
-    ``eta_per_layer`` may pass :func:`kinematic.homing.maximum_visitation` if already computed.
+    ``eta_per_layer`` may pass :func:`kinematic.homing.eta` if already computed.
     """
     if not policies:
         raise ValueError("a policy cover needs at least one policy")
-    eta_per_layer = maximum_visitation(mdp) if eta_per_layer is None else eta_per_layer
+    eta_per_layer = eta(mdp) if eta_per_layer is None else eta_per_layer
     visitations = [state_visitation(mdp, policy) for policy in policies]
     best, alpha_state, alpha_layer = {}, {}, []
     for h, layer in enumerate(mdp.layers):

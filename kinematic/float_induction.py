@@ -1,5 +1,5 @@
 """Float-mode ``eta``: batched backward induction with a stopping rule and a single-precision
-tail (paper, Section 2, ``def:homing``; used by :func:`kinematic.homing.maximum_visitation`).
+tail (paper, Section 2, ``def:homing``; used by :func:`kinematic.homing.eta`).
 
 For the targets of one layer (one column each, ``V_h`` their unit vectors) the induction
 computes ``V_t(s) = max_a sum_s' T(s'|s, a) V_{t+1}(s')`` back to layer 1 and ``eta = mu^T V_1``.

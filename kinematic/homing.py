@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,8 +41,6 @@ __all__ = [
     "homing_policy_choices",
     "lp_maximum_visitation",
     "lp_optimal_value",
-    "max_visitation",
-    "maximum_visitation",
 ]
 
 
@@ -143,25 +142,10 @@ def _unit_columns(mdp: BlockMDP, h: int, first: int, stop: int) -> np.ndarray:
     return columns
 
 
-def maximum_visitation(
+def _eta_per_layer(
     mdp: BlockMDP, workers: int | None = None, error: float | None = None
 ) -> tuple[np.ndarray, ...]:
-    """``eta(s)`` for every state, per layer (``def:homing``, Section 2).
-
-    Layer 1 is the start distribution; every later layer is a batched backward induction over
-    its states. Exact mode: all of a layer's states at once, float decisions certified and
-    exact integer values (:mod:`kinematic.certified_induction`), layers spread over ``workers``
-    processes when large. Float mode: in equal blocks (see :data:`BLOCK_BYTES`), the blocks of
-    all layers spread over ``workers`` threads (default: one per CPU; numpy and scipy release
-    the GIL in these products); each ``eta`` is within
-    ``error`` (default ``MIXED_TOLERANCE_FRACTION * atol``) plus rounding of the exact value, by
-    the stopping rule and the float32 steps of :mod:`kinematic.float_induction`; exact mode
-    refuses ``error``.
-
-    >>> from kinematic.families import combination_lock
-    >>> [str(value) for value in maximum_visitation(combination_lock(3, 2, seed=0))[2]]
-    ['1/2', '1/2', '1']
-    """
+    """``eta(s)`` for every state, per layer: :func:`eta` without ``state``."""
     bound = eta_error_bound(mdp, error)
     if mdp.mode.exact:
         return _exact_maximum_visitation(mdp, workers)
@@ -201,18 +185,56 @@ def _exact_maximum_visitation(mdp: BlockMDP, workers: int | None) -> tuple[np.nd
     return tuple(layers)
 
 
-def eta(mdp: BlockMDP) -> dict[str, Number]:
-    """State name -> ``eta(s) = max_pi P_pi(s)``."""
-    return {
-        state: value
-        for layer, values in zip(mdp.layers, maximum_visitation(mdp), strict=True)
-        for state, value in zip(layer, values, strict=True)
-    }
+@overload
+def eta(
+    mdp: BlockMDP, state: None = None, *, workers: int | None = None, error: float | None = None
+) -> tuple[np.ndarray, ...]: ...
+
+
+@overload
+def eta(mdp: BlockMDP, state: str, *, workers: None = None, error: float | None = None) -> Number:
+    ...
+
+
+def eta(
+    mdp: BlockMDP, state: str | None = None, *, workers: int | None = None,
+    error: float | None = None,
+) -> tuple[np.ndarray, ...] | Number:
+    """The maximum visitation ``eta(s) = max_pi P_pi(s)`` (``def:homing``, Section 2): of every
+    state, per layer (``eta(mdp)[h][i]`` is ``eta`` of ``mdp.layers[h][i]``), or of ``state``
+    alone.
+
+    Every state: layer 1 is the start distribution; every later layer is a batched backward
+    induction over its states. Exact mode: all of a layer's states at once, float decisions
+    certified and exact integer values (:mod:`kinematic.certified_induction`), layers spread over
+    ``workers`` processes when large. Float mode: in equal blocks (see :data:`BLOCK_BYTES`), the
+    blocks of all layers spread over ``workers`` threads (default: one per CPU; numpy and scipy
+    release the GIL in these products).
+
+    One state: one backward induction for this target alone (``workers`` does not apply).
+
+    Float mode: each ``eta`` is within ``error`` (default ``MIXED_TOLERANCE_FRACTION * atol``)
+    plus rounding of the exact value, by the stopping rule and the float32 steps of
+    :mod:`kinematic.float_induction`; exact mode refuses ``error``.
+
+    >>> from kinematic.families import combination_lock
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> [str(value) for value in eta(lock)[2]]
+    ['1/2', '1/2', '1']
+    >>> eta(lock, "s3c")
+    Fraction(1, 1)
+    """
+    if state is None:
+        return _eta_per_layer(mdp, workers, error)
+    if workers is not None:
+        raise ValueError(f"workers applies to eta of every state; eta of {state!r} alone is one "
+                         "induction")
+    return _eta_of_state(mdp, state, error)
 
 
 def eta_min(mdp: BlockMDP) -> Number:
     """The reachability parameter ``eta_min = min_s eta(s)`` (Section 2)."""
-    return min(min(values) for values in maximum_visitation(mdp))
+    return min(min(values) for values in eta(mdp))
 
 
 def _target(mdp: BlockMDP, state: str) -> tuple[int, int]:
@@ -220,9 +242,9 @@ def _target(mdp: BlockMDP, state: str) -> tuple[int, int]:
     return find(mdp.state_location, state, "state", "state")
 
 
-def max_visitation(mdp: BlockMDP, state: str, error: float | None = None) -> Number:
-    """``eta(state)`` by one backward induction for this target alone (float mode: within
-    ``error``, as :func:`maximum_visitation`)."""
+def _eta_of_state(mdp: BlockMDP, state: str, error: float | None = None) -> Number:
+    """``eta(state)`` by one backward induction for this target alone: :func:`eta` with
+    ``state``."""
     bound = eta_error_bound(mdp, error)
     h, i = _target(mdp, state)
     if h == 0:
@@ -355,7 +377,7 @@ def lp_optimal_value(mdp: BlockMDP, rewards: tuple[np.ndarray, ...]) -> LinearPr
 def lp_maximum_visitation(mdp: BlockMDP, state: str) -> LinearProgramOptimum:
     """``max_pi P_pi(state)`` over stochastic policies: :func:`lp_optimal_value` with reward 1 at
     the observations of ``state``. Used to check ``lem:homing_deterministic`` against
-    :func:`max_visitation`."""
+    :func:`eta`."""
     h, i = _target(mdp, state)
     rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]
     rewards[h][mdp.emission_state[h] == i, :] = mdp.mode.scalar(1)

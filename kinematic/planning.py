@@ -6,8 +6,14 @@
   expressive policy class: at step ``t`` the contextual-bandit oracle returns, for every
   observation in the support of the roll-in distribution ``Unf(Psi_t)``, the action maximising
   the value of continuing with the policies already learned for ``t+1 .. h``.
+- :func:`policy_cover_exact`: one layer's cover ``Psi_h`` from an abstraction of its
+  observations: :func:`psdp_exact` for the internal reward of each class.
+- :func:`homer_exact`: HOMER's reward-free phase (``alg:learn_homing_policy``) with exact
+  oracles, layer by layer: the abstraction of a layer from a labelling given the previous
+  layer's cover and abstraction (in place of contrastive estimation), then
+  :func:`policy_cover_exact` for it.
 - :func:`exp_oracle_exact`: ExpOracle (``alg:oracle-exp``) with :func:`psdp_exact` and a given
-  abstraction: the policy covers ``Psi_1 .. Psi_H``.
+  abstraction: the policy covers ``Psi_1 .. Psi_H`` (:func:`homer_exact` with that abstraction).
 - :func:`psdp_sampled`, :func:`exp_oracle_sampled`: the same with ``n`` sampled episodes per
   contextual-bandit problem and the tabular oracle ``CB(D, Pi)`` over all deterministic
   observation policies (inverse-propensity scores summed per observation and action).
@@ -22,7 +28,7 @@ layer 1's).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,13 +43,17 @@ from kinematic.sampling import sample_episodes
 from kinematic.visitation import state_visitation
 
 __all__ = [
+    "ExactCovers",
+    "Labelling",
     "OptimalSolution",
     "block_rewards",
     "exp_oracle_exact",
     "exp_oracle_sampled",
+    "homer_exact",
     "inverse_propensity_scores",
     "observation_labels",
     "optimal_values",
+    "policy_cover_exact",
     "psdp_exact",
     "psdp_sampled",
     "tabular_cb_oracle",
@@ -213,19 +223,88 @@ def _cover_support(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.nda
     return reached[mdp.emission_state[layer]]
 
 
-def exp_oracle_exact(mdp: BlockMDP, labels: Sequence[np.ndarray]) -> list[list[Policy]]:
-    """ExpOracle's reward-free phase (``alg:oracle-exp``) with :func:`psdp_exact`.
+def policy_cover_exact(
+    mdp: BlockMDP, covers: Sequence[Sequence[Policy]], layer: int, labels: np.ndarray
+) -> list[Policy]:
+    """``Psi_h`` for ``h = layer`` (counted from 1) as ExpOracle (``alg:oracle-exp``) and HOMER
+    (``alg:learn_homing_policy``, "Learn Policy Cover") build it, with :func:`psdp_exact`: for
+    each class ``i`` of the abstraction ``labels`` on the observations of layer ``h`` (in
+    increasing order), PSDP for the internal reward ``R_{i,h}`` with decisions at layers
+    ``1 .. h-1``, rolled in with ``covers`` (``covers[t]`` is ``Psi_{t+1}``; PSDP reads those of
+    layers ``2 .. h-1``). The policies are deterministic; ties go to the first action.
 
-    ``labels[h][x]`` is the abstraction ``phi(x)`` on the observations of layer ``h``. Returns
-    ``Psi_1 .. Psi_H`` (``Psi_1`` empty); ``Psi_h`` has one policy per label used in layer ``h``.
+    >>> from kinematic import combination_lock, state_visitation
+    >>> lock = combination_lock(horizon=2, actions=2, seed=0)
+    >>> cover = policy_cover_exact(lock, [[]], 2, [0, 0, 1])
+    >>> [[str(p) for p in state_visitation(lock, policy)[1]] for policy in cover]
+    [['1/2', '1/2', '0'], ['0', '0', '1']]
     """
+    return [psdp_exact(mdp, covers, block_rewards(mdp, layer, labels, block), layer - 1)
+            for block in np.unique(labels)]
+
+
+Labelling = Callable[[Sequence[Policy], int, np.ndarray], np.ndarray]
+"""``labelling(cover, layer, previous_labels) -> labels``: the abstraction ``phi`` on the
+observations of ``layer`` (counted from 1, at least 2), given ``Psi_{h-1}`` (``cover``; empty
+for ``h = 2``: the roll-in to layer 1 is the start distribution) and ``phi`` on layer ``h - 1``
+(``previous_labels``)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ExactCovers:
+    """Result of :func:`homer_exact`.
+
+    Attributes
+    ----------
+    labels : tuple of ndarrays
+        ``phi`` on the observations of each layer (layer 1: one class).
+    covers : list of lists of Policy
+        ``Psi_1 .. Psi_H`` (``Psi_1`` empty); ``Psi_h`` has one policy per class of
+        ``labels[h - 1]``, in increasing order of the class.
+    """
+
+    labels: tuple[np.ndarray, ...]
+    covers: list[list[Policy]]
+
+
+def homer_exact(mdp: BlockMDP, labelling: Labelling) -> ExactCovers:
+    """The reward-free phase of HOMER (``alg:learn_homing_policy``) with exact oracles: for
+    ``h = 2 .. H``, the abstraction of layer ``h`` is ``labelling(Psi_{h-1}, h, phi_{h-1})``
+    (in place of contrastive estimation on data rolled in with ``Unf(Psi_{h-1}) o Unf(A)``) and
+    ``Psi_h`` is :func:`policy_cover_exact` for it. ``Psi_1`` is empty, as in the paper.
+
+    With a labelling that ignores the covers this is ExpOracle (:func:`exp_oracle_exact`).
+
+    >>> from kinematic import backward_ki_partition, combination_lock
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> backward = observation_labels(lock, backward_ki_partition(lock).labels)
+    >>> result = homer_exact(lock, lambda cover, layer, previous: backward[layer - 1])
+    >>> [len(cover) for cover in result.covers]
+    [0, 2, 2]
+    """
+    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
     covers: list[list[Policy]] = [[]]
     for h in range(1, mdp.horizon):
-        covers.append([
-            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
-            for block in np.unique(labels[h])
-        ])
-    return covers
+        labels.append(np.asarray(labelling(covers[h - 1], h + 1, labels[h - 1])))
+        covers.append(policy_cover_exact(mdp, covers, h + 1, labels[h]))
+    return ExactCovers(tuple(labels), covers)
+
+
+def exp_oracle_exact(mdp: BlockMDP, labels: Sequence[np.ndarray]) -> list[list[Policy]]:
+    """ExpOracle's reward-free phase (``alg:oracle-exp``) with :func:`psdp_exact`:
+    :func:`homer_exact` with the given abstraction.
+
+    ``labels[h]`` is the abstraction ``phi`` on the observations of layer ``h + 1`` (``labels[0]``
+    is not used). Returns ``Psi_1 .. Psi_H`` (``Psi_1`` empty); ``Psi_h`` has one policy per label
+    used in layer ``h``.
+
+    >>> from kinematic import combination_lock
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> one_class = [[0] * len(x) for x in lock.observations]
+    >>> [len(cover) for cover in exp_oracle_exact(lock, one_class)]
+    [0, 1, 1]
+    """
+    return homer_exact(mdp, lambda cover, layer, previous: labels[layer - 1]).covers
 
 
 def tabular_cb_oracle(scores: np.ndarray) -> np.ndarray:

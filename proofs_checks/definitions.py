@@ -35,8 +35,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from kinematic.canonical import canonical_form
+from kinematic.counterexamples.mdps import figure1_noncompositional
 from kinematic.cover import is_policy_cover, policy_cover_alpha
-from kinematic.families import figure1_noncompositional, split_state
+from kinematic.families import split_state
 from kinematic.homing import eta, homing_policy
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
@@ -309,7 +310,8 @@ def merged_backward_partition(first: str, second: str) -> Computation:
 
 
 def _toolkit_homing(mdp: BlockMDP) -> tuple[dict[str, Any], dict[str, Policy]]:
-    return eta(mdp), {s: homing_policy(mdp, s) for s in mdp.states}
+    values = dict(zip(mdp.states, itertools.chain.from_iterable(eta(mdp)), strict=True))
+    return values, {s: homing_policy(mdp, s) for s in mdp.states}
 
 
 def _compositional_homing(mdp: BlockMDP) -> tuple[dict[str, Any], dict[str, Policy]]:
@@ -388,8 +390,7 @@ def _mean_cover(mdp: BlockMDP, cover: list[Policy]):
     values = eta(mdp)
     mean = [sum(v) / len(cover) for v in zip(*(state_visitation(mdp, p) for p in cover),
                                               strict=True)]
-    alphas = tuple(min(mean[h][i] / values[s] for i, s in enumerate(layer))
-                   for h, layer in enumerate(mdp.layers))
+    alphas = tuple(min(mean[h] / values[h]) for h in range(mdp.horizon))
     return alphas, lambda a: min(alphas) >= a
 
 

@@ -25,7 +25,7 @@ from kinematic.contrastive import (
     state_prior,
 )
 from kinematic.cover import policy_cover_alpha
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition
 from kinematic.model import BlockMDP
 from kinematic.policies import uniform_policy
@@ -52,7 +52,7 @@ def check_bound_rho_prior(case) -> Outcome:
     the last action)."""
     mdp, cover, layer, uniform_last_action = case
     alpha = policy_cover_alpha(mdp, cover).alpha_per_layer[layer - 1]
-    eta_layer = maximum_visitation(mdp)[layer]
+    eta_layer = eta(mdp)[layer]
     if uniform_last_action:
         prior = state_prior(mdp, contrastive_distribution(mdp, cover, layer + 1))
     else:  # weakened: the roll-in policies also choose the last action

@@ -29,10 +29,10 @@ from kinematic.contrastive import (
 )
 from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock
-from kinematic.homing import homing_policy, maximum_visitation
+from kinematic.homing import eta, homing_policy
 from kinematic.inseparability import backward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
-from kinematic.planning import block_rewards, optimal_values, psdp_exact
+from kinematic.planning import homer_exact, optimal_values, policy_cover_exact, psdp_exact
 from kinematic.policies import Policy, uniform_policy
 from kinematic.strategies import block_mdps, policies, separable_pairs
 from kinematic.visitation import policy_value, state_visitation
@@ -192,7 +192,8 @@ register(Claim(
 @dataclass(frozen=True)
 class ExactHomer:
     """What :func:`exact_homer` returns: per layer the learned backward abstraction (state
-    labels, ``phi_B``) and the cover ``Psi_h``; and the reward-sensitive policy."""
+    labels, ``phi_B``; layer 1: one class) and the cover ``Psi_h`` (``Psi_1`` empty); and the
+    reward-sensitive policy."""
 
     abstractions: tuple[np.ndarray, ...]
     covers: tuple[tuple[Policy, ...], ...]
@@ -200,11 +201,13 @@ class ExactHomer:
 
 
 def _learned_abstraction(mdp: BlockMDP, cover, layer: int, capacity: int) -> np.ndarray:
-    """``phi_B`` on the states of ``layer``: the level sets of the Bayes-optimal predictor in
-    ``x'`` (realisable in ``F_N`` for ``N >= N_KD``, ``lem:p-form``); with fewer classes allowed,
-    the surplus level sets are merged into the last class. Observations the roll-in never
-    reaches get class 0 (none do when ``cover`` is a policy cover)."""
-    distribution = contrastive_distribution(mdp, cover, layer + 1)
+    """``phi_B`` on the states of ``layer`` (0-based): the level sets of the Bayes-optimal
+    predictor in ``x'`` (realisable in ``F_N`` for ``N >= N_KD``, ``lem:p-form``) for the roll-in
+    ``Unf(cover)`` (the uniform policy when ``cover`` is empty: the roll-in to layer 1 is the
+    start distribution); with fewer classes allowed, the surplus level sets are merged into the
+    last class. Observations the roll-in never reaches get class 0 (none do when ``cover`` is a
+    policy cover)."""
+    distribution = contrastive_distribution(mdp, list(cover) or [uniform_policy(mdp)], layer + 1)
     sets = level_sets(mdp, bayes_optimal_predictor(distribution), distribution)
     labels = np.zeros(mdp.width(layer), dtype=np.intp)
     for k, members in enumerate(sets):
@@ -215,22 +218,19 @@ def _learned_abstraction(mdp: BlockMDP, cover, layer: int, capacity: int) -> np.
 
 
 def exact_homer(mdp: BlockMDP, capacity: int) -> ExactHomer:
-    """``alg:learn_homing_policy`` with infinite data: at each step ``h``, roll in with
-    ``Unf(Psi_{h-1}) o Unf(A)``, learn ``phi_B`` by :func:`_learned_abstraction`, and set
-    ``Psi_h`` = PSDP (exact) for the internal reward of each class; then PSDP for the external
-    reward over all covers."""
-    covers: list[tuple[Policy, ...]] = [(uniform_policy(mdp),)]
+    """``alg:learn_homing_policy`` with infinite data: :func:`kinematic.planning.homer_exact`
+    with ``phi_B`` learned by :func:`_learned_abstraction` at each step ``h`` (roll-in
+    ``Unf(Psi_{h-1}) o Unf(A)``), ``Psi_h`` = PSDP (exact) for the internal reward of each class;
+    then PSDP for the external reward over all covers."""
     abstractions = [np.zeros(mdp.width(0), dtype=np.intp)]
-    for h in range(1, mdp.horizon):
-        labels = _learned_abstraction(mdp, list(covers[h - 1]), h, capacity)
-        observation_labels = labels[mdp.emission_state[h]]
-        abstractions.append(labels)
-        covers.append(tuple(
-            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, observation_labels, block), h)
-            for block in np.unique(observation_labels)
-        ))
+
+    def labelling(cover, layer: int, previous) -> np.ndarray:
+        abstractions.append(_learned_abstraction(mdp, cover, layer - 1, capacity))
+        return abstractions[-1][mdp.emission_state[layer - 1]]
+
+    covers = homer_exact(mdp, labelling).covers
     policy = psdp_exact(mdp, covers, mdp.rewards, mdp.horizon)
-    return ExactHomer(tuple(abstractions), tuple(covers), policy)
+    return ExactHomer(tuple(abstractions), tuple(map(tuple, covers)), policy)
 
 
 def _capacity_cases(draw: st.DrawFn, mdp: BlockMDP, below: bool) -> tuple[BlockMDP, int]:
@@ -414,11 +414,9 @@ def check_policy_cover_guarantee(case) -> Outcome:
     covers = [[homing_policy(mdp, s) for s in states] for states in mdp.layers[:layer]]
     distribution = contrastive_distribution(mdp, covers[layer - 1], layer + 1)
     error = _bottleneck_error(distribution, phi) if error_term else mdp.mode.scalar(0)
-    labels = np.asarray(phi)
-    learned = [psdp_exact(mdp, covers, block_rewards(mdp, layer + 1, labels, block), layer)
-               for block in np.unique(labels)]
+    learned = policy_cover_exact(mdp, covers, layer + 1, np.asarray(phi))
     n = max(max(len(c) for c in covers), len(learned))
-    eta_layer = maximum_visitation(mdp)[layer]
+    eta_layer = eta(mdp)[layer]
     best = np.max(np.stack([state_visitation(mdp, p)[layer] for p in learned]), axis=0)
     coefficient_squared = (16 * n**3) ** 2 * mdp.number_of_actions**3  # alpha = 1
     for s, state in enumerate(mdp.layers[layer]):

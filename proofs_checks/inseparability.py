@@ -23,7 +23,7 @@ from kinematic.families import (
     split_state,
     unequal_split,
 )
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import observation_labels, optimal_values
@@ -408,7 +408,7 @@ def check_abstraction_policy(case) -> Outcome:
     ``eta(x)``; and the partition is def:bki's."""
     mdp, computation = case
     labels = computation(mdp)
-    eta_states = maximum_visitation(mdp)
+    eta_states = eta(mdp)
     for block in _observation_blocks(mdp, labels):
         h = mdp.observation_location[block[0]][0]
         rewards = [mdp.mode.zeros((len(x), mdp.number_of_actions)) for x in mdp.observations]

@@ -19,8 +19,9 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock
-from kinematic.homing import eta, eta_min, homing_policy, maximum_visitation
+from kinematic.homing import eta, eta_min, homing_policy
 from kinematic.inseparability import backward_ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import (
@@ -77,11 +78,6 @@ PERTURBED_COVERS = Computation("homing policies mixed half with uniform actions"
 FIRST_ACTION = Computation("one first-action policy per layer", _first_action_covers)
 
 
-def _cover_alpha(mdp: BlockMDP, cover: list[Policy], layer: int) -> Fraction:
-    best = np.max(np.stack([state_visitation(mdp, p)[layer] for p in cover]), axis=0)
-    return min(best / maximum_visitation(mdp)[layer])
-
-
 def check_psdp_homes_blocks(case) -> Outcome:
     """For every layer h >= 2 and backward KI block i: PSDP(Psi_{1:h-1}, R_{i,h}, h-1) with exact
     data visits every state of the block with probability eta(s); the blocks are def:bki's."""
@@ -98,13 +94,14 @@ def check_psdp_homes_blocks(case) -> Outcome:
             policy = psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
             visits = state_visitation(mdp, policy)[h]
             for state in states:
-                reached = visits[mdp.state_location[state][1]]
-                if reached != values[state]:
+                i = mdp.state_location[state][1]
+                reached = visits[i]
+                if reached != values[h][i]:
                     return Outcome(False, {
                         "instance": spec(mdp), "block": states, "state": state,
                         "psdp_policy": policy_json(mdp, policy),
                         "covers": [[policy_json(mdp, p) for p in c] for c in covers[:h]],
-                        "P_pi(s)": number(reached), "eta(s)": number(values[state]),
+                        "P_pi(s)": number(reached), "eta(s)": number(values[h][i]),
                     })
     return Outcome(True)
 
@@ -131,7 +128,7 @@ def check_exp_oracle_exact(case) -> Outcome:
     state_labels = abstraction(mdp)
     covers = exp_oracle_exact(mdp, observation_labels(mdp, state_labels))
     for h in range(1, mdp.horizon):
-        alpha = _cover_alpha(mdp, covers[h], h)
+        alpha = policy_cover_alpha(mdp, covers[h]).alpha_per_layer[h]
         classes = len(set(np.asarray(state_labels[h]).tolist()))
         if alpha != 1 or len(covers[h]) != classes:
             return Outcome(False, {
@@ -164,7 +161,7 @@ def check_oracle_exp_statement(case) -> Outcome:
     mdp, abstraction = case
     covers = exp_oracle_exact(mdp, observation_labels(mdp, abstraction(mdp)))
     for h in range(1, mdp.horizon):
-        alpha = _cover_alpha(mdp, covers[h], h)
+        alpha = policy_cover_alpha(mdp, covers[h]).alpha_per_layer[h]
         if alpha < Fraction(1, 2):
             return Outcome(False, {"instance": spec(mdp), "abstraction": abstraction.name,
                                    "layer": h + 1, "alpha": number(alpha)})
@@ -318,7 +315,8 @@ def check_psdp_spread(case) -> Outcome:
     rewards = tuple(r / scale for r in mdp.rewards)
     covers = covers_of(mdp)
     size = max(len(c) for c in covers[1:]) if mdp.horizon > 1 else 1
-    alpha = min((_cover_alpha(mdp, covers[t], t) for t in range(1, mdp.horizon)), default=1)
+    alpha = min((policy_cover_alpha(mdp, covers[t]).alpha_per_layer[t]
+                 for t in range(1, mdp.horizon)), default=1)
     alpha = Fraction(1) if claim_alpha_one else alpha
     log_policies = max(len(x) for x in mdp.observations) * math.log(mdp.number_of_actions)
     error = error_csc(mdp.number_of_actions, PSDP_SAMPLES, log_policies, DELTA)
@@ -400,7 +398,8 @@ def check_exp_oracle_sampled(case) -> Outcome:
     failures, alphas, gaps = 0, [], []
     for _ in range(ORACLE_TRIALS):
         covers = exp_oracle_sampled(mdp, labels, sizes.n_psdp, rng)
-        alpha = min(_cover_alpha(mdp, covers[h], h) for h in range(1, mdp.horizon))
+        alpha = min(policy_cover_alpha(mdp, covers[h]).alpha_per_layer[h]
+                    for h in range(1, mdp.horizon))
         policy = psdp_sampled(mdp, covers, rewards, mdp.horizon, sizes.n_eval, rng)
         gap = best - float(policy_value(mdp, policy, rewards))
         alphas.append(number(alpha))

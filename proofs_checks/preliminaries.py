@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kinematic.families import figure1_noncompositional
+from kinematic.counterexamples.mdps import figure1_noncompositional
 from kinematic.homing import (
     LinearProgramOptimum,
     eta,
@@ -54,7 +54,7 @@ def _visits(mdp: BlockMDP, policy: Policy, state: str):
 
 def reward_objectives(mdp: BlockMDP) -> list[Objective]:
     """The MDP's reward and every ``P_pi(s)`` (reward ``1{decoder(x) = s}``)."""
-    values = eta(mdp)
+    values = dict(zip(mdp.states, itertools.chain.from_iterable(eta(mdp)), strict=True))
     return [
         Objective("V(pi; R)", lambda p: policy_value(mdp, p),
                   lambda: optimal_values(mdp).value, lambda: lp_optimal_value(mdp, mdp.rewards)),
@@ -139,14 +139,15 @@ def best_composition(mdp: BlockMDP, target: str) -> tuple[object, dict]:
     """
     h, i = mdp.state_location[target]
     previous = h - 1
-    values = eta(mdp)
+    values = eta(mdp)[previous]
     reach = mdp.transition_tensor(previous)[:, :, i].max(axis=1)
     deciding = [s for layer in mdp.layers[:previous] for s in layer]
     best, best_witness = mdp.mode.scalar(0), {}
     for actions in itertools.product(mdp.actions, repeat=len(deciding)):
         choices = dict(zip(deciding, actions, strict=True))
         visits = state_visitation(mdp, state_policy(mdp, choices, mdp.actions[0]))[previous]
-        homed = [s for s, p in zip(mdp.layers[previous], visits, strict=True) if p == values[s]]
+        homed = [s for s, p, best in zip(mdp.layers[previous], visits, values, strict=True)
+                 if p == best]
         if not homed:
             continue
         value = (visits * reach).sum()
@@ -161,8 +162,9 @@ def check_noncompositional(mdp: BlockMDP) -> Outcome:
     for layer in mdp.layers[1:]:
         for state in layer:
             composed, how = best_composition(mdp, state)
-            if eta(mdp)[state] > composed:
-                gaps[state] = {"eta": number(eta(mdp)[state]), "best_composition": number(composed),
+            value = eta(mdp, state)
+            if value > composed:
+                gaps[state] = {"eta": number(value), "best_composition": number(composed),
                                "attained_by": how}
     if not gaps:
         return Outcome(False, {"instance": spec(mdp),

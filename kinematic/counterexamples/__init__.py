@@ -1,8 +1,9 @@
 """The counterexamples of Section 5 ("Can We Use Existing State Abstraction Oracles?"), computed
 exactly, and a Hypothesis-based finder for new ones (:mod:`kinematic.counterexamples.search`).
 
-Each module rebuilds an example from the text (the figures are not in the source) and returns
-:class:`Counterexample` records: the claim, whether it holds, and the exact numbers behind it.
+Each module checks an example rebuilt from the text (the figures are not in the source; the MDPs
+are in :mod:`kinematic.counterexamples.mdps`) and returns :class:`Counterexample` records: the
+claim, whether it holds, and the exact numbers behind it.
 """
 
 from __future__ import annotations

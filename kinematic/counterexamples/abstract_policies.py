@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.numbers import Number
@@ -92,7 +92,7 @@ def abstract_cover_alpha(
 ) -> tuple[Number, dict[str, Number]]:
     """The best cover quality achievable with class policies:
     ``min_s max_{pi over classes} P_pi(s) / eta(s)``, and that ratio per state."""
-    eta_layers = maximum_visitation(mdp)
+    eta_layers = eta(mdp)
     ratios = {
         state: best_class_policy_visitation(mdp, labels, state) / eta_layers[h][i]
         for h, layer in enumerate(mdp.layers) for i, state in enumerate(layer)

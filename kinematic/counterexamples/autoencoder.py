@@ -1,5 +1,5 @@
 """Autoencoders (Section 5, "Training Autoencoders"), on
-:func:`kinematic.families.autoencoder_counterexample`.
+:func:`kinematic.counterexamples.mdps.autoencoder_counterexample`.
 
 Over *all* encoders ``f: {0,1}^d -> {0,1}`` (one-bit codes; ``2^(2^d)`` of them, enumerated for
 ``d <= 4``), each with its optimal decoder (per code and bit, the more likely bit value):
@@ -20,9 +20,9 @@ back at the end.
 Inside HOMER's loop the observations are one-hot encoded (homer/encoders.py), so there the
 autoencoder's optimum is a mass-weighted clustering of the observations
 (:func:`one_hot_reconstruction_optimum`): on
-:func:`kinematic.families.autoencoder_exploration_counterexample` every optimal two-class code
-keeps a noise value of the likelier state apart and merges the rest - it mixes the states, as
-the learned autoencoder of ``python -m homer counterexamples`` does.
+:func:`kinematic.counterexamples.mdps.autoencoder_exploration_counterexample` every optimal
+two-class code keeps a noise value of the likelier state apart and merges the rest - it mixes
+the states, as the learned autoencoder of ``python -m homer counterexamples`` does.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ from math import lcm
 import numpy as np
 
 from kinematic.counterexamples import Counterexample
+from kinematic.counterexamples.mdps import (
+    autoencoder_counterexample,
+    autoencoder_exploration_counterexample,
+)
 from kinematic.counterexamples.objectives import transition_distribution
-from kinematic.families import autoencoder_counterexample, autoencoder_exploration_counterexample
 from kinematic.model import BlockMDP
 
 __all__ = ["autoencoder_claim", "encoder_losses", "one_hot_reconstruction_optimum",

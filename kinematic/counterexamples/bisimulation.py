@@ -1,6 +1,6 @@
 """Bisimulation (Section 5): the trivial abstraction, one class per layer, is a reward-free
 bisimulation (same dynamics over abstract states), and the cover built from it misses a state.
-Shown on :func:`kinematic.families.curiosity_counterexample`."""
+Shown on :func:`kinematic.counterexamples.mdps.curiosity_counterexample`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import numpy as np
 
 from kinematic.counterexamples import Counterexample
 from kinematic.counterexamples.exploration import worst_case_cover_alpha
-from kinematic.families import curiosity_counterexample
-from kinematic.homing import maximum_visitation
+from kinematic.counterexamples.mdps import curiosity_counterexample
+from kinematic.cover import policy_cover_alpha
 from kinematic.model import BlockMDP
 from kinematic.planning import exp_oracle_exact
-from kinematic.visitation import state_visitation
 
 __all__ = ["bisimulation_claim", "is_reward_free_bisimulation"]
 
@@ -36,12 +35,10 @@ def bisimulation_claim() -> Counterexample:
     mdp = curiosity_counterexample()
     trivial = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
     covers = exp_oracle_exact(mdp, trivial)
-    eta_layers = maximum_visitation(mdp)
-    alphas, missed = [], []
-    for h in range(1, mdp.horizon):
-        reached = np.max(np.stack([state_visitation(mdp, p)[h] for p in covers[h]]), axis=0)
-        alphas.append(min(reached / eta_layers[h]))
-        missed += [mdp.layers[h][i] for i in np.flatnonzero(reached == 0)]
+    reports = [policy_cover_alpha(mdp, cover) for cover in covers[1:]]
+    alphas = [report.alpha_per_layer[h] for h, report in enumerate(reports, start=1)]
+    missed = [state for h, report in enumerate(reports, start=1) for state in mdp.layers[h]
+              if report.best_visitation[state] == 0]
     worst, _ = worst_case_cover_alpha(mdp, trivial)
     bisimulation = is_reward_free_bisimulation(mdp, trivial)
     return Counterexample(

@@ -1,6 +1,6 @@
 """Curiosity / inverse dynamics (Section 5, "Predicting Previous Action from Observations").
 
-On :func:`kinematic.families.curiosity_counterexample` the previous action is perfectly
+On :func:`kinematic.counterexamples.mdps.curiosity_counterexample` the previous action is perfectly
 predictable from ``(x, x')`` wherever ``x'`` comes from ``{s7, s8}``, so the abstraction merging
 ``{s3, s4}``, ``{s5, s6}`` and ``{s7, s8}`` attains the Bayes-optimal inverse-dynamics loss (at
 layer 3 it is the only Bayes-optimal abstraction with two classes, the coarsest possible). The
@@ -24,6 +24,7 @@ from kinematic.counterexamples.exploration import (
     state_groups,
     worst_case_cover_alpha,
 )
+from kinematic.counterexamples.mdps import curiosity_counterexample
 from kinematic.counterexamples.objectives import (
     inverse_dynamics_abstraction,
     inverse_dynamics_posteriors,
@@ -31,8 +32,8 @@ from kinematic.counterexamples.objectives import (
     square_loss,
     transition_distribution,
 )
-from kinematic.families import curiosity_counterexample
-from kinematic.homing import maximum_visitation
+from kinematic.cover import policy_cover_alpha
+from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import block_rewards, exp_oracle_exact, observation_labels, optimal_values
@@ -105,7 +106,7 @@ def curiosity_claim() -> Counterexample:
         "value of pi (a1 in s1, s3; a2 in s2, s6)": str(policy_value(mdp, paper_policy,
                                                                     reward)),
         "P_pi(s7)": str(visits[0]), "P_pi(s8)": str(visits[1]),
-        "eta(s8)": str(maximum_visitation(mdp)[2][1]),
+        "eta(s8)": str(eta(mdp, "s8")),
     })
     worst = found.worst_case_alpha  # explore_with_objective computed it
     luckiest, per_state = worst_case_cover_alpha(mdp, found.labels, most=True)
@@ -119,10 +120,8 @@ def curiosity_claim() -> Counterexample:
 
     backward = observation_labels(mdp, backward_ki_partition(mdp).labels)
     covers = exp_oracle_exact(mdp, backward)
-    alphas = []
-    for h in range(1, mdp.horizon):
-        reached = np.max(np.stack([state_visitation(mdp, p)[h] for p in covers[h]]), axis=0)
-        alphas.append(min(reached / maximum_visitation(mdp)[h]))
+    alphas = [policy_cover_alpha(mdp, covers[h]).alpha_per_layer[h]
+              for h in range(1, mdp.horizon)]
     kinematic_worst, _ = worst_case_cover_alpha(mdp, backward)
     numbers["alpha per layer, backward KI + exact PSDP"] = [str(a) for a in alphas]
     numbers["worst-case alpha per layer, backward KI"] = [str(a) for a in kinematic_worst]

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from kinematic.homing import maximum_visitation
+from kinematic.cover import policy_cover_alpha
+from kinematic.homing import eta
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.numbers import Number
-from kinematic.planning import block_rewards, optimal_values, psdp_exact
+from kinematic.planning import block_rewards, homer_exact, optimal_values
 from kinematic.policies import Policy
-from kinematic.visitation import state_visitation
 
 __all__ = [
     "ExplorationResult",
@@ -73,7 +73,7 @@ def worst_case_cover_alpha(
     classes are independent). Returns alpha per layer (layer 1: 1) and per state. With
     ``most`` every tie is broken in the state's favour instead (the best case: an alpha below
     1 then holds whatever tie-breaking PSDP uses)."""
-    eta_layers = maximum_visitation(mdp)
+    eta_layers = eta(mdp)
     per_state: dict[str, Number] = {s: mdp.mode.scalar(1) for s in mdp.layers[0]}
     per_layer = [mdp.mode.scalar(1)]
     for h in range(1, mdp.horizon):
@@ -116,21 +116,17 @@ Objective = Callable[[BlockMDP, Sequence[Policy], int, np.ndarray], np.ndarray]
 
 
 def explore_with_objective(mdp: BlockMDP, objective: Objective) -> ExplorationResult:
-    """HOMER's loop with ``objective`` in place of contrastive estimation (exact data)."""
-    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
-    covers: list[list[Policy]] = [[]]
-    eta_layers = maximum_visitation(mdp)
-    alpha = [mdp.mode.scalar(1)]
-    for h in range(1, mdp.horizon):
-        labels.append(np.asarray(objective(mdp, covers[h - 1], h, labels[h - 1])))
-        covers.append([
-            psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
-            for block in np.unique(labels[h])
-        ])
-        best = np.max(np.stack([state_visitation(mdp, p)[h] for p in covers[h]]), axis=0)
-        alpha.append(min(best / eta_layers[h]))
-    worst, _ = worst_case_cover_alpha(mdp, labels)
-    return ExplorationResult(tuple(labels), covers, tuple(alpha), worst)
+    """HOMER's loop with ``objective`` in place of contrastive estimation (exact data):
+    :func:`kinematic.planning.homer_exact` with the labelling ``objective`` (``layer`` there
+    counted from 1, here from 0), and the alpha of each cover (``def:policy-cover``)."""
+    result = homer_exact(mdp, lambda cover, layer, previous: objective(mdp, cover, layer - 1,
+                                                                       previous))
+    eta_layers = eta(mdp)
+    alpha = [mdp.mode.scalar(1)] + [
+        policy_cover_alpha(mdp, result.covers[h], eta_layers).alpha_per_layer[h]
+        for h in range(1, mdp.horizon)]
+    worst, _ = worst_case_cover_alpha(mdp, result.labels)
+    return ExplorationResult(result.labels, result.covers, tuple(alpha), worst)
 
 
 def state_groups(mdp: BlockMDP, layer: int, labels: np.ndarray) -> list[list[str]]:
@@ -170,12 +166,12 @@ def single_policy_alpha(mdp: BlockMDP, layer: int) -> float:
             rows.append(row)
             right.append(start[x] if t == 0 else 0.0)
     reach = floats.transition_tensor(layer - 1)[floats.emission_state[layer - 1]]
-    eta = np.asarray(maximum_visitation(floats)[layer], dtype=float)
+    eta_layer = np.asarray(eta(floats)[layer], dtype=float)
     bounds_rows = []
-    for s in np.flatnonzero(eta > 0):
+    for s in np.flatnonzero(eta_layer > 0):
         row = np.zeros(variables)
         row[offsets[layer - 1]:offsets[layer]] = -reach[:, :, s].reshape(-1)
-        row[-1] = eta[s]
+        row[-1] = eta_layer[s]
         bounds_rows.append(row)
     objective = np.zeros(variables)
     objective[-1] = -1

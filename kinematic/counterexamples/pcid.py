@@ -1,15 +1,15 @@
 """PCID (Du et al. 2019), Section 5: "Predicting Previous Action and Abstract State".
 
-- Target (``pcid_target``): on :func:`kinematic.families.curiosity_counterexample` the
+- Target (``pcid_target``): on :func:`kinematic.counterexamples.mdps.curiosity_counterexample` the
   Bayes-optimal abstraction for predicting ``(phi_{h-1}(x), a)`` from ``x'`` merges ``{s1, s2}``
   (a stochastic start has nothing to predict), then ``{s3, s4}``, ``{s5, s6}`` and ``{s7, s8}``:
   the same failure as curiosity (``s7`` and ``s8`` have equal posteriors over the previous
   class and action, ``s9`` another), caused by the merged start (with the start states
   separated, the optimum keeps ``s7`` and ``s8`` apart).
-- Model-based cover (``pcid_model_based``): on :func:`kinematic.families.pcid_chain`, policies
-  over PCID's abstract states reach the good pair ``{s2a, s2b}`` with probability at most 1/2
-  where an observation policy reaches it surely; chained over ``H`` layers, the best cover of
-  abstract-state policies has alpha = 2^-(H-1).
+- Model-based cover (``pcid_model_based``): on :func:`kinematic.counterexamples.mdps.pcid_chain`,
+  policies over PCID's abstract states reach the good pair ``{s2a, s2b}`` with probability at
+  most 1/2 where an observation policy reaches it surely; chained over ``H`` layers, the best
+  cover of abstract-state policies has alpha = 2^-(H-1).
 
 Data are collected as HOMER does, with the most favourable roll-in: ``Unf(Psi_{h-1}) o Unf(A)``
 with ``Psi_{h-1}`` the homing policies of layer ``h - 1`` (a 1-policy cover).
@@ -28,13 +28,13 @@ from kinematic.counterexamples.exploration import (
     state_groups,
     worst_case_cover_alpha,
 )
+from kinematic.counterexamples.mdps import curiosity_counterexample, pcid_chain
 from kinematic.counterexamples.objectives import (
     pcid_posteriors,
     pcid_target_abstraction,
     square_loss,
     transition_distribution,
 )
-from kinematic.families import curiosity_counterexample, pcid_chain
 from kinematic.homing import homing_policy
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy, state_policy

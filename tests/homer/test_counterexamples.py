@@ -16,7 +16,10 @@ from homer.counterexamples import (
     run_case,
     run_counterexamples,
 )
-from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
+from kinematic.counterexamples.mdps import (
+    autoencoder_exploration_counterexample,
+    curiosity_counterexample,
+)
 from kinematic.spec import dumps_spec
 
 FIELDS = {"name", "objective", "alpha_min", "steps_with_wrong_merges", "value",

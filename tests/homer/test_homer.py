@@ -20,14 +20,14 @@ from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.sampler import BatchSampler
 from kinematic.families import combination_lock, random_sparse_mdp
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.spec import from_spec, to_spec
 
 
 def cover_quality(mdp, covers, samples=3000, seed=11):
     """Per layer, min over states of (best empirical P_pi(s) over Psi_h) / eta(s)."""
     sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(seed))
-    eta = maximum_visitation(mdp)
+    eta_layers = eta(mdp)
     ratios = []
     for h in range(1, mdp.horizon):
         best = np.zeros(mdp.width(h))
@@ -35,7 +35,7 @@ def cover_quality(mdp, covers, samples=3000, seed=11):
             batch = sampler.run(samples, [policy], h, last_step=h)
             best = np.maximum(best, np.bincount(batch.states[:, h], minlength=mdp.width(h))
                               / samples)
-        ratios.append(min(best / np.array([float(e) for e in eta[h]])))
+        ratios.append(min(best / np.array([float(e) for e in eta_layers[h]])))
     return ratios
 
 
@@ -69,7 +69,7 @@ def two_observations_per_state(mdp):
 def test_homer_covers_generated_block_mdps_with_several_observations(seed, tmp_path):
     mdp = two_observations_per_state(
         random_sparse_mdp(horizon=4, width=3, actions=3, successors=2, seed=seed))
-    assert min(min(e) for e in maximum_visitation(mdp)) > Fraction(1, 10)
+    assert min(min(e) for e in eta(mdp)) > Fraction(1, 10)
     # Classes of these MDPs are reachable with probability < 1, so GPS rejects them and every
     # class goes to full PSDP after one extra round of transitions (capped for CI time).
     config = HomerConfig(backward_capacity=3, forward_capacity=3, max_transitions=4000)

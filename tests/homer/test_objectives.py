@@ -12,7 +12,10 @@ from homer.encoders import HadamardNoise
 from homer.objectives import one_class_abstraction, train_objective
 from kinematic.counterexamples.autoencoder import one_hot_reconstruction_optimum
 from kinematic.counterexamples.exploration import state_groups
-from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
+from kinematic.counterexamples.mdps import (
+    autoencoder_exploration_counterexample,
+    curiosity_counterexample,
+)
 from kinematic.sampling import categorical
 
 CONFIG = HomerConfig(backward_capacity=2, torch_threads=1)

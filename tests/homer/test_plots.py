@@ -14,7 +14,10 @@ from homer.plots import (
     dynamics_figure,
     visitation_figure,
 )
-from kinematic.families import autoencoder_exploration_counterexample, curiosity_counterexample
+from kinematic.counterexamples.mdps import (
+    autoencoder_exploration_counterexample,
+    curiosity_counterexample,
+)
 from kinematic.model import BlockMDP
 from tests.homer.handmade import abstraction, lock, perfect_artefacts
 from tests.homer.test_compare import SAMPLES

@@ -29,7 +29,7 @@ from homer.counterexamples import (
     row_summary,
 )
 from kinematic import InvalidPartition, UnknownName
-from kinematic.families import (
+from kinematic.counterexamples.mdps import (
     autoencoder_exploration_counterexample,
     curiosity_counterexample,
     pcid_chain,

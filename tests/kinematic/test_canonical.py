@@ -20,6 +20,7 @@ from kinematic.partition import Partition
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies, split_states
 from kinematic.visitation import trajectory_distribution
+from tests.kinematic.test_homing import by_state
 
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=2, max_splits=2)
 
@@ -49,7 +50,7 @@ def test_eta_of_a_class_is_the_sum_over_its_members(mdp):
     members = defaultdict(list)
     for state, merged in result.state_map.items():
         members[merged].append(state)
-    original, merged_eta = eta(mdp), eta(result.mdp)
+    original, merged_eta = by_state(mdp, eta(mdp)), by_state(result.mdp, eta(result.mdp))
     for merged, states in members.items():
         assert merged_eta[merged] == sum(original[s] for s in states)
 

@@ -87,7 +87,7 @@ def test_floats_in_the_wrong_order_are_not_trusted():
 
 def test_possible_underflow_falls_back_to_the_fraction_induction():
     """A probability of 10^-310, below the float range: ``layer_eta`` gives up and
-    ``maximum_visitation`` still answers exactly. (Scaling the deviations per column keeps
+    ``eta`` still answers exactly. (Scaling the deviations per column keeps
     10^-200 twice in range: that case is certified.)"""
     for tiny, certified_answers in ((Fraction(1, 10**310), False), (Fraction(1, 10**200), True)):
         mdp = from_spec({
@@ -99,14 +99,14 @@ def test_possible_underflow_falls_back_to_the_fraction_induction():
                 "y": {"a1": {"t": str(tiny), "u": str(1 - tiny)}, "a2": {"u": "1"}},
                 "z": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
         assert (certified_eta(mdp)[1] is not None) == certified_answers
-        assert list(homing.maximum_visitation(mdp)[2]) == [(1 + tiny) / 3, 1]
+        assert list(homing.eta(mdp)[2]) == [(1 + tiny) / 3, 1]
 
 
 def test_a_product_that_underflows_from_two_normal_floats_falls_back():
     """A deviation of 2 x 10^-200 (layer 3's values for the target t) times a probability of
     10^-200 (layer 2): each is a normal float, their product 2 x 10^-400 is not, so the step
     could underflow and ``layer_eta`` gives up (the check must take the smallest positive
-    deviation and multiply); ``maximum_visitation`` answers exactly all the same."""
+    deviation and multiply); ``eta`` answers exactly all the same."""
     tiny = Fraction(1, 10**200)
     mdp = from_spec({
         "name": "tiny-product", "horizon": 4, "actions": ["a1", "a2"],
@@ -119,7 +119,7 @@ def test_a_product_that_underflows_from_two_normal_floats_falls_back():
             "z": {"a1": {"u": "1"}, "a2": {"u": "1"}}}})
     assert certified_eta(mdp)[1] is not None  # layer 3: unit deviations times 10^-200
     assert certified_eta(mdp)[2] is None
-    assert list(homing.maximum_visitation(mdp)[3]) == fraction_eta(mdp, 3) == [2 * tiny, 1]
+    assert list(homing.eta(mdp)[3]) == fraction_eta(mdp, 3) == [2 * tiny, 1]
 
 
 def test_forked_workers_give_the_same_answers(monkeypatch):

@@ -18,6 +18,7 @@ from kinematic.counterexamples.autoencoder import autoencoder_claim
 from kinematic.counterexamples.bisimulation import bisimulation_claim
 from kinematic.counterexamples.curiosity import curiosity_claim
 from kinematic.counterexamples.exploration import single_policy_alpha, worst_case_cover_alpha
+from kinematic.counterexamples.mdps import curiosity_counterexample, pcid_chain
 from kinematic.counterexamples.pcid import pcid_model_based_claim, pcid_target_claim
 from kinematic.counterexamples.search import (
     OBJECTIVES,
@@ -25,13 +26,13 @@ from kinematic.counterexamples.search import (
     is_counterexample,
     stored_instances,
 )
-from kinematic.families import combination_lock, curiosity_counterexample, pcid_chain
-from kinematic.homing import maximum_visitation
+from kinematic.cover import policy_cover_alpha
+from kinematic.families import combination_lock
+from kinematic.homing import eta
 from kinematic.inseparability import backward_ki_partition
 from kinematic.planning import observation_labels
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.spec import from_spec, load_spec
-from kinematic.visitation import state_visitation
 
 DATA = Path(__file__).parent / "data"
 
@@ -227,7 +228,7 @@ def test_single_policy_alpha_is_the_best_cover_of_one_policy():
     deterministic or uniform policy's alpha, and is 1 where one policy homes every state."""
     mdp = curiosity_counterexample()
     assert single_policy_alpha(mdp, 1) == pytest.approx(0.5, abs=1e-9)
-    eta = maximum_visitation(mdp)
+    eta_layers = eta(mdp)
     for layer in (1, 2):
         best = single_policy_alpha(mdp, layer)
         candidates = [uniform_policy(mdp)] + [
@@ -235,8 +236,8 @@ def test_single_policy_alpha_is_the_best_cover_of_one_policy():
                                        strict=True)))
             for choice in itertools.product(["a1", "a2"], repeat=6)]
         for policy in candidates:
-            reached = state_visitation(mdp, policy)[layer]
-            assert min(reached / eta[layer]) <= best + 1e-9
+            alpha = policy_cover_alpha(mdp, [policy], eta_layers).alpha_per_layer[layer]
+            assert alpha <= best + 1e-9
     assert single_policy_alpha(pcid_chain(2), 1) == pytest.approx(0.5, abs=1e-9)
     # Two states reached from one start, each by its own action with probability 3/4 (else
     # the other): eta = 3/4 each; one policy mixing both actions evenly reaches each with 1/2.

@@ -13,6 +13,7 @@ from kinematic.model import with_float_numbers
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps, policies
 from tests.kinematic.brute_force import path_visitation
+from tests.kinematic.test_homing import by_state
 
 
 @given(block_mdps(max_splits=1))
@@ -29,7 +30,7 @@ def test_alpha_is_the_worst_ratio_of_the_best_policy(data):
     mdp = data.draw(block_mdps())
     cover = data.draw(st.lists(policies(mdp), min_size=1, max_size=3))
     report = policy_cover_alpha(mdp, cover)
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     visits = [path_visitation(mdp, policy) for policy in cover]
     for state in mdp.states:
         assert report.best_visitation[state] == max(v[state] for v in visits)

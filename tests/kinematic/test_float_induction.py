@@ -12,7 +12,7 @@ import kinematic.float_induction as float_induction
 import kinematic.homing as homing
 from kinematic.arrays import block_mdp_from_arrays
 from kinematic.families import random_exact_mdp, random_sparse_mdp
-from kinematic.homing import maximum_visitation
+from kinematic.homing import eta
 from kinematic.model import BlockMDP, with_float_numbers
 from kinematic.spec import from_spec
 
@@ -74,10 +74,10 @@ def test_eta_with_float32_steps_is_within_the_error(error, monkeypatch):
     exact_mdp = random_exact_mdp(30, 8, 3, 3, seed=0)
     floats = with_float_numbers(exact_mdp)
     counts = single_steps(monkeypatch)
-    computed = maximum_visitation(floats, workers=1, error=error)
+    computed = eta(floats, workers=1, error=error)
     assert sum(counts) > 100
     rounding = 4 * floats.horizon * max(floats.successor_bounds) * 2.0**-52
-    for values, exact in zip(computed, maximum_visitation(exact_mdp), strict=True):
+    for values, exact in zip(computed, eta(exact_mdp), strict=True):
         assert np.abs(values - np.array(exact, dtype=float)).max() <= error + rounding
 
 
@@ -187,7 +187,7 @@ def test_the_bound_spent_in_float32_is_part_of_the_stopping_rule(monkeypatch):
     the induction goes on to the start and is exact up to rounding."""
     mdp = from_spec(DYADIC_SPEC)
     counts = single_steps(monkeypatch)
-    value = maximum_visitation(mdp, error=0.25)[3][0]
+    value = eta(mdp, error=0.25)[3][0]
     assert counts == [2]  # t and w, one float32 step each (layer 2)
     assert value == pytest.approx(0.75 - 5e-7, abs=1e-12)
 

@@ -24,6 +24,7 @@ from kinematic.numbers import NumberMode
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps
 from kinematic.visitation import state_visitation
+from tests.kinematic.test_homing import by_state
 
 ROUNDING = 2.0**-52
 
@@ -84,7 +85,7 @@ def test_a_state_with_eta_below_atol_gets_its_homing_decisions(tiny):
         "start": {"s1": 1.0},
         "transitions": {"s1": {"a0": {"u": 1.0}, "a1": {"u": 1.0 - tiny, "t": tiny}}},
     })
-    assert eta(mdp)["t"] == tiny
+    assert by_state(mdp, eta(mdp))["t"] == tiny
     assert homing_policy_choices(mdp, "t") == {"s1": "a1"}
     assert reached(mdp, "t") == tiny
 
@@ -106,7 +107,7 @@ def test_losses_below_atol_do_not_accumulate_over_the_horizon(loss):
     """Before: a0 counted as tied with a1 (within atol), so the H = 21 homing policy reached
     g21 with (1 - 1.8e-8) / 2 where eta = 1/2; now it takes a1 and reaches eta up to rounding."""
     mdp = from_spec(drifting_lock(21, loss))
-    assert eta(mdp)["g21"] == 0.5
+    assert by_state(mdp, eta(mdp))["g21"] == 0.5
     assert abs(reached(mdp, "g21") - 0.5) <= rounding_bound(mdp)
 
 
@@ -131,7 +132,7 @@ def float_mdps_with_tiny_and_drifting_probabilities(draw: st.DrawFn):
 
 @given(float_mdps_with_tiny_and_drifting_probabilities())
 def test_float_homing_policies_reach_eta_within_the_documented_bound(mdp):
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     for state in mdp.states:
         assert abs(reached(mdp, state) - values[state]) <= homing_bound(mdp, values[state])
 
@@ -151,7 +152,7 @@ def test_the_float_shortcut_of_eta_is_part_of_the_bound():
                               "a1": {"t": 0.5, "w": 0.5}},
                         "v": {"a0": {"t": 0.5, "w": 0.5}, "a1": {"t": 0.5, "w": 0.5}}},
     })
-    error = abs(reached(mdp, "t") - eta(mdp)["t"])
+    error = abs(reached(mdp, "t") - by_state(mdp, eta(mdp))["t"])
     assert 100 * rounding_bound(mdp) < error <= homing_bound(mdp, 0.5)
 
 
@@ -170,7 +171,7 @@ def test_tiny_start_transition_and_emission_probabilities_are_all_kept():
         "transitions": {"s1": {"a": {"s2": 1 - tiny, "r2": tiny}}, "r1": {"a": {"r2": 1.0}}},
         "emissions": {"s2": {"x": 1 - tiny, "y": tiny}},
     })
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     assert values["r1"] == tiny
     assert values["r2"] == pytest.approx(2 * tiny, rel=1e-12)
     assert set(mdp.observations_of("s2")) == {"x", "y"}

@@ -21,8 +21,6 @@ from kinematic.homing import (
     homing_policy,
     lp_maximum_visitation,
     lp_optimal_value,
-    max_visitation,
-    maximum_visitation,
 )
 from kinematic.model import with_float_numbers
 from kinematic.planning import optimal_values
@@ -35,24 +33,29 @@ from tests.kinematic.brute_force import brute_force_eta, path_visitation
 SMALL = block_mdps(max_horizon=3, max_width=2, max_actions=3, max_splits=0)
 
 
+def by_state(mdp, per_layer):
+    """State name -> value, from per-layer arrays such as ``eta(mdp)``'s."""
+    return {state: per_layer[h][i] for state, (h, i) in mdp.state_location.items()}
+
+
 @given(SMALL)
 def test_eta_by_dynamic_programming_equals_brute_force(mdp):
     """eta(s) by batched backward induction = max over all deterministic policies, exactly."""
-    assert eta(mdp) == brute_force_eta(mdp)
+    assert by_state(mdp, eta(mdp)) == brute_force_eta(mdp)
 
 
 @given(block_mdps())
 def test_batched_and_single_target_inductions_agree(mdp):
     """All targets of a layer at once give the same eta as one induction per target."""
-    batched = eta(mdp)
-    assert batched == {s: max_visitation(mdp, s) for s in mdp.states}
+    batched = by_state(mdp, eta(mdp))
+    assert batched == {s: eta(mdp, s) for s in mdp.states}
     assert eta_min(mdp) == min(batched.values())
 
 
 @given(block_mdps())
 def test_homing_policies_attain_eta(mdp):
     """The deterministic policy of every state visits it with probability exactly eta(s)."""
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     all_choices = homing_policies(mdp)
     for state in mdp.states:
         visits = path_visitation(mdp, homing_policy(mdp, state))
@@ -66,7 +69,7 @@ def test_no_stochastic_policy_beats_eta(data):
     """lem:homing_deterministic: P_pi(s) <= eta(s) for random stochastic observation policies."""
     mdp = data.draw(block_mdps())
     policy = data.draw(policies(mdp))
-    values = maximum_visitation(mdp)
+    values = eta(mdp)
     for visits, best in zip(state_visitation(mdp, policy), values, strict=True):
         assert all(v <= b for v, b in zip(visits, best, strict=True))
 
@@ -75,7 +78,7 @@ def test_no_stochastic_policy_beats_eta(data):
 def test_linear_program_over_stochastic_policies_matches(mdp):
     """lem:homing_deterministic: the LP optimum over stochastic policies equals eta(s) (to the
     solver's tolerance), and the LP's stochastic policy, evaluated exactly, never exceeds eta."""
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     for state in mdp.states:
         result = lp_maximum_visitation(mdp, state)
         assert result.value == pytest.approx(float(values[state]), abs=1e-7)
@@ -100,24 +103,24 @@ def test_float_mode_agrees_with_exact_mode(mdp):
     """The same MDP read with float probabilities gives eta within the tolerance."""
     floats = with_float_numbers(mdp)
     assert not floats.mode.exact
-    exact = eta(mdp)
-    for state, value in eta(floats).items():
+    exact = by_state(mdp, eta(mdp))
+    for state, value in by_state(floats, eta(floats)).items():
         assert value == pytest.approx(float(exact[state]), abs=1e-12)
         assert lp_maximum_visitation(floats, state).value == pytest.approx(value, abs=1e-7)
 
 
 @given(block_mdps(), st.sampled_from([0.0, 1e-3, 0.05, 0.2]))
 def test_float_eta_is_within_the_requested_error(mdp, error):
-    """``maximum_visitation(error=e)`` and ``max_visitation(error=e)`` in float mode: every eta
-    within ``e`` (plus rounding) of the exact eta - the stopping rule of ``_start_values``
-    (values of a column within ``2 e`` of each other, answer their midpoint)."""
+    """``eta(error=e)`` in float mode, of every state and of one state: every eta within ``e``
+    (plus rounding) of the exact eta - the stopping rule of ``_start_values`` (values of a
+    column within ``2 e`` of each other, answer their midpoint)."""
     floats = with_float_numbers(mdp)
-    exact = eta(mdp)
-    per_layer = maximum_visitation(floats, error=error)
+    exact = by_state(mdp, eta(mdp))
+    per_layer = eta(floats, error=error)
     for layer, values in zip(floats.layers, per_layer, strict=True):
         for state, value in zip(layer, values, strict=True):
             assert abs(value - float(exact[state])) <= error + 1e-12
-            single = max_visitation(floats, state, error=error)
+            single = eta(floats, state, error=error)
             assert abs(single - float(exact[state])) <= error + 1e-12
 
 
@@ -138,23 +141,23 @@ def test_the_error_bound_is_tight_for_the_midpoint_rule():
     it); with error 0.09 the induction runs to the start and is exact up to rounding."""
     mdp = from_spec(MIDPOINT_SPEC)
     exact = 0.6 - 2e-7
-    stopped = maximum_visitation(mdp, error=0.1)[2][0]
+    stopped = eta(mdp, error=0.1)[2][0]
     assert stopped == pytest.approx(0.5, abs=1e-12)
     assert abs(stopped - exact) <= 0.1
-    assert maximum_visitation(mdp, error=0.09)[2][0] == pytest.approx(exact, abs=1e-12)
+    assert eta(mdp, error=0.09)[2][0] == pytest.approx(exact, abs=1e-12)
 
 
-def test_a_spread_of_exactly_twice_the_error_settles_in_both_functions():
+def test_a_spread_of_exactly_twice_the_error_settles_for_all_states_and_for_one():
     """The rule is ``spread <= 2 error``: dyadic values 0.25 (v) and 0.75 (u), exact in binary,
-    with error 0.25 stop at the midpoint 0.5, in ``maximum_visitation`` and in
-    ``max_visitation`` alike; a smaller error runs to the start."""
+    with error 0.25 stop at the midpoint 0.5, in ``eta`` of every state and of ``t`` alone
+    alike; a smaller error runs to the start."""
     spec = copy.deepcopy(MIDPOINT_SPEC)
     spec["transitions"].update(u={"a0": {"t": 0.75, "w": 0.25}}, v={"a0": {"t": 0.25, "w": 0.75}})
     mdp = from_spec(spec)
-    assert maximum_visitation(mdp, error=0.25)[2][0] == 0.5
-    assert max_visitation(mdp, "t", error=0.25) == 0.5
+    assert eta(mdp, error=0.25)[2][0] == 0.5
+    assert eta(mdp, "t", error=0.25) == 0.5
     exact = 0.75 * (1 - 1e-6) + 0.25 * 1e-6
-    assert max_visitation(mdp, "t", error=0.2) == pytest.approx(exact, abs=1e-12)
+    assert eta(mdp, "t", error=0.2) == pytest.approx(exact, abs=1e-12)
 
 
 def test_blocks_of_targets_give_the_single_target_answers(monkeypatch):
@@ -164,31 +167,32 @@ def test_blocks_of_targets_give_the_single_target_answers(monkeypatch):
     mdp = random_sparse_mdp(horizon=4, width=50, actions=3, successors=4, seed=1)
     monkeypatch.setattr(homing, "BLOCK_BYTES", 8 * 3 * 50 * 16)
     assert homing._block_columns(mdp, 0) == 16
-    single = [np.array([max_visitation(mdp, state) for state in layer]) for layer in mdp.layers]
+    single = [np.array([eta(mdp, state) for state in layer]) for layer in mdp.layers]
     for workers in (1, 2):
-        blocked = maximum_visitation(mdp, workers=workers)
+        blocked = eta(mdp, workers=workers)
         for expected, values in zip(single, blocked, strict=True):
             np.testing.assert_allclose(values, expected, rtol=0, atol=1e-15)
 
 
 def test_error_is_refused_in_exact_mode_and_checked_in_float_mode():
     mdp = combination_lock(horizon=3, actions=2, seed=0)
-    with pytest.raises(ValueError) as refused:
-        maximum_visitation(mdp, error=1e-3)
-    assert str(refused.value) == (
-        "error applies to float mode; 'combolock-H3-K2-seed0' is exact and its eta is computed "
-        "exactly (convert it with kinematic.model.with_float_numbers)")
+    for state in (None, "s2a"):
+        with pytest.raises(ValueError) as refused:
+            eta(mdp, state, error=1e-3)
+        assert str(refused.value) == (
+            "error applies to float mode; 'combolock-H3-K2-seed0' is exact and its eta is "
+            "computed exactly (convert it with kinematic.model.with_float_numbers)")
     assert eta_error_bound(mdp) == 0  # exact: no error at all
     assert eta_error_bound(with_float_numbers(mdp)) == 1e-3 * mdp.mode.atol
     for bad in (-1e-3, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="error must be"):
-            maximum_visitation(with_float_numbers(mdp), error=bad)
+            eta(with_float_numbers(mdp), error=bad)
 
 
 def test_combination_lock_eta():
     """Section 7: the reachability parameter is 1/2; the bad states are reached surely."""
     mdp = combination_lock(horizon=12, actions=10, seed=0)
-    values = eta(mdp)
+    values = by_state(mdp, eta(mdp))
     assert eta_min(mdp) == Fraction(1, 2)
     assert all(values[f"s{h}c"] == 1 for h in range(2, 13))
     assert all(values[f"s{h}{k}"] == Fraction(1, 2) for h in range(1, 13) for k in "ab")
@@ -196,7 +200,15 @@ def test_combination_lock_eta():
 
 def test_unknown_state_is_named():
     with pytest.raises(ValueError, match="unknown state 'nope'"):
-        max_visitation(combination_lock(3, 2, 0), "nope")
+        eta(combination_lock(3, 2, 0), "nope")
+
+
+def test_workers_apply_to_every_state_only():
+    """``workers`` spreads the inductions of all states; one state's is a single induction."""
+    with pytest.raises(ValueError) as refused:
+        eta(combination_lock(3, 2, 0), "s2a", workers=2)
+    assert str(refused.value) == ("workers applies to eta of every state; eta of 's2a' alone is "
+                                  "one induction")
 
 
 def test_homing_policies_name_every_state():

@@ -17,7 +17,7 @@ from kinematic import (
 )
 from kinematic.counterexamples.abstract_policies import best_class_policy_visitation
 from kinematic.families import split_state, unequal_split
-from kinematic.homing import homing_policy_choices, lp_maximum_visitation, max_visitation
+from kinematic.homing import eta, homing_policy_choices, lp_maximum_visitation
 from kinematic.planning import block_rewards, psdp_exact
 from kinematic.policies import state_policy, transfer_policy
 
@@ -25,7 +25,7 @@ LOCK = combination_lock(horizon=3, actions=2, seed=0)
 STATES = "'s1a', 's1b', 's2a', 's2b', 's2c', 's3a', 's3b', 's3c'"
 
 
-@pytest.mark.parametrize("function", [homing_policy, homing_policy_choices, max_visitation,
+@pytest.mark.parametrize("function", [homing_policy, homing_policy_choices, eta,
                                       lp_maximum_visitation, LOCK.observations_of.__func__,
                                       lambda mdp, state: best_class_policy_visitation(
                                           mdp, [], state)])

@@ -24,7 +24,9 @@ from kinematic.inseparability import backward_ki_partition
 from kinematic.model import with_float_numbers
 from kinematic.planning import (
     block_rewards,
+    exp_oracle_exact,
     exp_oracle_sampled,
+    homer_exact,
     inverse_propensity_scores,
     observation_labels,
     optimal_values,
@@ -90,6 +92,35 @@ def test_exact_psdp_keeps_the_first_action_where_its_cover_does_not_reach():
     for name in ("s2a", "s2b"):
         x = mdp.observations[1].index(name)
         assert policy.action_probabilities[1][x].tolist() == [1, 0, 0]
+
+
+def test_homer_exact_labels_each_layer_from_the_previous_cover_and_labels():
+    """The labelling of layer h gets Psi_{h-1} (empty for h = 2), h counted from 1 and phi_{h-1}
+    (layer 1: one class of integers); Psi_h has one policy per class, in increasing order of
+    the class; a labelling that ignores the covers gives ExpOracle's covers."""
+    lock = combination_lock(horizon=4, actions=2, seed=0)
+    backward = observation_labels(lock, backward_ki_partition(lock).labels)
+    calls = []
+
+    def labelling(cover, layer, previous):
+        calls.append((cover, layer, previous))
+        return backward[layer - 1][::-1]  # classes listed in reverse order of observations
+
+    result = homer_exact(lock, labelling)
+    assert [layer for _, layer, _ in calls] == [2, 3, 4]
+    assert [cover for cover, _, _ in calls] == result.covers[:3]
+    assert calls[0][0] == [] and calls[0][2].dtype == np.intp and calls[0][2].tolist() == [0, 0]
+    assert all(previous is result.labels[h] for h, (_, _, previous) in enumerate(calls))
+    for h in range(1, lock.horizon):
+        assert len(result.covers[h]) == len(np.unique(backward[h]))
+        for block, policy in enumerate(result.covers[h]):
+            reached = observation_visitation(lock, policy)[h][result.labels[h] == block]
+            assert sum(reached) == max(sum(observation_visitation(lock, p)[h][
+                result.labels[h] == block]) for p in result.covers[h])
+    oracle = exp_oracle_exact(lock, backward)
+    assert [len(cover) for cover in oracle] == [0, 2, 2, 2]
+    for h in range(1, lock.horizon):
+        assert policy_cover_alpha(lock, oracle[h]).alpha_per_layer[h] == 1
 
 
 @given(block_mdps(max_horizon=3, max_splits=1))

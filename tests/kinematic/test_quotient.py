@@ -21,6 +21,7 @@ from kinematic.quotient import quotient
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps, policies
 from kinematic.visitation import policy_value, trajectory_distribution
+from tests.kinematic.test_homing import by_state
 
 SMALL = block_mdps(max_horizon=3, max_width=3, max_actions=2, max_splits=2)
 
@@ -142,7 +143,7 @@ def test_the_eta_of_a_merged_state_is_the_sum_over_its_members(data):
     partition = data.draw(refinements(backward_ki_partition(mdp)))
     assume(defined_by_definition(mdp, partition))
     result = quotient(mdp, partition)
-    original, merged = eta(mdp), eta(result.mdp)
+    original, merged = by_state(mdp, eta(mdp)), by_state(result.mdp, eta(result.mdp))
     for state, name in result.state_map.items():
         members = [s for s, n in result.state_map.items() if n == name]
         assert merged[name] == sum(original[s] for s in members), state
@@ -165,7 +166,7 @@ def test_merging_some_ki_classes_of_a_lock_keeps_the_others():
     result = quotient(mdp, Partition.from_blocks(mdp, [["s3a", "s3b"]]))
     assert result.mdp.layers[2:] == (("s3a+s3b", "s3c"), ("s4a", "s4b", "s4c"))
     assert result.state_map["s3b"] == "s3a+s3b" and result.state_map["s4b"] == "s4b"
-    assert eta(result.mdp)["s3a+s3b"] == eta(mdp)["s3a"] + eta(mdp)["s3b"]
+    assert eta(result.mdp, "s3a+s3b") == eta(mdp, "s3a") + eta(mdp, "s3b")
 
 
 def forked_spec(rows: tuple[dict, dict], incoming: dict | None = None) -> dict:
