@@ -13,7 +13,7 @@ export HYPOTHESIS_PROFILE
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
-.PHONY: setup demo test test-slow lint bench mutants clean
+.PHONY: setup demo test test-slow lint docs bench mutants clean
 
 # --no-compile: pip would byte-compile every installed module (torch's included: 45 of the
 # install's 120 s); Python compiles the modules a run imports when it first imports them, once
@@ -45,12 +45,21 @@ PYTEST := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 test: $(STAMP)
 	$(PYTEST) -m "not slow"
 	$(VENV)/bin/ruff check .
+	$(MKDOCS)
 
 test-slow: $(STAMP)
 	$(PYTEST) -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+
+# The documentation site (mkdocs.yml) in site/: open site/index.html. --strict turns every
+# warning into an error (a cross-reference to a function that is gone, a docstring section
+# griffe cannot read), so `make test` builds it too. Nothing is downloaded and no notebook is
+# run (their stored outputs are shown).
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+docs: $(STAMP)
+	$(MKDOCS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/exact_scale.py
@@ -67,4 +76,4 @@ mutants: $(STAMP)
 	$(PY) benchmarks/mutation_report.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis mutants
+	rm -rf $(VENV) out .pytest_cache .hypothesis mutants site .cache

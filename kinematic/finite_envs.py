@@ -82,15 +82,20 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
 
     Parameters
     ----------
-    env : an environment whose ``unwrapped`` (or itself) has ``P``: state -> action -> list of
+    env
+        an environment whose ``unwrapped`` (or itself) has ``P``: state -> action -> list of
         ``(probability, next_state, reward, terminated)``; every state must list the same
         actions.
-    horizon : the number of layers ``H >= 1`` (steps of an episode).
-    start : the start distribution, default ``env.unwrapped.initial_state_distrib``
+    horizon
+        the number of layers ``H >= 1`` (steps of an episode).
+    start
+        the start distribution, default ``env.unwrapped.initial_state_distrib``
         (FrozenLake, CliffWalking and Taxi have it): a state of the table, a mapping state ->
         probability, or one probability per state ``0 .. n - 1``.
-    numbers : ``"auto"``, ``"exact"`` or ``"float"`` (above).
-    atol : the tolerance of the sums of the table's distributions and of a float-mode MDP.
+    numbers
+        ``"auto"``, ``"exact"`` or ``"float"`` (above).
+    atol
+        the tolerance of the sums of the table's distributions and of a float-mode MDP.
 
     Raises
     ------

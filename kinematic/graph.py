@@ -141,18 +141,26 @@ def draw_block_mdp(
 
     Parameters
     ----------
-    partition : the blocks to colour (its states must be ``mdp``'s); none: all grey.
-    ax : the matplotlib axes to draw on; none: a new pyplot figure sized to the MDP.
-    title : default ``"<mdp name>: KI partition"`` (the partition's description), or the name.
-    positions : state -> ``(x, y)`` (two finite numbers, or an array of shape ``(2,)`` as
+    partition
+        the blocks to colour (its states must be ``mdp``'s); none: all grey.
+    ax
+        the matplotlib axes to draw on; none: a new pyplot figure sized to the MDP.
+    title
+        default ``"<mdp name>: KI partition"`` (the partition's description), or the name.
+    positions
+        state -> ``(x, y)`` (two finite numbers, or an array of shape ``(2,)`` as
         ``networkx`` layouts give) for some or all states; the others keep the default layout
         (layer ``h`` at ``x = h``, its states centred on ``y = 0``, one unit apart).
-    edge_labels : label each edge ``s -> s'`` with its actions and ``T(s'|s, a)`` (fractions in
+    edge_labels
+        label each edge ``s -> s'`` with its actions and ``T(s'|s, a)`` (fractions in
         exact mode; actions of equal probability grouped), each label placed along its edge
         clear of the nodes and the other labels.
-    observations : write each state's emission distribution ``q(x|s)`` under its node.
-    legend : draw the legend (below the axes).
-    block_colours : block (frozenset of states) -> colour, to keep colours equal between
+    observations
+        write each state's emission distribution ``q(x|s)`` under its node.
+    legend
+        draw the legend (below the axes).
+    block_colours
+        block (frozenset of states) -> colour, to keep colours equal between
         drawings (:func:`kinematic.graph_style.colour_blocks`); default: this partition's.
 
     Returns

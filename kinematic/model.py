@@ -246,13 +246,18 @@ def block_mdp(
 
     Parameters
     ----------
-    layers : the states of each layer, layer 1 first.
-    start : state of layer 1 -> probability; states left out have probability 0.
-    transitions : state -> action -> next state -> probability, for every state of layers
+    layers
+        the states of each layer, layer 1 first.
+    start
+        state of layer 1 -> probability; states left out have probability 0.
+    transitions
+        state -> action -> next state -> probability, for every state of layers
         1..H-1 and every action; next states lie in the following layer.
-    emissions : state -> observation -> probability (optional; a state left out emits one
+    emissions
+        state -> observation -> probability (optional; a state left out emits one
         observation named like itself). Supports must be disjoint (Assumption 1).
-    rewards : state or observation -> action -> reward (optional, default 0): a number, or a
+    rewards
+        state or observation -> action -> reward (optional, default 0): a number, or a
         distribution ``{value: probability}`` (a stochastic reward; its mean is the expected
         reward). A state key gives the reward to every observation of that state.
 

@@ -81,6 +81,9 @@ def _listed(value: object, argument: str, what: str) -> list:
 class Partition(PrintsAsRepr):
     """A partition of every layer's states into blocks.
 
+    Layers are numbered from 1 as in the paper: ``blocks(2)`` are the blocks of layer 2, held
+    in ``layers[1]`` and ``labels[1]``.
+
     Attributes
     ----------
     kind : str
@@ -96,9 +99,6 @@ class Partition(PrintsAsRepr):
         The MDP whose states are partitioned, when known (the partitions computed here and the
         ``from_*`` constructors keep it), for operations that need its dynamics (drawing,
         quotients).
-
-    Layers are numbered from 1 as in the paper: ``blocks(2)`` are the blocks of layer 2, held
-    in ``layers[1]`` and ``labels[1]``.
     """
 
     kind: str
@@ -134,7 +134,8 @@ class Partition(PrintsAsRepr):
 
         Parameters
         ----------
-        labels : state name -> any hashable label, for every state of ``mdp``. Equal labels in
+        labels
+            state name -> any hashable label, for every state of ``mdp``. Equal labels in
             different layers are different blocks (blocks never span layers).
 
         Raises
