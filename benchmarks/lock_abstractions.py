@@ -30,7 +30,7 @@ from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.evaluate import compare_classes
 from homer.models import LinearAbstraction, train_contrastive
-from homer.threads import use_torch_threads
+from homer.process_state import process_state
 from kinematic.families import combination_lock
 from kinematic.inseparability import Partition, backward_ki_partition, forward_ki_partition
 from kinematic.model import BlockMDP
@@ -93,7 +93,6 @@ def main() -> None:
                         help="0-based layers of x (default: 1 .. H - 2)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     args = parser.parse_args()
-    use_torch_threads(1)
     config = HomerConfig()
     for assignment in args.set:
         config = override(config, assignment)
@@ -116,4 +115,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with process_state(1):  # one torch and BLAS thread, as HOMER's runs
+        main()

@@ -23,16 +23,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from homer.algorithm import (
-    CHECKPOINT,
-    COMPARE_DIRECTORY,
-    COMPARE_PLOTS,
-    check_compare_outputs,
-    check_run_directory,
-    run_homer,
-)
+from homer.algorithm import run_homer
 from homer.artefacts import load_run
-from homer.checkpoint import UnsafePathError, check_own_path, write_atomically
 from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
 from homer.counterexamples import as_predicted, counterexample_table, run_counterexamples
@@ -47,6 +39,14 @@ from homer.plots import (
 )
 from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
+from homer.run_directory import (
+    CHECKPOINT,
+    COMPARE_DIRECTORY,
+    COMPARE_PLOTS,
+    check_compare_outputs,
+    check_run_directory,
+)
+from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.user_code import load_function, load_policies

@@ -29,11 +29,11 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from homer.checkpoint import write_atomically
 from homer.compare import ComparisonReport
 from homer.counterexamples import exact_prediction, learned_partitions
 from homer.evaluate import AbstractionReport
 from homer.policy_evaluation import CoverReport
+from homer.safe_files import write_atomically
 from kinematic.figures import draw_partitions, new_figure
 from kinematic.graph_style import panel_size
 from kinematic.model import BlockMDP
@@ -44,7 +44,7 @@ __all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamic
 
 def save_figure(figure: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg``; return both paths. Each is rendered in memory and
-    written by :func:`homer.checkpoint.write_atomically` (never torn, never through a symbolic
+    written by :func:`homer.safe_files.write_atomically` (never torn, never through a symbolic
     link: matplotlib would open the path itself and follow one)."""
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:
