@@ -2,7 +2,7 @@
 
 1. One HOMER run (``python -m homer run --env combolock --horizon H --actions 10``) alone, then
    next to one busy process (a Python loop spinning on one core), with one torch thread (the
-   default, ``homer/threads.py``) and with as many threads as cores (torch's own default).
+   default, ``homer/process_state.py``) and with as many threads as cores (torch's own default).
    Target: with one thread, busy / alone <= 1.2.
 2. The sweep's throughput with 1 and 2 local workers (``python -m homer sweep --executor local
    --algorithms homer``): tasks per minute, and the ratio.

@@ -35,7 +35,7 @@ from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.evaluate import compare_classes
 from homer.models import LinearAbstraction, train_contrastive
-from homer.threads import use_torch_threads
+from homer.process_state import process_state
 from kinematic.families import combination_lock
 from kinematic.inseparability import Partition, backward_ki_partition, forward_ki_partition
 from kinematic.model import BlockMDP
@@ -102,7 +102,6 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
     args = parser.parse_args()
     started = datetime.now(UTC)
-    use_torch_threads(1)
     config = HomerConfig()
     for assignment in args.set:
         config = override(config, assignment)
@@ -151,4 +150,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with process_state(1):  # one torch and BLAS thread, as HOMER's runs
+        main()

@@ -12,23 +12,21 @@ For ``h = 2 .. H`` (``step = h - 1`` below, 0-based):
    collapsed to a single class (which cannot tell a real ``x'`` from an imposter; GPS would
    accept it trivially), collect another round and retrain (up to ``max_transitions``), then
    fall back to full PSDP for the classes still rejected; the policies form ``Psi_h``;
-4. save everything (``checkpoint.pt`` in the run directory) so that an interrupted run resumes
-   with identical results.
+4. save everything (a :class:`~homer.run_directory.RunCheckpoint`, ``checkpoint.pt`` in the run
+   directory) so that an interrupted run resumes with identical results.
 
 Then the reward-sensitive PSDP with the external reward, and an estimate of its value by
-rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Generator`` and one
-``torch.Generator`` whose states are saved with each checkpoint.
+rollouts. Seeding happens once, in :func:`run_homer`, through one numpy ``Generator``, one
+``torch.Generator`` and torch's global generator (restored when the run ends), whose states are
+saved with each checkpoint.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import io
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +35,6 @@ import torch
 from tqdm import tqdm
 
 from homer.capacity import check_capacities
-from homer.checkpoint import (
-    UnsafePathError,
-    check_own_path,
-    save_checkpoint,
-    write_atomically,
-)
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import (
@@ -52,37 +44,32 @@ from homer.models import (
     train_contrastive,
 )
 from homer.objectives import one_class_abstraction, train_objective
+from homer.process_state import process_state
 from homer.psdp import greedy_policy_search, psdp
-from homer.run_state import check_reward_scale, read_run_checkpoint
+from homer.run_directory import (
+    CHECKPOINT,
+    RESULT,
+    RunCheckpoint,
+    RunIdentity,
+    check_run_directory,
+    claim_run_directory,
+    read_run_checkpoint,
+    write_checkpoint,
+    write_identity,
+    write_policy,
+)
+from homer.run_state import check_reward_scale
+from homer.safe_files import write_atomically
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
-from homer.threads import use_torch_threads
 from homer.wording import setting
 from kinematic.arguments import format_duration
 from kinematic.errors import TooLarge
-from kinematic.json_input import read_json_file
 from kinematic.model import BlockMDP
 from kinematic.planning import optimal_values
 from kinematic.resources import check_memory
 from kinematic.spec import dumps_spec
 
-__all__ = ["ARTEFACTS", "CHECKPOINT", "COMPARE_DIRECTORY", "COMPARE_OUTPUTS", "COMPARE_PLOTS",
-           "CONFIG", "MDP_SPEC", "HomerResult", "check_compare_outputs", "check_run_directory",
-           "check_run_fits", "check_run_time", "covers_from_state", "mdp_fingerprint", "run_homer"]
-
-CHECKPOINT = "checkpoint.pt"
-MDP_SPEC = "mdp.json"
-"""The latent Block MDP of the run as a kinematic JSON spec (read by ``homer compare``)."""
-CONFIG = "config.json"
-"""The run's identity: config, seed, MDP name and hash, encoder (compared on resume)."""
-ARTEFACTS = (CONFIG, MDP_SPEC, CHECKPOINT, "policy.npz", "result.json")
-"""The files a run writes to its directory."""
-COMPARE_DIRECTORY = "compare"
-"""The directory of a run where ``homer compare`` writes by default."""
-COMPARE_PLOTS = ("visitation", "dynamics", "alpha", "confusion")
-"""The figures of ``homer compare``, each saved as PNG and SVG."""
-COMPARE_OUTPUTS = ("report.json", "summary.txt",
-                   *(f"{plot}.{kind}" for plot in COMPARE_PLOTS for kind in ("png", "svg")))
-"""The files ``homer compare`` writes (all ``--force`` deletes in ``COMPARE_DIRECTORY``)."""
+__all__ = ["HomerResult", "check_run_fits", "check_run_time", "run_homer"]
 
 
 @dataclass
@@ -104,31 +91,6 @@ class HomerResult:
         return {"value": self.value, "optimal_value": self.optimal_value,
                 "episodes": self.episodes, "seconds": round(self.seconds, 2),
                 "run_dir": self.run_dir}
-
-
-def _covers_state(covers: list[list[LinearPolicy]]) -> dict:
-    """The covers for a checkpoint. Policies found by GPS share their prefix with a policy of
-    the previous cover, so arrays are stored once and policies as lists of array indices."""
-    arrays: list[np.ndarray] = []
-    index: dict[int, int] = {}
-
-    def ref(array: np.ndarray) -> int:
-        if id(array) not in index:
-            index[id(array)] = len(arrays)
-            arrays.append(array)
-        return index[id(array)]
-
-    policies = [[([ref(w) for w in p.weights], [ref(b) for b in p.biases]) for p in cover]
-                for cover in covers]
-    return {"arrays": arrays, "policies": policies}
-
-
-def covers_from_state(state: dict) -> list[list[LinearPolicy]]:
-    """The covers of a checkpoint (``checkpoint["covers"]``); ``covers[h]`` reaches layer ``h``
-    (0-based), ``covers[0]`` is the empty policy."""
-    arrays = state["arrays"]
-    return [[LinearPolicy([arrays[i] for i in weights], [arrays[i] for i in biases])
-             for weights, biases in cover] for cover in state["policies"]]
 
 
 def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -> None:
@@ -206,102 +168,6 @@ def _class_indicator(abstraction: LinearAbstraction, step: int, block: int):
     return reward_of
 
 
-def _save(run_dir: Path, state: dict) -> None:
-    """Write the checkpoint atomically (a stopped run never leaves a broken file)."""
-    save_checkpoint(run_dir / CHECKPOINT, state)
-
-
-def check_compare_outputs(directory: Path) -> None:
-    """Refuse (:class:`~homer.checkpoint.UnsafePathError` naming the path) a ``homer compare``
-    output ``directory`` that exists but is not a directory, or where a file of
-    ``COMPARE_OUTPUTS`` is a symbolic link or not a regular file. Absent paths pass."""
-    if directory.exists() and not directory.is_dir():
-        raise UnsafePathError(f"{directory} is a file, not a directory")
-    for name in COMPARE_OUTPUTS:
-        check_own_path(directory / name)
-
-
-def check_run_directory(run_dir: Path) -> None:
-    """Refuse (:class:`~homer.checkpoint.UnsafePathError` naming the path) a run directory
-    where a file of ``ARTEFACTS``, the ``compare`` directory or one of its ``COMPARE_OUTPUTS``
-    is a symbolic link or not of its kind (regular file, directory): run directories are handed
-    over, and a planted link would make a run or ``homer compare`` write (or ``--force``
-    delete) outside. ``run_dir`` itself may be a link (the user chose it)."""
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UnsafePathError(f"{run_dir} is a file, not a run directory")
-    for name in ARTEFACTS:
-        check_own_path(run_dir / name)
-    check_own_path(run_dir / COMPARE_DIRECTORY, directory=True)
-    check_compare_outputs(run_dir / COMPARE_DIRECTORY)
-
-
-def _holds_run(run_dir: Path, identity: dict) -> bool:
-    """Whether ``run_dir`` holds a HOMER run: its ``config.json`` is a JSON object with every
-    key of a run's identity (a ``checkpoint.pt`` alone is a common name for other files)."""
-    try:
-        stored = read_json_file(run_dir / CONFIG)
-    except ValueError:
-        return False
-    return (isinstance(stored, dict) and stored.keys() >= identity.keys()
-            and isinstance(stored["config"], dict))
-
-
-def _delete_run(run_dir: Path, present: list[str]) -> None:
-    """Delete the run's ``present`` artefacts and the files ``homer compare`` wrote in its
-    ``compare`` directory, then that directory if nothing else is left in it; nothing else
-    (other files there are not ours). Every path was checked by :func:`check_run_directory`;
-    ``unlink`` never follows a link."""
-    for name in present:
-        (run_dir / name).unlink()
-    compare = run_dir / COMPARE_DIRECTORY
-    for name in COMPARE_OUTPUTS:
-        (compare / name).unlink(missing_ok=True)
-    with contextlib.suppress(OSError):  # absent, or holding files that are not ours
-        compare.rmdir()
-
-
-def _claim_run_directory(run_dir: Path, identity: dict, resume: bool, force: bool) -> None:
-    """Make ``run_dir`` this run's: refuse a directory holding another run's artefacts unless
-    ``force`` (which deletes them) or ``resume`` (which needs the same identity).
-
-    ``run_dir`` has passed :func:`check_run_directory` (no links where files are expected).
-    ``force`` deletes only the files a run and ``homer compare`` write, and only when the
-    directory holds a run (:func:`_holds_run`): files named like artefacts without a run are
-    refused, naming them; with none, the run starts afresh.
-    """
-    present = [name for name in ARTEFACTS if (run_dir / name).exists()]
-    if not present:
-        return
-    if force:
-        if not _holds_run(run_dir, identity):
-            raise FileExistsError(
-                f"{run_dir} holds {', '.join(present)} but no HOMER run ({run_dir / CONFIG} "
-                f"is not a run's identity): {setting('force')} replaces only a run; move them "
-                "or use another directory")
-        _delete_run(run_dir, present)
-    elif resume:
-        config = run_dir / CONFIG
-        if config.exists():
-            stored = read_json_file(config)
-            expected = json.loads(json.dumps(identity))
-            differ = [key for key, value in expected.items()
-                      if not isinstance(stored, dict) or stored.get(key) != value]
-            if differ:
-                raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} differ "
-                                 f"in {config}): use another directory, or {setting('force')} to "
-                                 "replace it")
-    else:
-        raise FileExistsError(
-            f"{run_dir} holds a run ({', '.join(present)}): pass {setting('resume')} to "
-            f"continue it, {setting('force')} to replace it, or use another directory")
-
-
-def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
-    """SHA-256 of the MDP's spec (``spec``: ``dumps_spec(mdp)`` if already written): a resumed
-    or compared run must have this very MDP, not only its name."""
-    return hashlib.sha256((dumps_spec(mdp) if spec is None else spec).encode()).hexdigest()
-
-
 def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
            generator: torch.Generator, previous: LinearAbstraction | None
            ) -> tuple[TrainingResult, TrainingResult | None]:
@@ -327,11 +193,11 @@ def _train(batches: list[Batch], step: int, actions: int, config: HomerConfig,
     return best, min(trained[config.restarts:], key=lambda model: model.validation_loss)
 
 
-def _previous_abstraction(state: dict[str, Any], step: int) -> LinearAbstraction | None:
+def _previous_abstraction(checkpoint: RunCheckpoint, step: int) -> LinearAbstraction | None:
     """The run's ``phi_B`` of layer ``step - 1`` (None for the first layer)."""
-    if step - 1 not in state["backward"]:
+    if step - 1 not in checkpoint.backward:
         return None
-    return LinearAbstraction(*state["backward"][step - 1])
+    return LinearAbstraction(*checkpoint.backward[step - 1])
 
 
 def _merge(batches: list[Batch]) -> Batch:
@@ -362,9 +228,8 @@ class _OpenRun:
     sampler: BatchSampler
     rng: np.random.Generator
     generator: torch.Generator
-    state: dict[str, Any]
-    """What the checkpoint holds (identity, covers, abstractions, log, counters, RNG states)."""
-    covers: list[list[LinearPolicy]]
+    checkpoint: RunCheckpoint
+    """What the run has learned so far (saved after every step)."""
     started: float
     """``time.perf_counter()`` at the start, moved back by the seconds of earlier sessions."""
 
@@ -379,7 +244,6 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     check_run_time(mdp, config)
     check_reward_scale(mdp, config)
     check_capacities(mdp, config)
-    use_torch_threads(config.torch_threads)
     check_run_directory(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -390,33 +254,31 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     torch.manual_seed(seed)
     sampler = BatchSampler(mdp, encoder, rng, sample_rewards)
     spec = dumps_spec(mdp)
-    identity = {"config": asdict(config), "seed": seed, "mdp": mdp.name,
-                "mdp_sha256": mdp_fingerprint(mdp, spec), "encoder": asdict(encoder),
-                "rewards": "sampled" if sample_rewards else "expected"}
-    state: dict[str, Any] = {
-        "completed_step": 0, "covers": _covers_state([[LinearPolicy([], [])]]),
-        "backward": {}, "forward": {}, "log": [], "seconds": 0.0, "episodes": 0, **identity,
-    }
-    _claim_run_directory(run_dir, identity, resume, force)
-    checkpoint = run_dir / CHECKPOINT
-    if resume and checkpoint.exists():  # not a link: check_run_directory refused it
-        stored = read_run_checkpoint(checkpoint, mdp, identity)
-        state = stored.state()
-        rng.bit_generator.state = stored.numpy_rng
-        generator.set_state(stored.torch_rng)
-        torch.set_rng_state(stored.torch_global_rng)
-        sampler.episodes = stored.episodes
-    write_atomically(run_dir / CONFIG, json.dumps(identity, indent=1))
-    write_atomically(run_dir / MDP_SPEC, spec)
-    return _OpenRun(mdp, config, run_dir, sampler, rng, generator, state,
-                    covers_from_state(state["covers"]),
-                    time.perf_counter() - state["seconds"])
+    identity = RunIdentity.of(mdp, config, seed, encoder, sample_rewards, spec)
+    claim_run_directory(run_dir, identity, resume, force)
+    path = run_dir / CHECKPOINT
+    if resume and path.exists():  # not a link: check_run_directory refused it
+        checkpoint = read_run_checkpoint(path, mdp, identity.to_json())
+        rng.bit_generator.state = checkpoint.numpy_rng
+        generator.set_state(checkpoint.torch_rng)
+        torch.set_rng_state(checkpoint.torch_global_rng)
+        sampler.episodes = checkpoint.episodes
+    else:
+        checkpoint = RunCheckpoint(
+            identity, completed_step=0, episodes=0, seconds=0.0,
+            numpy_rng=rng.bit_generator.state, torch_rng=generator.get_state(),
+            torch_global_rng=torch.get_rng_state(), covers=[[LinearPolicy([], [])]],
+            backward={}, forward={}, log=[])
+    write_identity(run_dir, identity, spec)
+    return _OpenRun(mdp, config, run_dir, sampler, rng, generator, checkpoint,
+                    time.perf_counter() - checkpoint.seconds)
 
 
 def _learn_step(run: _OpenRun, step: int) -> None:
     """Learn ``Psi_step`` (the cover of layer ``step``, 0-based) and checkpoint it: rounds of
     transitions while GPS rejects a class, then full PSDP for the classes still rejected."""
-    config, sampler, covers = run.config, run.sampler, run.covers
+    config, sampler, checkpoint = run.config, run.sampler, run.checkpoint
+    covers = checkpoint.covers
     actions = run.mdp.number_of_actions
     episodes_before = sampler.episodes
     batches: list[Batch] = []
@@ -425,7 +287,7 @@ def _learn_step(run: _OpenRun, step: int) -> None:
         batches.append(sampler.run(config.transitions, covers[step - 1], step - 1,
                                    last_step=step))
         backward, forward = _train(batches, step, actions, config, run.generator,
-                                   _previous_abstraction(run.state, step))
+                                   _previous_abstraction(checkpoint, step))
         batch = _merge(batches)
         classes = backward.abstraction.classes(batch.observations[:, step])
         found, gps_values = _greedy_cover(batch, classes, covers[step - 1], step, actions,
@@ -442,11 +304,10 @@ def _learn_step(run: _OpenRun, step: int) -> None:
         found[i] = psdp(sampler, covers, step - 1, reward_of, config.psdp_samples,
                         config.ridge, episode_end=step)
     covers.append(list(found.values()))
-    state = run.state
-    state["backward"][step] = (backward.abstraction.weight, backward.abstraction.bias)
+    checkpoint.backward[step] = (backward.abstraction.weight, backward.abstraction.bias)
     if forward is not None:
-        state["forward"][step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
-    state["log"].append({
+        checkpoint.forward[step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
+    checkpoint.log.append({
         "step": step + 1, "episodes": sampler.episodes - episodes_before,
         "transitions": len(batch.actions),
         "backward_loss": backward.validation_loss,
@@ -454,21 +315,20 @@ def _learn_step(run: _OpenRun, step: int) -> None:
         "classes": len(found), "gps_values": gps_values, "psdp_fallbacks": len(fallbacks),
         "rounds": rounds,
     })
-    state.update({
-        "completed_step": step,
-        "covers": _covers_state(covers),
-        "episodes": sampler.episodes, "seconds": time.perf_counter() - run.started,
-        "numpy_rng": run.rng.bit_generator.state, "torch_rng": run.generator.get_state(),
-        "torch_global_rng": torch.get_rng_state(),
-    })
-    _save(run.run_dir, state)
+    checkpoint.completed_step = step
+    checkpoint.episodes = sampler.episodes
+    checkpoint.seconds = time.perf_counter() - run.started
+    checkpoint.numpy_rng = run.rng.bit_generator.state
+    checkpoint.torch_rng = run.generator.get_state()
+    checkpoint.torch_global_rng = torch.get_rng_state()
+    write_checkpoint(run.run_dir, checkpoint)
 
 
 def _finish(run: _OpenRun) -> HomerResult:
     """The reward-sensitive PSDP on the covers, its value by rollouts (not counted as
     learning episodes), and the artefacts ``policy.npz`` and ``result.json``."""
     mdp, config, sampler = run.mdp, run.config, run.sampler
-    policy = psdp(sampler, run.covers, mdp.horizon - 1,
+    policy = psdp(sampler, run.checkpoint.covers, mdp.horizon - 1,
                   lambda batch, t: batch.rewards[:, t:].sum(axis=1),
                   config.eval_samples, config.ridge)
     learning_episodes = sampler.episodes
@@ -480,15 +340,13 @@ def _finish(run: _OpenRun) -> HomerResult:
         episodes=learning_episodes,
         seconds=time.perf_counter() - run.started,
         run_dir=str(run.run_dir),
-        covers=run.covers, policy=policy,
-        backward_abstractions=dict(run.state["backward"]),
-        forward_abstractions=dict(run.state["forward"]),
-        log=run.state["log"],
+        covers=run.checkpoint.covers, policy=policy,
+        backward_abstractions=dict(run.checkpoint.backward),
+        forward_abstractions=dict(run.checkpoint.forward),
+        log=run.checkpoint.log,
     )
-    arrays = io.BytesIO()
-    np.savez(arrays, *policy.weights, *policy.biases)
-    write_atomically(run.run_dir / "policy.npz", arrays.getvalue())
-    write_atomically(run.run_dir / "result.json",
+    write_policy(run.run_dir, policy)
+    write_atomically(run.run_dir / RESULT,
                      json.dumps({**result.summary(), "log": result.log}, indent=1))
     return result
 
@@ -514,17 +372,24 @@ def run_homer(
     ``force`` (its artefacts and its ``compare`` report are deleted first, nothing else; a
     directory holding files named like artefacts but no run is refused). A ``run_dir`` with a
     symbolic link (or a directory) where an artefact or a ``compare`` output belongs is
-    refused, naming it (:class:`~homer.checkpoint.UnsafePathError`); files are written
-    through fresh temporary files, so nothing is ever written outside ``run_dir``.
+    refused, naming it (:class:`~homer.safe_files.UnsafePathError`); files are written
+    through fresh temporary files, so nothing is ever written outside ``run_dir`` (the files
+    and their layout: :mod:`homer.run_directory`).
+
+    The run sets torch's threads and the BLAS / OpenMP thread pools to
+    ``config.torch_threads`` and seeds torch's global generator; both are restored when it
+    returns or raises (:func:`homer.process_state.process_state`).
     """
     if resume and force:
         raise ValueError("resume and force exclude each other")
-    run = _open_run(mdp, Path(run_dir), config or HomerConfig(), seed,
-                    encoder or HadamardNoise(), sample_rewards, resume, force)
-    steps = range(run.state["completed_step"] + 1, mdp.horizon)
-    # Closed on Ctrl-C too, so the bar's line ends before the command's last line.
-    with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:
-        for step in bar:
-            _learn_step(run, step)
-            bar.set_postfix(episodes=run.sampler.episodes)
-    return _finish(run)
+    config = config or HomerConfig()
+    with process_state(config.torch_threads):
+        run = _open_run(mdp, Path(run_dir), config, seed, encoder or HadamardNoise(),
+                        sample_rewards, resume, force)
+        steps = range(run.checkpoint.completed_step + 1, mdp.horizon)
+        # Closed on Ctrl-C too, so the bar's line ends before the command's last line.
+        with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:
+            for step in bar:
+                _learn_step(run, step)
+                bar.set_postfix(episodes=run.sampler.episodes)
+        return _finish(run)

@@ -5,19 +5,24 @@ up to the last completed step, without a reward-sensitive policy."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from homer.algorithm import CHECKPOINT, CONFIG, MDP_SPEC, covers_from_state, mdp_fingerprint
-from homer.checkpoint import present, read_regular_file
 from homer.encoders import HadamardNoise
 from homer.models import LinearAbstraction
-from homer.run_state import check_policy_step, check_run_checkpoint, read_checkpoint_fields
+from homer.run_directory import (
+    CHECKPOINT,
+    CONFIG,
+    MDP_SPEC,
+    POLICY,
+    RESULT,
+    check_run_checkpoint,
+    mdp_fingerprint,
+    read_checkpoint_fields,
+    read_policy,
+)
+from homer.safe_files import present, read_regular_file
 from homer.sampler import LinearPolicy
 from homer.wording import setting
 from kinematic.errors import InvalidBlockMDP
@@ -47,25 +52,6 @@ class RunArtefacts:
     """``result.json`` without its log (empty if the run did not finish)."""
 
 
-def _policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
-    if not present(path):
-        return None
-    data = read_regular_file(path)
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-            stored = [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{path}: not a policy written by HOMER ({error})") from None
-    horizon = mdp.horizon
-    if len(stored) != 2 * horizon:
-        raise ValueError(f"{path}: expected {2 * horizon} arrays (weights and biases of "
-                         f"{horizon} steps), found {len(stored)}")
-    for step, (weight, bias) in enumerate(zip(stored[:horizon], stored[horizon:], strict=True)):
-        check_policy_step(weight, bias, dimension, mdp.number_of_actions,
-                          f"{path}, step {step + 1}")
-    return LinearPolicy(stored[:horizon], stored[horizon:])
-
-
 def _json(path: Path) -> object:
     """The JSON document in ``path`` (a regular file of UTF-8 text), errors naming it."""
     try:
@@ -93,9 +79,9 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
     """Read a run directory written by :func:`homer.algorithm.run_homer`.
 
     ``mdp`` replaces the run's ``mdp.json``; it must be the run's MDP (same spec hash as the
-    checkpoint's). Its checkpoint is checked by :func:`homer.run_state.read_run_checkpoint`
-    (the loader of ``--resume`` too); every file read must be a regular file (a symlink or a
-    FIFO is refused naming it).
+    checkpoint's). Its checkpoint is checked as ``--resume`` checks it
+    (:func:`homer.run_directory.check_run_checkpoint`); every file read must be a regular file
+    (a symlink or a FIFO is refused naming it).
     """
     run_dir = Path(run_dir)
     checkpoint = run_dir / CHECKPOINT
@@ -112,14 +98,14 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
         mdp, source = _run_mdp(spec), str(spec)
     stored = check_run_checkpoint(fields, checkpoint, mdp,
                                   {"mdp_sha256": mdp_fingerprint(mdp)}, source)
-    result = run_dir / "result.json"
+    result = run_dir / RESULT
     summary = _json(result) if present(result) else {}
     if not isinstance(summary, dict):
         raise ValueError(f"{result}: not a HOMER result (a JSON {type(summary).__name__})")
     summary.pop("log", None)
-    dimension = stored.encoder.dimension(mdp)
+    encoder = stored.identity.encoder
     return RunArtefacts(
-        mdp, stored.encoder, covers_from_state(stored.covers),
+        mdp, encoder, stored.covers,
         {layer: LinearAbstraction(*pair) for layer, pair in stored.backward.items()},
         {layer: LinearAbstraction(*pair) for layer, pair in stored.forward.items()},
-        _policy(run_dir / "policy.npz", mdp, dimension), stored.log, summary)
+        read_policy(run_dir / POLICY, mdp, encoder.dimension(mdp)), stored.log, summary)

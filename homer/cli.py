@@ -8,7 +8,10 @@ of a spec (:mod:`homer.evaluate`, :mod:`homer.summary`); ``python -m homer sweep
 horizon sweep of the baselines and HOMER (:mod:`homer.sweep`);
 ``python -m homer counterexamples --out DIR``: Section 5's failing objectives and HOMER on the
 same MDPs against the exact truth (:mod:`homer.counterexamples`); ``run --objective`` runs one
-of those objectives alone (:mod:`homer.objectives`)."""
+of those objectives alone (:mod:`homer.objectives`).
+
+The modules that need torch (HOMER, its run directories and what reads them) are imported by
+the commands that use them, so that ``homer evaluate`` and ``--help`` start without torch."""
 
 from __future__ import annotations
 
@@ -19,23 +22,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from homer.algorithm import (
-    CHECKPOINT,
-    COMPARE_DIRECTORY,
-    COMPARE_PLOTS,
-    check_compare_outputs,
-    check_run_directory,
-    run_homer,
-)
-from homer.artefacts import load_run
-from homer.checkpoint import UnsafePathError, check_own_path, write_atomically
-from homer.compare import ComparisonReport, compare_run, format_summary
 from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
-from homer.counterexamples import as_predicted, counterexample_table, run_counterexamples
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
@@ -47,6 +38,7 @@ from homer.plots import (
 )
 from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
+from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.user_code import load_function, load_policies
@@ -59,6 +51,9 @@ from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
 from kinematic.spec import load_spec
+
+if TYPE_CHECKING:
+    from homer.compare import ComparisonReport
 
 __all__ = ["MAX_BUDGET", "MAX_SEEDS", "MAX_WORKERS", "main"]
 
@@ -227,6 +222,8 @@ def _write_comparison(out: Path, report: ComparisonReport, mdp: BlockMDP,
                       summary: str) -> dict[str, Any]:
     """Write the plots, ``report.json`` and ``summary.txt`` into ``out``; the report's JSON
     document (with the plots' paths)."""
+    from homer.run_directory import COMPARE_PLOTS
+
     out.mkdir(parents=True, exist_ok=True)
     figures = {"visitation": visitation_figure(report, mdp),
                "dynamics": dynamics_figure(report, mdp), "alpha": alpha_figure(report),
@@ -242,6 +239,10 @@ def _compare(args: argparse.Namespace) -> int:
     """``homer compare``: the run directory and the output directory are checked before the
     comparison (no symbolic links where files are expected, ``--out`` not a file); if writing
     fails, the comparison is still printed before the error."""
+    from homer.artefacts import load_run
+    from homer.compare import compare_run, format_summary
+    from homer.run_directory import COMPARE_DIRECTORY, check_compare_outputs, check_run_directory
+
     out = args.out or args.run_dir / COMPARE_DIRECTORY
     try:
         check_run_directory(args.run_dir)
@@ -382,6 +383,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _counterexamples(args: argparse.Namespace) -> int:
+    from homer.counterexamples import as_predicted, counterexample_table, run_counterexamples
+
     names = None if args.cases is None else args.cases.split(",")
     try:
         for name in COUNTEREXAMPLE_OUTPUTS:
@@ -408,6 +411,8 @@ def _counterexamples(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from homer.algorithm import run_homer
+
     try:
         config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
         encoder = HadamardNoise(args.noise_variance)
@@ -435,6 +440,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _after_interrupt(args: argparse.Namespace) -> str:
     """What a Ctrl-C left of the command's work, and how to go on."""
+    from homer.run_directory import CHECKPOINT
+
     if args.command == "run":
         instead = " instead of --force" if args.force else ""
         if not (args.out / CHECKPOINT).is_file():

@@ -11,7 +11,7 @@ __all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig", "flag
 
 DEFAULT_TORCH_THREADS = 1
 """Intra-op threads of a HOMER or baseline run unless its configuration says otherwise
-(homer/threads.py)."""
+(homer/process_state.py)."""
 
 RANGES: dict[str, NumberRange] = {
     "backward_capacity": at_least(2), "forward_capacity": at_least(2),
@@ -125,7 +125,7 @@ class HomerConfig:
     evaluation_episodes: int = 2000
     """Rollouts used to estimate the value of the final policy (not counted as learning)."""
     torch_threads: int = DEFAULT_TORCH_THREADS
-    """torch intra-op threads of the run's process (homer/threads.py: one thread keeps a run
+    """torch intra-op threads during the run (homer/process_state.py: one thread keeps a run
     steady next to other busy processes; part of the run's identity, since another thread count
     may change the last bits of the training)."""
 

@@ -51,12 +51,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from homer.algorithm import mdp_fingerprint, run_homer
+from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.capacity import SmallCapacityWarning, required_capacities
-from homer.checkpoint import own_subdirectory
 from homer.compare import ComparisonReport, compare_run
 from homer.config import HomerConfig
+from homer.run_directory import mdp_fingerprint
+from homer.safe_files import own_subdirectory
 from kinematic.counterexamples.abstract_policies import abstract_cover_alpha
 from kinematic.counterexamples.autoencoder import (
     one_hot_reconstruction_optimum,

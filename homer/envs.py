@@ -1,6 +1,12 @@
 """``RichObservationEnv``: any :class:`kinematic.model.BlockMDP` as a ``gymnasium.Env`` with rich
 observations, and the diabolical combination lock of Section 7.
 
+One episode, one step at a time, drawn as HOMER's batches draw them and in the same order:
+the latent steps by :class:`kinematic.sampling.LatentSampler`, the rewards by
+:class:`homer.sampler.RewardSampler`, the observations by the encoder. An episode of the
+environment is the episode a batch of one (:class:`homer.sampler.BatchSampler`) draws from the
+same generator when the same actions are taken.
+
 ``info`` carries the latent state, the latent observation and the step, for evaluation only;
 learners must not read it.
 """
@@ -16,6 +22,7 @@ from homer.encoders import DEFAULT_NOISE_VARIANCE, HadamardNoise
 from homer.sampler import RewardSampler
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
+from kinematic.sampling import LatentSampler
 
 __all__ = ["RichObservationEnv", "lock_environment"]
 
@@ -38,19 +45,15 @@ class RichObservationEnv(gym.Env):
         dimension = self.rotation.shape[0]
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (dimension,), np.float32)
         self.action_space = gym.spaces.Discrete(mdp.number_of_actions)
-        self._start = np.asarray(mdp.start, dtype=np.float64)
-        self._transitions = [np.asarray(mdp.transition_tensor(h), dtype=np.float64)
-                             for h in range(mdp.horizon - 1)]
-        self._emissions = [np.asarray(mdp.emission_matrix(h), dtype=np.float64)
-                           for h in range(mdp.horizon)]
+        self.latent = LatentSampler(mdp)
         self._step = self._state = self._observation = 0
         self._running = False
         if seed is not None:
             self.reset(seed=seed)
 
     def _emit(self) -> tuple[np.ndarray, dict[str, Any]]:
-        probabilities = self._emissions[self._step][self._state]
-        self._observation = int(self.np_random.choice(len(probabilities), p=probabilities))
+        self._observation = int(self.latent.emit(self._step, np.array([self._state]),
+                                                 self.np_random)[0])
         vector = self.encoder.encode(self.mdp, self._step, np.array([self._observation]),
                                      self.np_random, self.rotation)[0]
         info = {
@@ -63,7 +66,7 @@ class RichObservationEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._step = 0
-        self._state = int(self.np_random.choice(len(self._start), p=self._start))
+        self._state = int(self.latent.start(1, self.np_random)[0])
         self._running = True
         return self._emit()
 
@@ -81,8 +84,8 @@ class RichObservationEnv(gym.Env):
             self._step += 1
             self._running = False
             return vector, reward, True, False, info
-        row = self._transitions[self._step][self._state, int(action)]
-        self._state = int(self.np_random.choice(len(row), p=row / row.sum()))
+        self._state = int(self.latent.step(self._step, np.array([self._state]),
+                                           np.array([int(action)]), self.np_random)[0])
         self._step += 1
         vector, info = self._emit()
         return vector, reward, False, False, info

@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -29,14 +29,15 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from homer.checkpoint import write_atomically
-from homer.compare import ComparisonReport
-from homer.counterexamples import exact_prediction, learned_partitions
 from homer.evaluate import AbstractionReport
 from homer.policy_evaluation import CoverReport
+from homer.safe_files import write_atomically
 from kinematic.figures import draw_partitions, new_figure
 from kinematic.graph_style import panel_size
 from kinematic.model import BlockMDP
+
+if TYPE_CHECKING:  # homer.compare reads run directories (torch): not needed by homer evaluate
+    from homer.compare import ComparisonReport
 
 __all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamics_figure",
            "save_figure", "visitation_figure"]
@@ -44,7 +45,7 @@ __all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamic
 
 def save_figure(figure: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg``; return both paths. Each is rendered in memory and
-    written by :func:`homer.checkpoint.write_atomically` (never torn, never through a symbolic
+    written by :func:`homer.safe_files.write_atomically` (never torn, never through a symbolic
     link: matplotlib would open the path itself and follow one)."""
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:
@@ -223,10 +224,10 @@ def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int =
     a colour bar. ``report`` is ``homer compare``'s (phi-bar's classes) or
     :func:`homer.evaluate.evaluate_abstraction`'s; ``learned`` names the abstraction (phi-bar,
     or phi for an evaluation, when None)."""
-    if isinstance(report, ComparisonReport):
-        abstractions, learned = report.abstractions, learned or "phi-bar"
-    else:
+    if isinstance(report, AbstractionReport):
         abstractions, learned = dict(enumerate(report.steps, start=1)), learned or "phi"
+    else:
+        abstractions, learned = report.abstractions, learned or "phi-bar"
     with_ki = [h for h in sorted(abstractions) if "ki" in abstractions[h]]
     wrong = [h for h in with_ki if abstractions[h]["ki"].wrong_merges]
     chosen = sorted((wrong + [h for h in with_ki if h not in wrong])[:panels])
@@ -290,6 +291,10 @@ def counterexample_figure(mdp: BlockMDP, row: Mapping[str, Any]) -> Figure:
     >>> [axes.get_title() for axes in figure.axes]
     ['learned: inverse_dynamics', 'learned: HOMER (phi_B)', 'alpha of each cover per layer']
     """
+    # homer.counterexamples runs HOMER (torch): imported for this figure only, so that
+    # homer evaluate's figures load without torch
+    from homer.counterexamples import exact_prediction, learned_partitions
+
     prediction = exact_prediction(row)
     partitions = learned_partitions(mdp, row)
     width, height = panel_size(mdp)

@@ -1,90 +1,47 @@
-"""What a run reads back before it goes on: its checkpoint, checked once for both
-``homer compare`` (:func:`homer.artefacts.load_run`) and ``homer run --resume``
-(:func:`homer.algorithm.run_homer`), and the scale of the MDP's rewards, checked before training.
+"""What a checkpoint's fields may hold: the checks that turn a checkpoint someone handed over
+into one a run can trust, and the scale of the MDP's rewards, checked before training.
 
-A checkpoint is data someone handed over (:mod:`homer.checkpoint` reads it without executing
-anything); :func:`read_run_checkpoint` then requires and type-checks every field a run needs -
-the identity (MDP name and spec hash, config, seed, encoder, rewards), the random generator
-states, the step and episode counts, the covers, the abstractions and the log - and checks
-them against each other and against the MDP, so that neither command meets a ``KeyError`` or
-an ``IndexError`` later. Every refusal is a :class:`~homer.checkpoint.CheckpointError` naming
-the file and the field.
+:mod:`homer.run_directory` reads a checkpoint without executing anything and hands its fields
+here: :func:`check_identity` type-checks the run's identity (MDP name and spec hash, config,
+seed, encoder, rewards), :func:`check_progress` the rest - the random generator states, the
+step and episode counts, the covers, the abstractions and the log - against each other and
+against the MDP, so that neither ``homer compare`` nor ``homer run --resume`` meets a
+``KeyError`` or an ``IndexError`` later. Each refusal is a :class:`RefusedField` naming the
+field; :mod:`homer.run_directory` names the file. These checks know the layout of the fields
+(the run directory's :class:`~homer.run_directory.RunCheckpoint` as stored), nothing of files.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from homer.checkpoint import CheckpointError, load_checkpoint
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import short_repr
 from kinematic.model import BlockMDP
 
-__all__ = ["IDENTITY", "MAX_POLICY_WEIGHT", "RunCheckpoint", "check_policy_step",
-           "check_reward_scale", "check_run_checkpoint", "read_checkpoint_fields",
-           "read_run_checkpoint"]
-
-IDENTITY = ("config", "seed", "mdp", "mdp_sha256", "encoder", "rewards")
-"""The fields that say which run a checkpoint belongs to (a resumed run must match them all)."""
+__all__ = ["MAX_POLICY_WEIGHT", "Linear", "RefusedField", "check_identity", "check_policy_step",
+           "check_progress", "check_reward_scale"]
 
 Linear = tuple[np.ndarray, np.ndarray]
 """A weight ``(rows, dimension)`` and a bias ``(rows,)``."""
 
 
-@dataclass(frozen=True, eq=False)
-class RunCheckpoint:
-    """A checkpoint whose every field has been checked (:func:`read_run_checkpoint`)."""
-
-    path: Path
-    mdp: str
-    mdp_sha256: str
-    config: dict[str, Any]
-    seed: int
-    encoder: HadamardNoise
-    rewards: str
-    """``'sampled'`` or ``'expected'``."""
-    completed_step: int
-    """The last layer (0-based) whose cover is learned: ``covers`` has ``completed_step + 1``
-    entries, the log one record per learned step."""
-    episodes: int
-    seconds: float
-    numpy_rng: dict[str, Any]
-    torch_rng: torch.Tensor
-    torch_global_rng: torch.Tensor
-    covers: dict[str, list]
-    """As stored: ``{"arrays": [...], "policies": [cover, ...]}`` (policies index arrays)."""
-    backward: dict[int, Linear]
-    forward: dict[int, Linear]
-    log: list[dict[str, Any]]
-
-    def state(self) -> dict[str, Any]:
-        """The run's state as :func:`homer.algorithm.run_homer` keeps it (fresh containers,
-        so a resumed run may update them)."""
-        state = {item.name: getattr(self, item.name) for item in fields(self)
-                 if item.name != "path"}
-        return {**state, "encoder": asdict(self.encoder), "backward": dict(self.backward),
-                "forward": dict(self.forward), "log": list(self.log)}
-
-
-class _Refused(ValueError):
-    """A field that is not what a run wrote (turned into a ``CheckpointError`` naming the
-    file)."""
+class RefusedField(ValueError):
+    """A field of a checkpoint that is not what a run writes (the message names the field)."""
 
 
 def _field(state: Mapping[str, Any], name: str, wanted: str, valid: bool) -> Any:
     """``state[name]``, refused naming the field unless ``valid``."""
     if not valid:
         shown = short_repr(state[name])
-        raise _Refused(f"field {name!r} must be {wanted}, got {shown}")
+        raise RefusedField(f"field {name!r} must be {wanted}, got {shown}")
     return state[name]
 
 
@@ -92,8 +49,9 @@ def _number(state: Mapping[str, Any], name: str, allowed: NumberRange) -> Any:
     return _field(state, name, allowed.describe(), allowed.contains(state[name]))
 
 
-def _identity(state: Mapping[str, Any]) -> HadamardNoise:
-    """Type-check the identity fields; the encoder they describe."""
+def check_identity(state: Mapping[str, Any]) -> None:
+    """Type-check the identity fields of ``state`` (a checkpoint's fields, all present), the
+    encoder's included. Raises :class:`RefusedField` naming the field."""
     _field(state, "mdp", "a string", isinstance(state["mdp"], str))
     sha = state["mdp_sha256"]
     _field(state, "mdp_sha256", "a SHA-256 in hex (64 digits 0-9a-f)",
@@ -109,25 +67,9 @@ def _identity(state: Mapping[str, Any]) -> HadamardNoise:
     try:
         encoder = HadamardNoise(**stored)
     except TypeError as error:
-        raise _Refused(f"field 'encoder': {error}") from None
+        raise RefusedField(f"field 'encoder': {error}") from None
     if not nonnegative().contains(encoder.noise_variance):
-        raise _Refused(f"field 'encoder': noise variance {encoder.noise_variance!r}")
-    return encoder
-
-
-def _compare_identity(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
-                      expected: Mapping[str, object], source: str | None) -> None:
-    """Refuse a checkpoint of another MDP (by name, then by spec hash, if ``source`` names
-    where ``mdp`` came from) or of another run (any field of ``expected`` differs)."""
-    if source is not None and state["mdp"] != mdp.name:
-        raise CheckpointError(f"{path}: the run's MDP is {state['mdp']!r}, not {mdp.name!r} "
-                              f"({source})")
-    if source is not None and state["mdp_sha256"] != expected["mdp_sha256"]:
-        raise CheckpointError(f"{path}: the run's MDP is not {mdp.name!r} of {source}: same "
-                              "name, other spec (their SHA-256 differ)")
-    differ = [key for key, value in expected.items() if state[key] != value]
-    if differ:
-        raise CheckpointError(f"{path} belongs to another run ({', '.join(differ)} differ)")
+        raise RefusedField(f"field 'encoder': noise variance {encoder.noise_variance!r}")
 
 
 def _random_states(state: Mapping[str, Any]) -> None:
@@ -153,19 +95,19 @@ def _random_states(state: Mapping[str, Any]) -> None:
 def _linear(pair: object, dimension: int, what: str, rows: int | None = None) -> Linear:
     """``pair`` as a weight ``(rows, dimension)`` and a bias ``(rows,)`` of finite floats."""
     if not isinstance(pair, tuple | list) or len(pair) != 2:
-        raise _Refused(f"{what}: not a (weight, bias) pair")
+        raise RefusedField(f"{what}: not a (weight, bias) pair")
     weight, bias = pair
     if not (isinstance(weight, np.ndarray) and isinstance(bias, np.ndarray)):
-        raise _Refused(f"{what}: weight and bias must be arrays")
+        raise RefusedField(f"{what}: weight and bias must be arrays")
     if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
             or bias.shape != (weight.shape[0],)):
-        raise _Refused(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
+        raise RefusedField(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
                        f"observations of dimension {dimension}")
     if not (np.issubdtype(weight.dtype, np.floating) and np.issubdtype(bias.dtype, np.floating)
             and np.isfinite(weight).all() and np.isfinite(bias).all()):
-        raise _Refused(f"{what}: weights must be finite floats")
+        raise RefusedField(f"{what}: weights must be finite floats")
     if rows is not None and weight.shape[0] != rows:
-        raise _Refused(f"{what}: {weight.shape[0]} actions, not {rows}")
+        raise RefusedField(f"{what}: {weight.shape[0]} actions, not {rows}")
     return weight, bias
 
 
@@ -180,11 +122,11 @@ def _abstractions(stored: object, layers: range, dimension: int, name: str
                   ) -> dict[int, Linear]:
     """``phi_B`` or ``phi_F`` of the layers in ``layers`` (0-based), as ``{layer: pair}``."""
     if not isinstance(stored, dict):
-        raise _Refused(f"field {name!r} must be a mapping of layers")
+        raise RefusedField(f"field {name!r} must be a mapping of layers")
     label = "phi_B" if name == "backward" else "phi_F"
     for layer in stored:
         if not isinstance(layer, int) or isinstance(layer, bool) or layer not in layers:
-            raise _Refused(f"{label} of layer {layer!r}: the completed steps give layers "
+            raise RefusedField(f"{label} of layer {layer!r}: the completed steps give layers "
                            f"{layers.start} .. {layers.stop - 1}")
     return {layer: _linear(pair, dimension, f"{label} of layer {layer + 1}")
             for layer, pair in sorted(stored.items())}
@@ -194,12 +136,12 @@ def _indices(value: object, length: int, count: int, cover: int) -> None:
     """``value``: the indices of a policy's ``length`` weights (or biases) among ``count``
     stored arrays."""
     if not isinstance(value, list):
-        raise _Refused(f"a policy of cover {cover} is not a list of array indices")
+        raise RefusedField(f"a policy of cover {cover} is not a list of array indices")
     if len(value) != length:
-        raise _Refused(f"a policy of cover {cover} has {len(value)} steps, not {length}")
+        raise RefusedField(f"a policy of cover {cover} has {len(value)} steps, not {length}")
     for i in value:
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < count:
-            raise _Refused(f"a cover refers to array {i!r} of {count}")
+            raise RefusedField(f"a cover refers to array {i!r} of {count}")
 
 
 def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) -> None:
@@ -207,19 +149,19 @@ def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) 
     of ``h`` steps over the MDP's actions, each step an index into the stored arrays."""
     if not (isinstance(stored, dict) and isinstance(stored.get("arrays"), list)
             and isinstance(stored.get("policies"), list)):
-        raise _Refused("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
+        raise RefusedField("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
     arrays, covers = stored["arrays"], stored["policies"]
     if len(covers) > mdp.horizon:
-        raise _Refused(f"{len(covers)} covers for horizon {mdp.horizon}")
+        raise RefusedField(f"{len(covers)} covers for horizon {mdp.horizon}")
     if len(covers) != completed_step + 1:
-        raise _Refused(f"field 'completed_step' is {completed_step}, but the covers reach "
+        raise RefusedField(f"field 'completed_step' is {completed_step}, but the covers reach "
                        f"layer {len(covers) - 1}")
     for h, cover in enumerate(covers):
         if not isinstance(cover, list) or not cover:
-            raise _Refused(f"cover {h} must be a non-empty list of policies")
+            raise RefusedField(f"cover {h} must be a non-empty list of policies")
         for policy in cover:
             if not isinstance(policy, tuple | list) or len(policy) != 2:
-                raise _Refused(f"a policy of cover {h} is not a (weights, biases) pair")
+                raise RefusedField(f"a policy of cover {h} is not a (weights, biases) pair")
             weights, biases = policy
             _indices(weights, h, len(arrays), h)
             _indices(biases, h, len(arrays), h)
@@ -233,71 +175,26 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
     with its episode count."""
     log = state["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
-        raise _Refused("log is not a list of records")
+        raise RefusedField("log is not a list of records")
     if len(log) != completed_step:
-        raise _Refused(f"field 'completed_step' is {completed_step}, but the log has "
+        raise RefusedField(f"field 'completed_step' is {completed_step}, but the log has "
                        f"{len(log)} records")
     for number, entry in enumerate(log, start=2):
         step = entry.get("step")
         if not (isinstance(step, int) and step == number
                 and at_least(0).contains(entry.get("episodes"))):
-            raise _Refused(f"log record {short_repr(entry, limit=190)}: needs step {number} "
+            raise RefusedField(f"log record {short_repr(entry, limit=190)}: needs step {number} "
                            "and a number of episodes >= 0")
     return log
 
 
-def read_checkpoint_fields(path: Path) -> dict[str, Any]:
-    """The fields of the checkpoint ``path``, all present and the identity type-checked (what
-    can be checked without the MDP); :func:`check_run_checkpoint` checks the rest.
-
-    Raises :class:`CheckpointError` naming ``path`` and the field (``ValueError`` for a file
-    that is not a regular file).
-    """
-    state = load_checkpoint(path)
-    missing = [name for name in RunCheckpoint.__dataclass_fields__
-               if name != "path" and name not in state]
-    if missing:
-        raise CheckpointError(f"{path}: not a HOMER checkpoint (no field "
-                              f"{', '.join(map(repr, missing))})")
-    try:
-        _identity(state)
-    except _Refused as error:
-        raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
-    return state
-
-
-def check_run_checkpoint(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
-                         expected: Mapping[str, object], source: str | None = None
-                         ) -> RunCheckpoint:
-    """The fields of :func:`read_checkpoint_fields` checked against ``mdp`` and against each
-    other.
-
-    ``expected`` holds the identity fields the run must have: at least ``mdp_sha256`` (the
-    fingerprint of ``mdp``); a resumed run gives all of :data:`IDENTITY`. ``source`` (where
-    ``mdp`` came from, e.g. the path of its spec) asks for errors that say which MDP the run
-    has instead of which fields differ. Raises
-    :class:`CheckpointError` naming ``path``: for another MDP or run, a mistyped field
+def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoise) -> None:
+    """Check the fields of ``state`` after the identity (whose ``encoder`` dresses ``mdp``):
+    the counts, the generator states, the covers, the abstractions and the log, against each
+    other and against ``mdp``. Raises :class:`RefusedField` naming the field: a mistyped one
     (``field 'completed_step' must be an int in [1, 2], got '3'``), and fields that disagree
     with each other or with ``mdp`` (a step count beyond the covers, an abstraction of the
-    wrong shape).
-    """
-    _compare_identity(state, path, mdp, expected, source)
-    try:
-        return _checked(state, path, mdp)
-    except _Refused as error:
-        raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
-
-
-def read_run_checkpoint(path: Path, mdp: BlockMDP, expected: Mapping[str, object],
-                        source: str | None = None) -> RunCheckpoint:
-    """:func:`read_checkpoint_fields` then :func:`check_run_checkpoint`: the checkpoint of a
-    run of ``mdp``, every field checked."""
-    return check_run_checkpoint(read_checkpoint_fields(path), path, mdp, expected, source)
-
-
-def _checked(state: Mapping[str, Any], path: Path, mdp: BlockMDP) -> RunCheckpoint:
-    """The fields after the identity: counts, generator states, covers, abstractions, log."""
-    encoder = HadamardNoise(**state["encoder"])
+    wrong shape)."""
     horizon, dimension = mdp.horizon, encoder.dimension(mdp)
     completed = _number(state, "completed_step", NumberRange(int, low=1, high=horizon - 1))
     _number(state, "episodes", at_least(0))
@@ -306,16 +203,10 @@ def _checked(state: Mapping[str, Any], path: Path, mdp: BlockMDP) -> RunCheckpoi
     _covers(state["covers"], completed, mdp, dimension)
     backward = _abstractions(state["backward"], range(1, completed + 1), dimension, "backward")
     if set(backward) != set(range(1, completed + 1)):
-        raise _Refused(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
-                       f"holds {sorted(layer + 1 for layer in backward)}")
-    forward = _abstractions(state["forward"], range(completed), dimension, "forward")
-    return RunCheckpoint(
-        path=path, mdp=state["mdp"], mdp_sha256=state["mdp_sha256"], config=state["config"],
-        seed=state["seed"], encoder=encoder, rewards=state["rewards"], completed_step=completed,
-        episodes=state["episodes"], seconds=float(state["seconds"]),
-        numpy_rng=state["numpy_rng"], torch_rng=state["torch_rng"],
-        torch_global_rng=state["torch_global_rng"], covers=state["covers"], backward=backward,
-        forward=forward, log=_log(state, completed))
+        raise RefusedField(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
+                           f"holds {sorted(layer + 1 for layer in backward)}")
+    _abstractions(state["forward"], range(completed), dimension, "forward")
+    _log(state, completed)
 
 
 MAX_POLICY_WEIGHT = 2.0**100

@@ -1,8 +1,9 @@
 """Many episodes of a rich-observation Block MDP at once, in numpy.
 
-Latent states are sampled exactly from the :class:`kinematic.model.BlockMDP`; observations are
-encoded by the encoder; the agent's policies act on the encoded vectors only. ``states`` and
-``observation ids`` are returned for evaluation, never given to the learner.
+Latent states and observations are drawn by :class:`kinematic.sampling.LatentSampler` (the
+sampler the baselines' environment, :class:`homer.envs.RichObservationEnv`, shares);
+observations are encoded by the encoder; the agent's policies act on the encoded vectors only.
+``states`` and ``observation ids`` are returned for evaluation, never given to the learner.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP
-from kinematic.sampling import categorical
+from kinematic.sampling import LatentSampler
 
 __all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler", "batch_bytes"]
 
@@ -120,13 +120,7 @@ class BatchSampler:
         self.rewards = RewardSampler(mdp, sample_rewards)
         self.rotation = encoder.rotation(mdp)
         self.dimension = self.rotation.shape[0]
-        self.start = np.asarray(mdp.start, dtype=np.float64)
-        self.transitions = [
-            np.asarray(t.toarray() if sp.issparse(t) else t, dtype=np.float64)
-            for t in mdp.transitions
-        ]
-        self.emissions = [np.asarray(mdp.emission_matrix(h), dtype=np.float64)
-                          for h in range(mdp.horizon)]
+        self.latent = LatentSampler(mdp)
         self.episodes = 0
 
     def run(
@@ -150,9 +144,9 @@ class BatchSampler:
         rewards = np.zeros((samples, steps))
         states = np.zeros((samples, steps), dtype=np.intp)
         ids = np.zeros((samples, steps), dtype=np.intp)
-        current = categorical(np.tile(self.start, (samples, 1)), rng)
+        current = self.latent.start(samples, rng)
         for t in range(steps):
-            observed = categorical(self.emissions[t][current], rng)
+            observed = self.latent.emit(t, current, rng)
             encoded = self.encoder.encode(mdp, t, observed, rng, self.rotation)
             if uniform_step is not None and t < uniform_step:
                 acted = np.zeros(samples, dtype=np.intp)
@@ -168,8 +162,7 @@ class BatchSampler:
             observations[:, t], actions[:, t], states[:, t], ids[:, t] = (
                 encoded, acted, current, observed)
             if t + 1 < mdp.horizon:
-                rows = self.transitions[t][current * mdp.number_of_actions + acted]
-                current = categorical(rows, rng)
+                current = self.latent.step(t, current, acted, rng)
         self.episodes += samples
         index = chosen if chosen is not None else np.full(samples, -1)
         return Batch(observations, actions, rewards, states, ids, index)

@@ -29,14 +29,14 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from homer.checkpoint import (
+from homer.config import DEFAULT_TORCH_THREADS
+from homer.safe_files import (
     check_own_path,
     own_subdirectory,
     present,
     read_regular_file,
     write_atomically,
 )
-from homer.threads import DEFAULT_TORCH_THREADS
 from kinematic.arguments import NumberRange, at_least
 from kinematic.errors import short_repr
 from kinematic.figures import new_figure
@@ -73,7 +73,8 @@ def run_task(task: SweepTask) -> dict[str, Any]:
 
     mdp = combination_lock(task.horizon, 10, task.seed)
     if task.algorithm == "homer":
-        from homer.algorithm import CONFIG, run_homer
+        from homer.algorithm import run_homer
+        from homer.run_directory import CONFIG
 
         run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
         result = run_homer(mdp, run_dir, seed=task.seed,

@@ -1,9 +1,18 @@
-"""Sampling episodes of a Block MDP in numpy, many at once (for the sampled planners).
+"""Sampling episodes of a Block MDP in numpy, many at once.
 
-The procedure of ``alg:rl_via_homing_policies`` (line ``line:psdp-sampling-proc``):
-``Unf(Psi_t) o Unf(A) o pi_{t+1} o ... ``: each episode rolls in with a policy drawn uniformly
-from ``roll_in`` until layer ``switch_layer`` (counted from 1), takes a uniformly random action
-there, and follows ``continuation`` afterwards.
+:class:`LatentSampler` is the one sampler of a Block MDP's latent steps - the start state, the
+observation a state emits and the next state, each one categorical draw (:func:`categorical`)
+from the MDP's tables in floats - shared by every place that samples episodes:
+:func:`sample_episodes` here (the sampled planners), HOMER's batches of rich-observation
+episodes (:class:`homer.sampler.BatchSampler`) and the gymnasium environment of the baselines
+(:class:`homer.envs.RichObservationEnv`, one episode and one step at a time). Each draw takes
+one uniform number per episode, so an episode sampled alone or in a batch, by any of them,
+consumes the random stream in the same order.
+
+:func:`sample_episodes` is the procedure of ``alg:rl_via_homing_policies`` (line
+``line:psdp-sampling-proc``): ``Unf(Psi_t) o Unf(A) o pi_{t+1} o ... ``: each episode rolls in
+with a policy drawn uniformly from ``roll_in`` until layer ``switch_layer`` (counted from 1),
+takes a uniformly random action there, and follows ``continuation`` afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy
 
-__all__ = ["Episodes", "categorical", "sample_episodes"]
+__all__ = ["Episodes", "LatentSampler", "categorical", "sample_episodes"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,47 @@ def categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarr
 def _floats(array: np.ndarray | sp.csr_array) -> np.ndarray:
     dense = array.toarray() if sp.issparse(array) else array
     return np.asarray(dense, dtype=np.float64)
+
+
+class LatentSampler:
+    """Draws of ``mdp``'s latent steps for many episodes at once, from its tables in floats
+    (exact numbers rounded once). Positions ``h`` are 0-based (layer ``h + 1``), as in
+    :meth:`~kinematic.model.BlockMDP.emission_matrix`; states and observations are indices
+    within their layer.
+
+    >>> from kinematic.families import combination_lock
+    >>> mdp = combination_lock(3, 2, 0)
+    >>> latent, rng = LatentSampler(mdp), np.random.default_rng(0)
+    >>> states = latent.start(4, rng)
+    >>> [mdp.layers[0][s] for s in states]
+    ['s1b', 's1a', 's1a', 's1a']
+    >>> [mdp.observations[0][x] for x in latent.emit(0, states, rng)]
+    ['s1b', 's1a', 's1a', 's1a']
+    >>> following = latent.step(0, states, np.array([0, 1, 0, 1]), rng)
+    >>> [mdp.layers[1][s] for s in following]
+    ['s2b', 's2b', 's2c', 's2a']
+    """
+
+    def __init__(self, mdp: BlockMDP) -> None:
+        self.actions = mdp.number_of_actions
+        self.start_distribution = _floats(mdp.start)
+        self.emissions = [_floats(mdp.emission_matrix(h)) for h in range(mdp.horizon)]
+        """``q(x | s)`` of each position: ``(states, observations)``."""
+        self.transitions = [_floats(matrix) for matrix in mdp.transitions]
+        """``T(s' | s, a)`` of each position but the last: row ``s * |A| + a``."""
+
+    def start(self, samples: int, rng: np.random.Generator) -> np.ndarray:
+        """``samples`` start states."""
+        return categorical(np.tile(self.start_distribution, (samples, 1)), rng)
+
+    def emit(self, h: int, states: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The observation each of ``states`` (at position ``h``) emits."""
+        return categorical(self.emissions[h][states], rng)
+
+    def step(self, h: int, states: np.ndarray, actions: np.ndarray,
+             rng: np.random.Generator) -> np.ndarray:
+        """The next state of each of ``states`` (at position ``h < H - 1``) after ``actions``."""
+        return categorical(self.transitions[h][states * self.actions + actions], rng)
 
 
 def sample_episodes(
@@ -74,10 +124,10 @@ def sample_episodes(
     shape = (samples, horizon)
     states, observations = np.zeros(shape, np.intp), np.zeros(shape, np.intp)
     actions, collected = np.zeros(shape, np.intp), np.zeros(shape)
-    current = categorical(np.tile(_floats(mdp.start), (samples, 1)), rng)
+    latent = LatentSampler(mdp)
+    current = latent.start(samples, rng)
     for h in range(horizon):
-        emission = _floats(mdp.emission_matrix(h))
-        observed = categorical(emission[current], rng)
+        observed = latent.emit(h, current, rng)
         if h < switch:
             tables = np.stack([_floats(p.action_probabilities[h]) for p in roll_in])
             acted = categorical(tables[chosen, observed], rng)
@@ -89,6 +139,5 @@ def sample_episodes(
         collected[:, h] = (rng.random(samples) < mean) if bernoulli_rewards else mean
         states[:, h], observations[:, h], actions[:, h] = current, observed, acted
         if h + 1 < horizon:
-            rows = _floats(mdp.transitions[h])[current * number_of_actions + acted]
-            current = categorical(rows, rng)
+            current = latent.step(h, current, acted, rng)
     return Episodes(states, observations, actions, collected)

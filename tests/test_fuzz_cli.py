@@ -102,8 +102,9 @@ def test_analyze_on_a_mutated_spec_succeeds_or_names_the_file(data, tmp_path, ca
 torch = pytest.importorskip("torch")
 
 from homer import cli as homer_cli  # noqa: E402
-from homer.algorithm import ARTEFACTS, run_homer  # noqa: E402
+from homer.algorithm import run_homer  # noqa: E402
 from homer.config import HomerConfig  # noqa: E402
+from homer.run_directory import ARTEFACTS  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -25,9 +25,10 @@ from torch import nn
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.baselines.rnd import RandomNetworkDistillation
+from homer.config import DEFAULT_TORCH_THREADS
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv
-from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
+from homer.process_state import process_state
 from kinematic.model import BlockMDP
 
 __all__ = ["ActorCriticConfig", "run_actor_critic"]
@@ -49,7 +50,7 @@ class ActorCriticConfig:
     ppo_ratio_clip: float = 0.2
     hidden: int = 64
     intrinsic_coefficient: float = 100.0
-    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/threads.py
+    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/process_state.py
 
 
 def _model(algorithm: str, env, horizon: int, config: ActorCriticConfig,
@@ -96,13 +97,22 @@ def run_actor_critic(
     config: ActorCriticConfig | None = None, evaluations: int = 20, samples: int = 200,
 ) -> BaselineResult:
     """Train ``algorithm`` (``a2c`` or ``ppo``) for ``episodes`` episodes; evaluate the exact
-    value of its stochastic policy ``evaluations`` times along the way."""
+    value of its stochastic policy ``evaluations`` times along the way. stable-baselines3 seeds
+    the global random generators: they and the thread counts are restored after the run
+    (:func:`homer.process_state.process_state`)."""
     if episodes < 1 or evaluations < 1:
         raise ValueError(f"episodes and evaluations must be positive, got {episodes}, "
                          f"{evaluations}")
     config = config or ActorCriticConfig()
-    use_torch_threads(config.torch_threads)
-    encoder = encoder or HadamardNoise()
+    with process_state(config.torch_threads):
+        return _learn(mdp, algorithm, episodes, rnd, seed, encoder or HadamardNoise(),
+                      sample_rewards, config, evaluations, samples)
+
+
+def _learn(mdp: BlockMDP, algorithm: str, episodes: int, rnd: bool, seed: int,
+           encoder: HadamardNoise, sample_rewards: bool, config: ActorCriticConfig,
+           evaluations: int, samples: int) -> BaselineResult:
+    """:func:`run_actor_critic` once its process state is set."""
     started = time.perf_counter()
     env = RichObservationEnv(mdp, encoder, sample_rewards, seed=seed)
     if rnd:

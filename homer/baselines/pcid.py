@@ -24,10 +24,11 @@ import torch
 from sklearn.cluster import KMeans
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
+from homer.config import DEFAULT_TORCH_THREADS
 from homer.encoders import HadamardNoise
 from homer.evaluate import compare_classes
+from homer.process_state import process_state
 from homer.sampler import BatchSampler
-from homer.threads import DEFAULT_TORCH_THREADS, use_torch_threads
 from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
 
@@ -43,7 +44,7 @@ class PcidConfig:
     clusters: int = 3
     epochs: int = 30
     batch_size: int = 32
-    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/threads.py
+    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/process_state.py
 
 
 @dataclass
@@ -126,10 +127,16 @@ def run_pcid(mdp: BlockMDP, seed: int = 0, encoder: HadamardNoise | None = None,
              sample_rewards: bool = True,
              config: PcidConfig | None = None, samples: int = 200) -> PcidResult:
     """Run PCID on ``mdp`` dressed by ``encoder``; the value is exact (see
-    :mod:`homer.baselines.evaluation`)."""
+    :mod:`homer.baselines.evaluation`). The thread counts are set for the run and restored
+    after it (:func:`homer.process_state.process_state`)."""
     config = config or PcidConfig()
-    use_torch_threads(config.torch_threads)
-    encoder = encoder or HadamardNoise()
+    with process_state(config.torch_threads):
+        return _learn(mdp, seed, encoder or HadamardNoise(), sample_rewards, config, samples)
+
+
+def _learn(mdp: BlockMDP, seed: int, encoder: HadamardNoise, sample_rewards: bool,
+           config: PcidConfig, samples: int) -> PcidResult:
+    """:func:`run_pcid` once its process state is set."""
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)

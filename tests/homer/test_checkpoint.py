@@ -2,6 +2,7 @@
 runs, by ``homer compare`` and by ``--resume``; broken files are named; a resume needs the very
 MDP of the run, not only its name; a write goes to its target only, never through a link."""
 
+import doctest
 import errno
 import os
 import sys
@@ -10,17 +11,13 @@ import numpy as np
 import pytest
 import torch
 
+import homer.run_directory
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
-from homer.checkpoint import (
-    CheckpointError,
-    UnsafePathError,
-    load_checkpoint,
-    save_checkpoint,
-    write_atomically,
-)
 from homer.cli import main
 from homer.config import HomerConfig
+from homer.run_directory import CheckpointError, load_checkpoint, save_checkpoint
+from homer.safe_files import UnsafePathError, write_atomically
 from kinematic.families import combination_lock
 from kinematic.spec import from_spec, to_spec
 
@@ -175,3 +172,8 @@ def test_resume_refuses_another_mdp_with_the_same_name(tmp_path):
     (tmp_path / "policy.npz").write_bytes((tmp_path / "policy.npz").read_bytes()[:40])
     with pytest.raises(ValueError, match=f"^{tmp_path / 'policy.npz'}: not a policy"):
         load_run(tmp_path)
+
+
+def test_the_examples_in_the_docstrings_run():
+    result = doctest.testmod(homer.run_directory)
+    assert result.attempted > 0 and result.failed == 0

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 import homer  # noqa: F401  (registers the environment)
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv, lock_environment
-from homer.sampler import BatchSampler
+from homer.sampler import BatchSampler, LinearPolicy
 from kinematic.families import combination_lock, figure2_split
 from kinematic.model import block_mdp
 from kinematic.policies import uniform_policy
@@ -108,3 +108,29 @@ def test_sampler_latent_frequencies_match_the_exact_visitation():
     for h, exact in enumerate(state_visitation(mdp, uniform_policy(mdp))):
         frequencies = np.bincount(batch.states[:, h], minlength=mdp.width(h)) / 20_000
         assert np.allclose(frequencies, [float(p) for p in exact], atol=0.015)
+
+
+@pytest.mark.parametrize("mdp", [combination_lock(4, 3, 1), figure2_split(), two_rewards()],
+                         ids=["lock", "figure2-split", "stochastic-reward"])
+def test_an_episode_of_the_environment_is_the_episode_a_batch_of_one_draws(mdp):
+    # One sampler of latent steps (kinematic.sampling.LatentSampler) for both: same generator,
+    # same actions, same episode, bit for bit.
+    rng = np.random.default_rng(7)
+    dimension = HadamardNoise().dimension(mdp)
+    policy = LinearPolicy([rng.normal(size=(mdp.number_of_actions, dimension))
+                           for _ in range(mdp.horizon)],
+                          [rng.normal(size=mdp.number_of_actions) for _ in range(mdp.horizon)])
+    env = RichObservationEnv(mdp)
+    sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(0))
+    for seed in range(20):
+        sampler.rng = np.random.default_rng(seed)
+        batch = sampler.run(1, [], None, policy)
+        observation, info = env.reset(seed=seed)
+        for t in range(mdp.horizon):
+            assert np.array_equal(observation, batch.observations[0, t])
+            assert info["state"] == mdp.layers[t][batch.states[0, t]]
+            assert info["observation"] == mdp.observations[t][batch.observation_ids[0, t]]
+            action = int(policy.act(t, observation[None])[0])
+            assert action == batch.actions[0, t]
+            observation, reward, _, _, info = env.step(action)
+            assert reward == batch.rewards[0, t]

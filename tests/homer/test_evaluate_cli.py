@@ -68,6 +68,20 @@ def evaluate(capsys, files: Path, *arguments: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def test_evaluate_and_its_plots_run_without_importing_torch(files):
+    """torch takes seconds to import and ``homer evaluate`` needs none of it: the commands
+    that do (run, compare, counterexamples) import their modules themselves."""
+    code = ("import sys\nfrom homer.cli import main\n"
+            "main(['evaluate', '--spec', 'lock.json', '--abstraction', 'oracle', '--samples', "
+            "'5', '--out', 'out'])\n"
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    finished = subprocess.run([sys.executable, "-c", code], cwd=files, env=environment,
+                              capture_output=True, text=True, check=True)
+    assert finished.stdout.splitlines()[-1] == "[]"
+    assert (files / "out" / "confusion.png").is_file()
+
+
 def test_the_oracle_makes_no_wrong_merge_in_a_fresh_process(files):
     """The command as a user types it (``--json``: only report.json on stdout)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}

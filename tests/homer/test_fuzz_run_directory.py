@@ -17,9 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from homer import cli
-from homer.algorithm import ARTEFACTS, COMPARE_DIRECTORY, COMPARE_OUTPUTS, run_homer
-from homer.checkpoint import load_checkpoint, save_checkpoint
+from homer.algorithm import run_homer
 from homer.config import HomerConfig
+from homer.run_directory import (
+    ARTEFACTS,
+    COMPARE_DIRECTORY,
+    COMPARE_OUTPUTS,
+    load_checkpoint,
+    save_checkpoint,
+)
 from kinematic.families import combination_lock
 from kinematic.spec import dumps_spec, from_spec, to_spec
 from tests.test_fuzz_cli import _assert_clean_outcome

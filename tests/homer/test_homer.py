@@ -13,11 +13,11 @@ import pytest
 import homer.algorithm as algorithm
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
-from homer.checkpoint import load_checkpoint
 from homer.cli import main
 from homer.compare import compare_run
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
+from homer.run_directory import load_checkpoint
 from homer.sampler import BatchSampler
 from kinematic.families import combination_lock, random_sparse_mdp
 from kinematic.homing import eta
@@ -89,18 +89,18 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
     whole = run_homer(mdp, tmp_path / "whole", SMALL, seed=3, progress=False)
 
     saves = {"count": 0}
-    original = algorithm._save
+    original = algorithm.write_checkpoint
 
-    def save_then_stop(run_dir, state):
-        original(run_dir, state)
+    def save_then_stop(run_dir, checkpoint):
+        original(run_dir, checkpoint)
         saves["count"] += 1
         if saves["count"] == 2:
             raise KeyboardInterrupt  # as if killed right after the second checkpoint
 
-    monkeypatch.setattr(algorithm, "_save", save_then_stop)
+    monkeypatch.setattr(algorithm, "write_checkpoint", save_then_stop)
     with pytest.raises(KeyboardInterrupt):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
-    monkeypatch.setattr(algorithm, "_save", original)
+    monkeypatch.setattr(algorithm, "write_checkpoint", original)
     with pytest.raises(FileExistsError, match="pass resume=True to continue it, force=True to "
                                               "replace it"):
         run_homer(mdp, tmp_path / "stopped", SMALL, seed=3, progress=False)
@@ -123,13 +123,13 @@ def test_ctrl_c_during_run_exits_130_saying_how_to_resume_and_the_resumed_run_is
                "--transitions", "300", "--max-epochs", "10", "--min-epochs", "10",
                "--evaluation-episodes", "200"]
     assert main([*command, "--out", str(tmp_path / "whole")]) == 0
-    original = algorithm._save
+    original = algorithm.write_checkpoint
 
-    def save_then_interrupt(run_dir, state):
-        original(run_dir, state)
+    def save_then_interrupt(run_dir, checkpoint):
+        original(run_dir, checkpoint)
         raise KeyboardInterrupt  # Ctrl-C right after the first step's checkpoint
 
-    monkeypatch.setattr(algorithm, "_save", save_then_interrupt)
+    monkeypatch.setattr(algorithm, "write_checkpoint", save_then_interrupt)
     stopped = tmp_path / "stopped"
     capsys.readouterr()
     assert main([*command, "--out", str(stopped)]) == 130
@@ -150,7 +150,7 @@ def test_ctrl_c_during_run_exits_130_saying_how_to_resume_and_the_resumed_run_is
     monkeypatch.undo()
     assert main([*command, "--out", str(early), "--resume"]) == 0  # as the line says
     capsys.readouterr()
-    monkeypatch.setattr(algorithm, "_save", original)
+    monkeypatch.setattr(algorithm, "write_checkpoint", original)
     assert main([*command, "--out", str(stopped), "--resume"]) == 0
 
     def result(run_dir):

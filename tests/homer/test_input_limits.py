@@ -14,10 +14,10 @@ import torch
 from homer import algorithm, cli
 from homer.algorithm import run_homer
 from homer.artefacts import load_run
-from homer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import ContrastiveEnsemble
+from homer.run_directory import CheckpointError, load_checkpoint, save_checkpoint
 from homer.sampler import Batch, BatchSampler, batch_bytes
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from homer.algorithm import ARTEFACTS, COMPARE_OUTPUTS
 from homer.cli import main
+from homer.run_directory import ARTEFACTS, COMPARE_OUTPUTS
 
 RUN = ["run", "--env", "combolock", "--horizon", "3", "--actions", "2", "--transitions", "300",
        "--max-epochs", "5", "--min-epochs", "5", "--evaluation-episodes", "50", "--json"]

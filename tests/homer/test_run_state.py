@@ -15,9 +15,9 @@ import pytest
 
 from homer import cli
 from homer.algorithm import run_homer
-from homer.checkpoint import load_checkpoint, save_checkpoint
 from homer.config import HomerConfig
 from homer.psdp import fit_q
+from homer.run_directory import load_checkpoint, save_checkpoint
 from homer.run_state import MAX_POLICY_WEIGHT, check_reward_scale
 from homer.sweep import RECORDS, run_sweep
 from kinematic.families import combination_lock

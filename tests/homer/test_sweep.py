@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from homer import cli
-from homer.checkpoint import UnsafePathError
 from homer.cli import main
+from homer.safe_files import UnsafePathError
 from homer.sweep import (
     RECORDS,
     SweepTask,

@@ -1,45 +1,29 @@
-"""HOMER's checkpoint (``checkpoint.pt``) and the other files of a run directory, written
-atomically and read without executing anything.
+"""Files of a run, sweep or report directory, written atomically and read only as regular
+files, never through a symbolic link.
 
-Run directories are what people send each other, so a checkpoint is data: numpy arrays are
-stored as torch tensors and everything else as plain containers (dict, list, tuple, str, int,
-float, bool, None), and it is read back with ``torch.load(weights_only=True)``, whose unpickler
-refuses any other object (a pickle that would call ``os.system`` is rejected before anything
-runs). Every file is written to a temporary file beside its target and renamed over it, so a
-stopped run never leaves a torn file; the temporary file gets a fresh name (never a planted
-``<name>.tmp``) and a target that is a symbolic link is refused, so a handed-over directory
-cannot redirect a write elsewhere.
+Run directories are what people send each other. Every file is written to a temporary file
+beside its target and renamed over it, so a stopped run never leaves a torn file; the temporary
+file gets a fresh name (never a planted ``<name>.tmp``) and a target that is a symbolic link is
+refused, so a handed-over directory cannot redirect a write elsewhere. A file is read only if
+it is a regular file itself (not a link, a FIFO or a device) and fits in memory. What a run
+directory's checkpoint holds, and how it is read without executing anything, is
+:mod:`homer.run_directory`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import os
 import secrets
 import stat
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import torch
 
 from kinematic.errors import TooLarge
 from kinematic.resources import check_memory
 
-__all__ = ["CheckpointError", "UnsafePathError", "check_own_path", "load_checkpoint",
-           "own_subdirectory", "present", "read_regular_file", "save_checkpoint",
-           "write_atomically"]
-
-TORCH_STATES = frozenset({"torch_rng", "torch_global_rng"})
-"""Entries that are torch tensors in the run's state as well (random generator states)."""
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is not a HOMER checkpoint: unreadable, or holding anything but
-    tensors and plain containers."""
+__all__ = ["UnsafePathError", "check_own_path", "own_subdirectory", "present",
+           "read_regular_file", "write_atomically"]
 
 
 class UnsafePathError(ValueError):
@@ -139,31 +123,6 @@ def _replace(path: Path, content: bytes) -> None:
         raise
 
 
-def _convert_leaves(value: Any, leaf: type, convert: Callable[[Any], Any]) -> Any:
-    """``value`` with every ``leaf`` inside its dicts, lists and tuples replaced by
-    ``convert(leaf)``."""
-    if isinstance(value, leaf):
-        return convert(value)
-    if isinstance(value, dict):
-        return {key: _convert_leaves(item, leaf, convert) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_convert_leaves(item, leaf, convert) for item in value)
-    return value
-
-
-def _to_tensor(array: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.ascontiguousarray(array))
-
-
-def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """Save a run's state (numpy arrays become tensors; ``TORCH_STATES`` stay tensors)."""
-    stored = {key: value if key in TORCH_STATES else _convert_leaves(value, np.ndarray, _to_tensor)
-              for key, value in state.items()}
-    buffer = io.BytesIO()
-    torch.save(stored, buffer)
-    write_atomically(path, buffer.getvalue())
-
-
 def present(path: Path) -> bool:
     """Whether ``path`` is there, as anything (a dangling symbolic link too: reading it is then
     refused naming it, rather than the file being taken as absent)."""
@@ -195,37 +154,3 @@ def read_regular_file(path: Path) -> bytes:
             raise ValueError(f"{path}: cannot read it ({error.strerror})") from None
         except MemoryError:
             raise TooLarge(f"{path}: too large to read into this machine's memory") from None
-
-
-def load_checkpoint(path: Path) -> dict[str, Any]:
-    """Read a checkpoint written by :func:`save_checkpoint`, refusing anything else.
-
-    Raises :class:`CheckpointError` naming the file for a truncated, empty or foreign file,
-    and for a pickle holding objects other than tensors and plain containers (which is never
-    executed); ``ValueError`` (:func:`read_regular_file`) for a symlink, a FIFO or anything
-    else but a regular file. Its fields are checked by
-    :func:`homer.run_state.read_run_checkpoint`.
-    """
-    data = read_regular_file(path)
-    try:
-        state = torch.load(io.BytesIO(data), weights_only=True)
-    except Exception as error:
-        # The file is data: any failure to read it (UnpicklingError, BadZipFile, EOFError,
-        # struct.error from a flipped byte, ...: the fuzz test met each) means it is not a
-        # checkpoint, never a crash.
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise CheckpointError(f"{path}: not a HOMER checkpoint (refused to load: "
-                              f"{message})") from None
-    if not isinstance(state, dict):
-        raise CheckpointError(f"{path}: not a HOMER checkpoint (a {type(state).__name__}, "
-                              "not a dict)")
-    try:
-        return {key: value if key in TORCH_STATES
-                else _convert_leaves(value, torch.Tensor, torch.Tensor.numpy)
-                for key, value in state.items()}
-    except RecursionError:  # before RuntimeError, its base class
-        raise CheckpointError(f"{path}: not a HOMER checkpoint (containers nested too deeply: "
-                              "a run's are at most a few levels deep)") from None
-    except (RuntimeError, TypeError) as error:  # a tensor numpy cannot hold (bfloat16, grad)
-        raise CheckpointError(f"{path}: not a HOMER checkpoint (a tensor that is not an "
-                              f"array: {str(error).splitlines()[0]})") from None
