@@ -140,14 +140,14 @@ def _random_states(state: Mapping[str, Any]) -> None:
         valid = False
     _field(state, "numpy_rng", "the state of a numpy PCG64 generator", valid)
     for name in ("torch_rng", "torch_global_rng"):
-        value, generator = state[name], torch.Generator()
+        value, torch_generator = state[name], torch.Generator()
         try:
-            generator.set_state(value)
-            valid = torch.equal(generator.get_state(), value)
+            torch_generator.set_state(value)
+            valid = torch.equal(torch_generator.get_state(), value)
         except (TypeError, ValueError, RuntimeError):
             valid = False
         _field(state, name, f"the state of a torch CPU generator (a ByteTensor of "
-                            f"{generator.get_state().numel()} bytes)", valid)
+                            f"{torch_generator.get_state().numel()} bytes)", valid)
 
 
 def _linear(pair: object, dimension: int, what: str, rows: int | None = None) -> Linear:
