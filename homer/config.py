@@ -164,7 +164,7 @@ class HomerConfig:
         from itertools import pairwise
 
         definition = ast.parse(inspect.getsource(cls)).body[0]
-        assert isinstance(definition, ast.ClassDef)
+        assert isinstance(definition, ast.ClassDef), "the source of a class"
         helps: dict[str, str] = {}
         for node, following in pairwise(definition.body):
             if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)

@@ -45,6 +45,7 @@ from homer.config import HomerConfig
 
 __all__ = [
     "ContrastiveEnsemble",
+    "Ensemble",
     "LinearAbstraction",
     "TrainingResult",
     "class_losses",
