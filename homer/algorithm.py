@@ -266,7 +266,7 @@ def _open_run(mdp: BlockMDP, run_dir: Path, config: HomerConfig, seed: int,
     else:
         checkpoint = RunCheckpoint(
             identity, completed_step=0, episodes=0, seconds=0.0,
-            numpy_rng=rng.bit_generator.state, torch_rng=generator.get_state(),
+            numpy_rng=dict(rng.bit_generator.state), torch_rng=generator.get_state(),
             torch_global_rng=torch.get_rng_state(), covers=[[LinearPolicy([], [])]],
             backward={}, forward={}, log=[])
     write_identity(run_dir, identity, spec)
@@ -318,7 +318,7 @@ def _learn_step(run: _OpenRun, step: int) -> None:
     checkpoint.completed_step = step
     checkpoint.episodes = sampler.episodes
     checkpoint.seconds = time.perf_counter() - run.started
-    checkpoint.numpy_rng = run.rng.bit_generator.state
+    checkpoint.numpy_rng = dict(run.rng.bit_generator.state)
     checkpoint.torch_rng = run.generator.get_state()
     checkpoint.torch_global_rng = torch.get_rng_state()
     write_checkpoint(run.run_dir, checkpoint)

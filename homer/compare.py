@@ -26,7 +26,7 @@ observation ``o`` of layer ``h`` in ``samples`` fresh encodings and
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,10 +76,10 @@ def combined_classifier(artefacts: RunArtefacts, layer: int) -> Classifier | Non
     the first and last layers, or where a stopped run has only one); None when neither
     exists."""
     forward, backward = artefacts.forward.get(layer), artefacts.backward.get(layer)
-    if forward is None and backward is None:
-        return None
-    if forward is None or backward is None:
-        return (forward or backward).classes
+    if forward is None:
+        return None if backward is None else backward.classes
+    if backward is None:
+        return forward.classes
     width = len(backward.bias)
     return lambda encoded: forward.classes(encoded) * width + backward.classes(encoded)
 
@@ -94,8 +94,13 @@ def run_abstractions(artefacts: RunArtefacts, step: int) -> dict[str, Abstractio
         "backward": getattr(artefacts.backward.get(layer), "classes", None),
         "forward": getattr(artefacts.forward.get(layer), "classes", None),
         "ki": combined_classifier(artefacts, layer)}
-    return {kind: (lambda observations, _step, classify=classify: classify(observations))
-            for kind, classify in classifiers.items() if classify is not None}
+    return {kind: _each_step(classify) for kind, classify in classifiers.items()
+            if classify is not None}
+
+
+def _each_step(classify: Classifier) -> Abstraction:
+    """``classify`` as an abstraction ``(observations, step) -> classes`` (of any step)."""
+    return lambda observations, _step: classify(observations)
 
 
 class LinearPolicies:
@@ -264,7 +269,7 @@ class ComparisonReport:
 
 
 def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 2000,
-                seed: int = 0, progress: Callable[[Sequence], Sequence] = lambda x: x
+                seed: int = 0, progress: Callable[[Sequence], Iterable] = lambda x: x
                 ) -> ComparisonReport:
     """Compare a run with the exact answers of its MDP (see the module docstring): the run's
     abstractions and covers are scored by :mod:`homer.evaluate` (the same encodings as
@@ -281,7 +286,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     roll_in, eta = cover_roll_in(latent.floats), eta_floats(latent.floats)
     rng = np.random.default_rng([seed, 0, 2])  # the dynamics' transitions
 
-    def visitation_of(policy: LinearPolicy) -> tuple[tuple[np.ndarray, ...], float]:
+    def visitation_of(policy: LinearPolicy) -> tuple[tuple[np.ndarray, ...], tuple[float, ...]]:
         return latent.visitation(linear.policy(policy), "a cover's policy")
 
     steps, abstractions, dynamics = [], {}, {}

@@ -164,11 +164,14 @@ class HomerConfig:
         import inspect
         from itertools import pairwise
 
-        source = ast.parse(inspect.getsource(cls))
-        body = source.body[0].body
-        helps = {}
-        for node, following in pairwise(body):
-            if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr):
+        definition = ast.parse(inspect.getsource(cls)).body[0]
+        assert isinstance(definition, ast.ClassDef), "the source of a class"
+        helps: dict[str, str] = {}
+        for node, following in pairwise(definition.body):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                    and isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)):
                 helps[node.target.id] = following.value.value
         return {f.name: helps.get(f.name, "") for f in fields(cls)}
 

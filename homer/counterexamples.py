@@ -119,8 +119,11 @@ def _found_cases() -> list[Case]:
     cases = []
     for objective, (_, mdp) in stored_instances().items():
         learned = {"inverse_dynamics": "inverse_dynamics", "pcid_target": "pcid"}[objective]
-        cases.append(Case(f"found_{objective}", lambda mdp=mdp: mdp, learned, objective,
-                          "alpha"))
+
+        def instance(mdp: BlockMDP = mdp) -> BlockMDP:
+            return mdp
+
+        cases.append(Case(f"found_{objective}", instance, learned, objective, "alpha"))
     return cases
 
 
@@ -166,9 +169,9 @@ def _learned_labels(mdp: BlockMDP, report: ComparisonReport) -> list[np.ndarray]
 
 def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:  # pragma: no mutate block
     """HOMER with capacities for the exact backward and forward KI classes of every layer."""
-    return replace(base, objective="contrastive",
-                   **{name: max(2, need.classes)
-                      for name, need in required_capacities(mdp).items()})
+    capacities: dict[str, Any] = {name: max(2, need.classes)
+                                  for name, need in required_capacities(mdp).items()}
+    return replace(base, objective="contrastive", **capacities)
 
 
 def _run(mdp: BlockMDP, config: HomerConfig, directory: Path,
@@ -394,7 +397,7 @@ def classes_partition(mdp: BlockMDP, classes: Sequence[Sequence[Sequence[str]]],
     labels: dict[str, int] = {}
     split: list[str] = []
     for h, layer_classes in enumerate(classes):
-        graph = nx.Graph()
+        graph: nx.Graph[str] = nx.Graph()
         graph.add_nodes_from(mdp.layers[h])
         classes_of: dict[str, int] = {}
         for k, members in enumerate(layer_classes):

@@ -79,7 +79,7 @@ class RichObservationEnv(gym.Env):
         reward = float(self.rewards.draw(self._step, np.array([self._observation]),
                                          np.array([int(action)]), self.np_random)[0])
         if self._step + 1 == self.mdp.horizon:
-            vector = np.zeros(self.observation_space.shape, dtype=np.float32)
+            vector = np.zeros(self.rotation.shape[0], dtype=np.float32)
             info = {"state": None, "observation": None, "step": self._step + 1}
             self._step += 1
             self._running = False

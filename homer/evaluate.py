@@ -50,6 +50,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.cluster import contingency_matrix
 
 from homer.encoded import EncodedObservations, Encoder
+from homer.encoders import HadamardNoise
 from homer.policy_evaluation import (
     CoverReport,
     ObservationPolicy,
@@ -339,6 +340,7 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
     >>> report.steps_with_wrong_merges("ki"), report.steps_with_wrong_merges("backward")
     ([1, 2, 3], [2, 3])
     """
+    encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring an abstraction")
     steps = range(1, mdp.horizon + 1)

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -44,6 +45,7 @@ from homer.config import HomerConfig
 
 __all__ = [
     "ContrastiveEnsemble",
+    "Ensemble",
     "LinearAbstraction",
     "TrainingResult",
     "class_losses",
@@ -134,6 +136,11 @@ class ContrastiveEnsemble(nn.Module):
     (``x_allowed`` / ``next_allowed``). (A forward model's input order ``[B x', a, z(x)]`` is a
     permutation of this one, which changes nothing for a fully connected layer.)
     """
+
+    # buffers (register_buffer): which members are backward, each bottleneck's usable columns
+    backward: torch.Tensor
+    x_allowed: torch.Tensor
+    next_allowed: torch.Tensor
 
     def __init__(self, dimension: int, actions: int, backward: Sequence[bool],
                  config: HomerConfig, generator: torch.Generator):
@@ -233,7 +240,18 @@ MemberLosses = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 """``losses(outputs, targets)``: the mean loss of each member, shape ``(members,)``."""
 
 
-def fit_ensemble(ensemble: nn.Module, inputs: tuple[torch.Tensor, ...], targets: torch.Tensor,
+class Ensemble(Protocol):
+    """An ensemble :func:`fit_ensemble` trains (an ``nn.Module``): called as ``ensemble(*inputs,
+    mode, temperature)``, quantised as ``ensemble.quantise(*inputs, generator)``."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> torch.Tensor: ...
+
+    def parameters(self, recurse: bool = True) -> Iterator[nn.Parameter]: ...
+
+    def quantise(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+def fit_ensemble(ensemble: Ensemble, inputs: tuple[torch.Tensor, ...], targets: torch.Tensor,
                  split: tuple[torch.Tensor, torch.Tensor], member_losses: MemberLosses,
                  config: HomerConfig, generator: torch.Generator
                  ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -33,6 +33,7 @@ from torch.nn import functional as F
 from homer.config import HomerConfig
 from homer.models import (
     LinearAbstraction,
+    MemberLosses,
     TrainingResult,
     class_losses,
     discretise,
@@ -49,6 +50,8 @@ class BottleneckPredictor(nn.Module):
     """``members`` models predicting a target from ``z = phi_B(x')`` (``N`` classes) and, with
     ``uses_x``, a linear embedding of ``x``: ``[B x, z]`` (or ``z``) through a hidden layer with
     leaky ReLUs to ``outputs`` values (logits, or the reconstruction of ``x'``)."""
+
+    next_allowed: torch.Tensor  # a buffer (register_buffer): the bottleneck's usable columns
 
     def __init__(self, dimension: int, outputs: int, uses_x: bool, members: int,
                  config: HomerConfig, generator: torch.Generator):
@@ -125,6 +128,7 @@ def train_objective(
                          f"{objective!r}")
     n, dimension = x.shape
     actions_taken = torch.from_numpy(np.asarray(a, dtype=np.int64))
+    losses: MemberLosses
     if objective == "inverse_dynamics":
         targets, outputs, losses = actions_taken, actions, class_losses
     elif objective == "pcid":

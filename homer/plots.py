@@ -134,8 +134,10 @@ def dynamics_figure(report: ComparisonReport, mdp: BlockMDP, steps: int = 10,
     merge), and an edge ``i -> j`` when ``T^(j | i, a) >= threshold`` for some action."""
     layers = [h for h in range(min(steps, mdp.horizon))
               if "ki" in report.abstractions.get(h + 1, {})]
-    graph = nx.DiGraph()
-    positions, colours, labels = {}, {}, {}
+    graph: nx.DiGraph[tuple[int, int]] = nx.DiGraph()  # nodes: (layer, learned class)
+    positions: dict[tuple[int, int], tuple[float, float]] = {}
+    colours: dict[tuple[int, int], str] = {}
+    labels: dict[tuple[int, int], str] = {}
     for h in layers:
         names = _node_names(report, mdp, h)
         rows = {state: k for k, state in enumerate(mdp.layers[h])}

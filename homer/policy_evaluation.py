@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from homer.encoded import EncodedObservations, Encoder
+from homer.encoders import HadamardNoise
 from kinematic.analysis import has_rewards
 from kinematic.errors import short_repr
 from kinematic.homing import eta
@@ -222,8 +223,8 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
                         "[policy]")
     if isinstance(policies, Mapping):
         unique: list[ObservationPolicy] = []
-        covers = {}
-        steps = {}
+        covers: dict[int, list[int]] = {}
+        steps: dict[int, Sequence[ObservationPolicy]] = {}
         for key, cover in policies.items():
             if (isinstance(key, bool) or not isinstance(key, numbers.Integral)
                     or not 1 <= key <= mdp.horizon):
@@ -241,8 +242,8 @@ def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     else:
         unique = list(policies)
         covers = {step: list(range(len(unique))) for step in range(1, mdp.horizon + 1)}
-    for step, cover in covers.items():
-        if not cover:
+    for step, indices in covers.items():
+        if not indices:
             raise ValueError(f"{name}: the cover of step {step} is empty")
     for k, policy in enumerate(unique):
         if not callable(policy):
@@ -270,6 +271,7 @@ def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     (0.5, 1.0)
     """
     covers, unique = _covers(mdp, policies, name)
+    encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring policies")
     latent = LatentPolicies(encoded)

@@ -43,6 +43,7 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 
 from homer.encoded import EncodedObservations, Encoder
+from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction
 from kinematic.arguments import at_least
 from kinematic.inseparability import ki_partition
@@ -148,6 +149,7 @@ def reference_abstraction(name: str, mdp: BlockMDP, encoder: Encoder | None = No
     find(REFERENCE_LEARNERS, name, "reference learner", "name")
     capacity = default_capacity(mdp) if capacity is None else capacity
     at_least(1).check(capacity, "capacity")
+    encoder = HadamardNoise() if encoder is None else encoder
     training = EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed, stream=1)
     if name == "oracle":
         return _Decoded([np.asarray(states) for states in mdp.emission_state], training,
@@ -183,12 +185,13 @@ def labelled_abstraction(mdp: BlockMDP, labels: Sequence[Sequence[int]],
         raise ValueError(f"labels must hold one sequence per time step of {mdp.name!r} "
                          f"({mdp.horizon}), got {len(labels)}")
     checked = []
-    for h, layer in enumerate(labels):
-        layer = np.asarray(layer)
+    for h, given in enumerate(labels):
+        layer = np.asarray(given)
         expected = len(mdp.observations[h])
         if layer.shape != (expected,) or layer.dtype.kind not in "iu":
             raise ValueError(f"labels[{h}] (time step {h + 1}) must hold one integer class per "
                              f"observation ({expected}), got {layer.tolist()!r}")
         checked.append(layer)
+    encoder = HadamardNoise() if encoder is None else encoder
     return _Decoded(checked, EncodedObservations(mdp, encoder, TRAINING_SAMPLES, seed,
                                                  stream=1), "labelled abstraction")

@@ -41,7 +41,7 @@ from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.run_state import (
     Linear,
-    RefusedField,
+    _FieldRefused,
     check_identity,
     check_policy_step,
     check_progress,
@@ -388,7 +388,7 @@ def read_checkpoint_fields(path: Path) -> dict[str, Any]:
                               f"{', '.join(map(repr, missing))})")
     try:
         check_identity(state)
-    except RefusedField as error:
+    except _FieldRefused as error:
         raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
     return state
 
@@ -425,7 +425,7 @@ def check_run_checkpoint(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
     encoder = HadamardNoise(**state["encoder"])
     try:
         check_progress(state, mdp, encoder)
-    except RefusedField as error:
+    except _FieldRefused as error:
         raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
     return _from_state(state, encoder)
 

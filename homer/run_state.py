@@ -6,7 +6,7 @@ here: :func:`check_identity` type-checks the run's identity (MDP name and spec h
 seed, encoder, rewards), :func:`check_progress` the rest - the random generator states, the
 step and episode counts, the covers, the abstractions and the log - against each other and
 against the MDP, so that neither ``homer compare`` nor ``homer run --resume`` meets a
-``KeyError`` or an ``IndexError`` later. Each refusal is a :class:`RefusedField` naming the
+``KeyError`` or an ``IndexError`` later. Each refusal is a ``ValueError`` naming the
 field; :mod:`homer.run_directory` names the file. These checks know the layout of the fields
 (the run directory's :class:`~homer.run_directory.RunCheckpoint` as stored), nothing of files.
 """
@@ -26,14 +26,14 @@ from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import short_repr
 from kinematic.model import BlockMDP
 
-__all__ = ["MAX_POLICY_WEIGHT", "Linear", "RefusedField", "check_identity", "check_policy_step",
+__all__ = ["MAX_POLICY_WEIGHT", "Linear", "check_identity", "check_policy_step",
            "check_progress", "check_reward_scale"]
 
 Linear = tuple[np.ndarray, np.ndarray]
 """A weight ``(rows, dimension)`` and a bias ``(rows,)``."""
 
 
-class RefusedField(ValueError):
+class _FieldRefused(ValueError):
     """A field of a checkpoint that is not what a run writes (the message names the field)."""
 
 
@@ -41,7 +41,7 @@ def _field(state: Mapping[str, Any], name: str, wanted: str, valid: bool) -> Any
     """``state[name]``, refused naming the field unless ``valid``."""
     if not valid:
         shown = short_repr(state[name])
-        raise RefusedField(f"field {name!r} must be {wanted}, got {shown}")
+        raise _FieldRefused(f"field {name!r} must be {wanted}, got {shown}")
     return state[name]
 
 
@@ -51,7 +51,7 @@ def _number(state: Mapping[str, Any], name: str, allowed: NumberRange) -> Any:
 
 def check_identity(state: Mapping[str, Any]) -> None:
     """Type-check the identity fields of ``state`` (a checkpoint's fields, all present), the
-    encoder's included. Raises :class:`RefusedField` naming the field."""
+    encoder's included. Raises a ``ValueError`` naming the field."""
     _field(state, "mdp", "a string", isinstance(state["mdp"], str))
     sha = state["mdp_sha256"]
     _field(state, "mdp_sha256", "a SHA-256 in hex (64 digits 0-9a-f)",
@@ -67,9 +67,9 @@ def check_identity(state: Mapping[str, Any]) -> None:
     try:
         encoder = HadamardNoise(**stored)
     except TypeError as error:
-        raise RefusedField(f"field 'encoder': {error}") from None
+        raise _FieldRefused(f"field 'encoder': {error}") from None
     if not nonnegative().contains(encoder.noise_variance):
-        raise RefusedField(f"field 'encoder': noise variance {encoder.noise_variance!r}")
+        raise _FieldRefused(f"field 'encoder': noise variance {encoder.noise_variance!r}")
 
 
 def _random_states(state: Mapping[str, Any]) -> None:
@@ -82,32 +82,32 @@ def _random_states(state: Mapping[str, Any]) -> None:
         valid = False
     _field(state, "numpy_rng", "the state of a numpy PCG64 generator", valid)
     for name in ("torch_rng", "torch_global_rng"):
-        value, generator = state[name], torch.Generator()
+        value, torch_generator = state[name], torch.Generator()
         try:
-            generator.set_state(value)
-            valid = torch.equal(generator.get_state(), value)
+            torch_generator.set_state(value)
+            valid = torch.equal(torch_generator.get_state(), value)
         except (TypeError, ValueError, RuntimeError):
             valid = False
         _field(state, name, f"the state of a torch CPU generator (a ByteTensor of "
-                            f"{generator.get_state().numel()} bytes)", valid)
+                            f"{torch_generator.get_state().numel()} bytes)", valid)
 
 
 def _linear(pair: object, dimension: int, what: str, rows: int | None = None) -> Linear:
     """``pair`` as a weight ``(rows, dimension)`` and a bias ``(rows,)`` of finite floats."""
     if not isinstance(pair, tuple | list) or len(pair) != 2:
-        raise RefusedField(f"{what}: not a (weight, bias) pair")
+        raise _FieldRefused(f"{what}: not a (weight, bias) pair")
     weight, bias = pair
     if not (isinstance(weight, np.ndarray) and isinstance(bias, np.ndarray)):
-        raise RefusedField(f"{what}: weight and bias must be arrays")
+        raise _FieldRefused(f"{what}: weight and bias must be arrays")
     if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
             or bias.shape != (weight.shape[0],)):
-        raise RefusedField(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
+        raise _FieldRefused(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
                        f"observations of dimension {dimension}")
     if not (np.issubdtype(weight.dtype, np.floating) and np.issubdtype(bias.dtype, np.floating)
             and np.isfinite(weight).all() and np.isfinite(bias).all()):
-        raise RefusedField(f"{what}: weights must be finite floats")
+        raise _FieldRefused(f"{what}: weights must be finite floats")
     if rows is not None and weight.shape[0] != rows:
-        raise RefusedField(f"{what}: {weight.shape[0]} actions, not {rows}")
+        raise _FieldRefused(f"{what}: {weight.shape[0]} actions, not {rows}")
     return weight, bias
 
 
@@ -122,11 +122,11 @@ def _abstractions(stored: object, layers: range, dimension: int, name: str
                   ) -> dict[int, Linear]:
     """``phi_B`` or ``phi_F`` of the layers in ``layers`` (0-based), as ``{layer: pair}``."""
     if not isinstance(stored, dict):
-        raise RefusedField(f"field {name!r} must be a mapping of layers")
+        raise _FieldRefused(f"field {name!r} must be a mapping of layers")
     label = "phi_B" if name == "backward" else "phi_F"
     for layer in stored:
         if not isinstance(layer, int) or isinstance(layer, bool) or layer not in layers:
-            raise RefusedField(f"{label} of layer {layer!r}: the completed steps give layers "
+            raise _FieldRefused(f"{label} of layer {layer!r}: the completed steps give layers "
                            f"{layers.start} .. {layers.stop - 1}")
     return {layer: _linear(pair, dimension, f"{label} of layer {layer + 1}")
             for layer, pair in sorted(stored.items())}
@@ -136,12 +136,12 @@ def _indices(value: object, length: int, count: int, cover: int) -> None:
     """``value``: the indices of a policy's ``length`` weights (or biases) among ``count``
     stored arrays."""
     if not isinstance(value, list):
-        raise RefusedField(f"a policy of cover {cover} is not a list of array indices")
+        raise _FieldRefused(f"a policy of cover {cover} is not a list of array indices")
     if len(value) != length:
-        raise RefusedField(f"a policy of cover {cover} has {len(value)} steps, not {length}")
+        raise _FieldRefused(f"a policy of cover {cover} has {len(value)} steps, not {length}")
     for i in value:
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < count:
-            raise RefusedField(f"a cover refers to array {i!r} of {count}")
+            raise _FieldRefused(f"a cover refers to array {i!r} of {count}")
 
 
 def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) -> None:
@@ -149,19 +149,19 @@ def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) 
     of ``h`` steps over the MDP's actions, each step an index into the stored arrays."""
     if not (isinstance(stored, dict) and isinstance(stored.get("arrays"), list)
             and isinstance(stored.get("policies"), list)):
-        raise RefusedField("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
+        raise _FieldRefused("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
     arrays, covers = stored["arrays"], stored["policies"]
     if len(covers) > mdp.horizon:
-        raise RefusedField(f"{len(covers)} covers for horizon {mdp.horizon}")
+        raise _FieldRefused(f"{len(covers)} covers for horizon {mdp.horizon}")
     if len(covers) != completed_step + 1:
-        raise RefusedField(f"field 'completed_step' is {completed_step}, but the covers reach "
+        raise _FieldRefused(f"field 'completed_step' is {completed_step}, but the covers reach "
                        f"layer {len(covers) - 1}")
     for h, cover in enumerate(covers):
         if not isinstance(cover, list) or not cover:
-            raise RefusedField(f"cover {h} must be a non-empty list of policies")
+            raise _FieldRefused(f"cover {h} must be a non-empty list of policies")
         for policy in cover:
             if not isinstance(policy, tuple | list) or len(policy) != 2:
-                raise RefusedField(f"a policy of cover {h} is not a (weights, biases) pair")
+                raise _FieldRefused(f"a policy of cover {h} is not a (weights, biases) pair")
             weights, biases = policy
             _indices(weights, h, len(arrays), h)
             _indices(biases, h, len(arrays), h)
@@ -175,15 +175,15 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
     with its episode count."""
     log = state["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
-        raise RefusedField("log is not a list of records")
+        raise _FieldRefused("log is not a list of records")
     if len(log) != completed_step:
-        raise RefusedField(f"field 'completed_step' is {completed_step}, but the log has "
+        raise _FieldRefused(f"field 'completed_step' is {completed_step}, but the log has "
                        f"{len(log)} records")
     for number, entry in enumerate(log, start=2):
         step = entry.get("step")
         if not (isinstance(step, int) and step == number
                 and at_least(0).contains(entry.get("episodes"))):
-            raise RefusedField(f"log record {short_repr(entry, limit=190)}: needs step {number} "
+            raise _FieldRefused(f"log record {short_repr(entry, limit=190)}: needs step {number} "
                            "and a number of episodes >= 0")
     return log
 
@@ -191,7 +191,7 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
 def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoise) -> None:
     """Check the fields of ``state`` after the identity (whose ``encoder`` dresses ``mdp``):
     the counts, the generator states, the covers, the abstractions and the log, against each
-    other and against ``mdp``. Raises :class:`RefusedField` naming the field: a mistyped one
+    other and against ``mdp``. Raises :class:`_FieldRefused` naming the field: a mistyped one
     (``field 'completed_step' must be an int in [1, 2], got '3'``), and fields that disagree
     with each other or with ``mdp`` (a step count beyond the covers, an abstraction of the
     wrong shape)."""
@@ -203,7 +203,7 @@ def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoi
     _covers(state["covers"], completed, mdp, dimension)
     backward = _abstractions(state["backward"], range(1, completed + 1), dimension, "backward")
     if set(backward) != set(range(1, completed + 1)):
-        raise RefusedField(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
+        raise _FieldRefused(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
                            f"holds {sorted(layer + 1 for layer in backward)}")
     _abstractions(state["forward"], range(completed), dimension, "forward")
     _log(state, completed)

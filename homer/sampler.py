@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP
 from kinematic.sampling import LatentSampler
 
-__all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler", "batch_bytes"]
+__all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler", "StepPolicy", "batch_bytes"]
 
 
 class RewardSampler:
@@ -77,6 +78,16 @@ def batch_bytes(samples: int, steps: int, dimension: int) -> int:
     return samples * (steps * (4 * dimension + 32) + 8)
 
 
+class StepPolicy(Protocol):
+    """A policy the sampler runs: the actions of a batch of encoded observations at each step
+    ``0 .. length - 1`` (:class:`LinearPolicy`, a baseline's abstract policy)."""
+
+    @property
+    def length(self) -> int: ...
+
+    def act(self, step: int, observations: np.ndarray, /) -> np.ndarray: ...
+
+
 @dataclass
 class LinearPolicy:
     """A deterministic non-stationary linear policy ``pi_t(x) = argmax_a (W_t x + b_t)_a``
@@ -126,9 +137,9 @@ class BatchSampler:
     def run(
         self,
         samples: int,
-        roll_in: Sequence[LinearPolicy],
+        roll_in: Sequence[StepPolicy],
         uniform_step: int | None,
-        continuation: LinearPolicy | None = None,
+        continuation: StepPolicy | None = None,
         last_step: int | None = None,
     ) -> Batch:
         """``samples`` episodes through step ``last_step`` (default: the last). Before
@@ -138,7 +149,7 @@ class BatchSampler:
         mdp, rng = self.mdp, self.rng
         last_step = mdp.horizon - 1 if last_step is None else last_step
         steps = last_step + 1
-        chosen = rng.integers(len(roll_in), size=samples) if roll_in else None
+        chosen = rng.integers(len(roll_in), size=samples) if roll_in else np.full(samples, -1)
         observations = np.zeros((samples, steps, self.dimension), dtype=np.float32)
         actions = np.zeros((samples, steps), dtype=np.intp)
         rewards = np.zeros((samples, steps))
@@ -164,5 +175,4 @@ class BatchSampler:
             if t + 1 < mdp.horizon:
                 current = self.latent.step(t, current, acted, rng)
         self.episodes += samples
-        index = chosen if chosen is not None else np.full(samples, -1)
-        return Batch(observations, actions, rewards, states, ids, index)
+        return Batch(observations, actions, rewards, states, ids, chosen)

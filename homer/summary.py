@@ -173,7 +173,7 @@ def agreement_lines(comparisons: Mapping[int, AbstractionComparison]) -> list[st
 
 
 def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:
-    if cover.values is None:
+    if cover.values is None or cover.action_standard_errors is None:  # both None, or neither
         return ["values: none (the MDP has no rewards)"]
     values = cover.values
     if len(values) == 1:

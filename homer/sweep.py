@@ -20,7 +20,7 @@ import sys
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -180,7 +180,7 @@ def _finished(out: Path) -> dict[str, dict]:
 
 
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
-                 ) -> Iterable[dict]:
+                 ) -> Generator[dict, None, None]:
     import ray
 
     if not ray.is_initialized():
@@ -203,7 +203,8 @@ def _die_with(driver: int) -> None:
         os._exit(1)
 
 
-def _local_results(tasks: list[SweepTask], runner: Callable, workers: int) -> Iterable[dict]:
+def _local_results(tasks: list[SweepTask], runner: Callable, workers: int
+                   ) -> Generator[dict, None, None]:
     if not sys.platform.startswith("linux"):
         raise ValueError("the local executor needs Linux (its workers die with the driver "
                          "through prctl); use --executor ray")

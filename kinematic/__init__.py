@@ -24,7 +24,7 @@ Fraction(1, 2)
 (2, 3, 2)
 """
 
-from kinematic.analysis import analyze, format_report
+from kinematic.analysis import SlowExactAnalysis, analyze, format_report
 from kinematic.canonical import canonical_form
 from kinematic.contrastive import (
     ContrastiveDistribution,
@@ -46,7 +46,7 @@ from kinematic.errors import (
 )
 from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
 from kinematic.figures import draw_partitions
-from kinematic.finite_envs import from_gymnasium
+from kinematic.finite_envs import InexactTable, from_gymnasium
 from kinematic.graph import draw_block_mdp, to_networkx
 from kinematic.homing import eta, eta_min, homing_policies, homing_policy
 from kinematic.inseparability import (
@@ -74,6 +74,7 @@ __all__ = [
     "BlockMDP",
     "ContrastiveDistribution",
     "CoverReport",
+    "InexactTable",
     "InvalidBlockMDP",
     "InvalidPartition",
     "InvalidPolicy",
@@ -81,6 +82,7 @@ __all__ = [
     "Partition",
     "Policy",
     "Quotient",
+    "SlowExactAnalysis",
     "TooLarge",
     "UndefinedQuotient",
     "UnknownLayer",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from kinematic.errors import short_repr
 
@@ -14,12 +15,16 @@ __all__ = ["NumberRange", "WorkCount", "at_least", "format_duration", "fraction"
            "positive", "random_seed", "tolerance"]
 
 
+Kind = TypeVar("Kind", int, float)
+"""The kind of number a :class:`NumberRange` holds."""
+
+
 @dataclass(frozen=True)
-class NumberRange:
+class NumberRange(Generic[Kind]):
     """A finite ``kind`` (int or float) within ``[low, high]``; ``open_low`` / ``open_high``
     exclude an end. ``None`` leaves an end unbounded."""
 
-    kind: type
+    kind: type[Kind]
     low: float | None = None
     high: float | None = None
     open_low: bool = False
@@ -55,8 +60,9 @@ class NumberRange:
         if not self.contains(value):
             raise ValueError(f"{name} must be {self.describe()}, got {short_repr(value)}")
 
-    def __call__(self, text: str) -> int | float:
+    def __call__(self, text: str) -> Kind:
         """argparse ``type=``: parse ``text``; an error names the flag (argparse adds it)."""
+        value: Kind | None
         try:
             value = self.kind(text)
         except ValueError:
@@ -71,27 +77,27 @@ def _shown(bound: float | None) -> str:
     return str(bound) if isinstance(bound, int | None) else f"{bound:g}"
 
 
-def at_least(low: int) -> NumberRange:
+def at_least(low: int) -> NumberRange[int]:
     """An int ``>= low``."""
     return NumberRange(int, low=low)
 
 
-def nonnegative() -> NumberRange:
+def nonnegative() -> NumberRange[float]:
     """A finite float ``>= 0``."""
     return NumberRange(float, low=0)
 
 
-def positive() -> NumberRange:
+def positive() -> NumberRange[float]:
     """A finite float ``> 0``."""
     return NumberRange(float, low=0, open_low=True)
 
 
-def fraction() -> NumberRange:
+def fraction() -> NumberRange[float]:
     """A float in the open interval ``(0, 1)``."""
     return NumberRange(float, low=0, high=1, open_low=True, open_high=True)
 
 
-def tolerance() -> NumberRange:
+def tolerance() -> NumberRange[float]:
     """A float-mode tolerance ``atol`` in ``[0, 0.001]``: it judges sums and comparisons of
     probabilities, so a larger one would accept a row summing to 0.99 as a distribution (three
     decimals, e.g. ``0.333`` three times, need ``0.001``)."""
@@ -132,7 +138,7 @@ class WorkCount:
         return value
 
 
-def random_seed() -> NumberRange:
+def random_seed() -> NumberRange[int]:
     """A seed: an int in ``[0, 2^64 - 1]``, what torch's generators accept (numpy's accept
     larger ones, torch's ``manual_seed`` overflows beyond)."""
     return NumberRange(int, low=0, high=2**64 - 1)

@@ -10,7 +10,7 @@ own name (``s{h}_{i}``, layers from 1), as in the paper's tabular view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +28,7 @@ def _state(layer: int, index: int) -> str:
 
 
 def _check_distributions(values: np.ndarray, sums: np.ndarray, what: str,
-                         describe_row, atol: float) -> None:
+                         describe_row: Callable[[int], str], atol: float) -> None:
     """Finite, non-negative entries and rows summing to 1 within ``atol``."""
     if not np.isfinite(values).all():
         raise InvalidBlockMDP(f"{what}: a NaN or infinite probability")
@@ -84,18 +84,21 @@ def block_mdp_from_arrays(
     _check_distributions(start, np.array([start.sum()]), "start", lambda _: "start", atol)
     widths = [start.size]
     matrices = []
-    for h, matrix in enumerate(transitions):
-        matrix = sp.csr_array(matrix, dtype=np.float64)
+    for h, given in enumerate(transitions):
+        # scipy-stubs: csr_array takes an _spbase, which every sparray is at run time
+        matrix = sp.csr_array(given).astype(np.float64)  # type: ignore[arg-type]
         rows, following = matrix.shape
         if rows != widths[h] * actions or following == 0:
             raise InvalidBlockMDP(
                 f"transitions[{h}] (layer {h + 1} -> {h + 2}) has shape {matrix.shape}, "
                 f"expected ({widths[h]} states x {actions} actions, n_{h + 2} >= 1)")
         sums = np.asarray(matrix.sum(axis=1)).ravel()
-        _check_distributions(
-            matrix.data, sums, f"transitions[{h}] (layer {h + 1})",
-            lambda row, h=h: (f"T(. | {_state(h, row // actions)!r}, "
-                              f"'a{row % actions + 1}') (layer {h + 1})"), atol)
+
+        def describe(row: int, h: int = h) -> str:
+            return f"T(. | {_state(h, row // actions)!r}, 'a{row % actions + 1}') (layer {h + 1})"
+
+        _check_distributions(matrix.data, sums, f"transitions[{h}] (layer {h + 1})", describe,
+                             atol)
         matrices.append(matrix)
         widths.append(following)
     horizon = len(widths)

@@ -222,6 +222,7 @@ forked workers."""
 
 
 def _shared_layer_eta(target_layer: int) -> tuple[int, list[Fraction] | None]:
+    assert _SHARED is not None, "certified_maximum_visitation sets it before forking"
     layers, start = _SHARED
     return target_layer, layer_eta(layers, start, target_layer)
 

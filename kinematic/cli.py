@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
+from typing import Protocol
 
 from kinematic.analysis import analyze, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
@@ -30,7 +31,7 @@ from kinematic.model import BlockMDP
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
-__all__ = ["MAX_EXAMPLES", "DefaultsHelpFormatter", "interruptible", "main"]
+__all__ = ["MAX_EXAMPLES", "CommandLine", "DefaultsHelpFormatter", "interruptible", "main"]
 
 MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
 """``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
@@ -250,8 +251,14 @@ def _find(args: argparse.Namespace) -> int:
     return 0
 
 
-def interruptible(command: Callable[[Sequence[str] | None], int]
-                  ) -> Callable[[Sequence[str] | None], int]:
+class CommandLine(Protocol):
+    """A command line's ``main``: parses ``argv`` (``sys.argv[1:]`` when None), returns the
+    exit status."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
+def interruptible(command: CommandLine) -> CommandLine:
     """``command``, a command line's ``main``, ending on Ctrl-C with exit status 130 and one
     line on standard error instead of a traceback, and quietly with status 141 (a shell's
     SIGPIPE) when the reader of its output went away (``... | head``)."""

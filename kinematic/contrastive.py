@@ -18,10 +18,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from kinematic.errors import UnknownLayer
+from kinematic.errors import InvalidBlockMDP, UnknownLayer, short_repr
 from kinematic.inseparability import group_rows
 from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
+from kinematic.numbers import Number, parse_number
 from kinematic.policies import Policy
 from kinematic.visitation import observation_visitation
 
@@ -82,7 +83,8 @@ def contrastive_distribution(
         raise ValueError("the roll-in needs at least one policy")
     mode = mdp.mode
     share = mode.scalar(1) / len(cover)
-    roll_in = sum(observation_visitation(mdp, policy)[h] for policy in cover) * share
+    roll_in: np.ndarray = sum((observation_visitation(mdp, policy)[h] for policy in cover),
+                              mode.zeros(len(mdp.observations[h]))) * share
     transitions = mdp.observation_transition_tensor(h)
     uniform = mode.scalar(1) / mdp.number_of_actions
     real = roll_in[:, None, None] * uniform * transitions
@@ -90,9 +92,21 @@ def contrastive_distribution(
     imposter = np.repeat(
         roll_in[:, None, None] * uniform * prior[None, None, :], mdp.number_of_actions, axis=1
     )
-    p = mode.scalar(positive_probability)
+    p = mode.scalar(_label_prior(positive_probability))
     joint = np.stack([(1 - p) * imposter, p * real], axis=-1)
     return ContrastiveDistribution(layer, roll_in, prior, joint)
+
+
+def _label_prior(value: object) -> Number:
+    """``positive_probability`` read as a number in ``[0, 1]`` (an exact one may be a string
+    such as ``"1/2"``), else ``ValueError`` naming it."""
+    try:
+        p = parse_number(value, "positive_probability")
+    except InvalidBlockMDP as error:
+        raise ValueError(str(error)) from None
+    if not 0 <= p <= 1:
+        raise ValueError(f"positive_probability must lie in [0, 1], got {short_repr(value)}")
+    return p
 
 
 def bayes_optimal_predictor(distribution: ContrastiveDistribution) -> np.ndarray:

@@ -61,7 +61,9 @@ def policy_cover_alpha(
         raise ValueError("a policy cover needs at least one policy")
     eta_per_layer = eta(mdp) if eta_per_layer is None else eta_per_layer
     visitations = [state_visitation(mdp, policy) for policy in policies]
-    best, alpha_state, alpha_layer = {}, {}, []
+    best: dict[str, Number] = {}
+    alpha_state: dict[str, Number] = {}
+    alpha_layer: list[Number] = []
     for h, layer in enumerate(mdp.layers):
         layer_best = np.max(np.stack([v[h] for v in visitations]), axis=0)
         ratios = layer_best / eta_per_layer[h]

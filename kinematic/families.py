@@ -93,7 +93,7 @@ def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
     half, anti_shaped = "1/2", {"1/10": "1/2", "0": "1/2"}
     layers = [["s1a", "s1b"]] + [[f"s{h}a", f"s{h}b", f"s{h}c"] for h in range(2, horizon + 1)]
     transitions: dict[str, dict[str, dict[str, str]]] = {}
-    rewards: dict[str, dict[str, str]] = {}
+    rewards: dict[str, dict[str, str | dict[str, str]]] = {}
     for h in range(1, horizon + 1):
         good = {f"s{h}a": u[h - 1], f"s{h}b": v[h - 1]}
         for state, good_action in good.items():
@@ -360,6 +360,8 @@ def _split(
     spec = to_spec(mdp)
     emitted = {x: mdp.mode.scalar(p) for x, p in mdp.observations_of(state).items()}
     rewards = spec.get("rewards", {})
+    emission_a: dict[str, Number]
+    emission_b: dict[str, Number]
     if by_observations is not None:
         mass = sum((emitted[x] for x in by_observations), mdp.mode.scalar(0))
         emission_a = {x: p / mass for x, p in emitted.items() if x in by_observations}

@@ -37,7 +37,7 @@ from kinematic.partition import check_partition_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
 
 __all__ = ["MAX_PICTURE_STATES", "draw_partitions", "figure_svg", "new_figure", "svg_picture"]
 
@@ -90,14 +90,15 @@ def draw_partitions(
     columns: int | None = None,
     axes: Sequence[Axes] | None = None,
     **options: Any,
-) -> Figure:
+) -> Figure | SubFigure:
     """Side-by-side drawings of ``mdp`` with each of ``partitions`` (default: its backward,
     forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
 
     A block found in several partitions has the same colour in each panel, so that a split or a
     merge shows as a change of colour. Panels fill rows of ``columns`` (default: as many as fit
     in 18 inches) of a new figure titled by the MDP's name, or the given ``axes`` (one per
-    partition, for a figure of your own; then its figure is returned, its title left alone).
+    partition, for a figure of your own; then its figure, or subfigure, is returned, its title
+    left alone).
     ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
     ``observations``, ``positions``, ``legend``).
 
@@ -122,6 +123,7 @@ def draw_partitions(
     if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
                                 or columns < 1):
         raise ValueError(f"columns must be a positive int, got {columns!r}")
+    figure: Figure | SubFigure
     if axes is None:
         figure, panels = _panel_grid(mdp, len(partitions), columns, options)
         figure.suptitle(mdp.name)

@@ -26,11 +26,13 @@ from kinematic.simple_fractions import MAX_DENOMINATOR, simple_fraction
 
 __all__ = ["InexactTable", "from_gymnasium"]
 
-Outcome = tuple[Real, Hashable, Real, bool]
+TableNumber = float | Fraction
+"""A probability or reward of the table (numpy's numbers read as Python's)."""
+Outcome = tuple[TableNumber, Hashable, TableNumber, bool]
 """One entry of ``P[s][a]``: probability, next state, reward, terminated."""
 Table = dict[tuple[Hashable, Hashable], list[Outcome]]
 """``(state, action) -> P[state][action]``, checked."""
-Reader = Callable[[Real], Number]
+Reader = Callable[[TableNumber], Number]
 """How the table's numbers become the MDP's: exact (:func:`simple_fraction`) or ``float``."""
 
 _NUMBER_MODES = {"auto": None, "exact": True, "float": False}
@@ -170,19 +172,22 @@ def _shown(key: Hashable) -> str:
     return str(int(key)) if isinstance(key, Integral) else str(key)
 
 
-def _real(value: object, where: str, probability: bool) -> Real:
-    """A finite real number (a non-negative one for a probability), else InvalidBlockMDP."""
+def _real(value: object, where: str, probability: bool) -> TableNumber:
+    """A finite real number (a non-negative one for a probability), else InvalidBlockMDP; a
+    numpy number as the Python int or float of the same value."""
     kind = "probability" if probability else "reward"
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
         raise InvalidBlockMDP(f"{where}: {kind} {short_repr(value)} is not a number")
-    if not math.isfinite(value):
+    number: TableNumber = (value if isinstance(value, float | Fraction) else
+                           int(value) if isinstance(value, Integral) else float(value))
+    if not math.isfinite(number):
         raise InvalidBlockMDP(f"{where}: {kind} {value!r} is not a finite number")
-    if probability and value < 0:
+    if probability and number < 0:
         raise InvalidBlockMDP(f"{where}: probability {value!r} is negative")
-    return value
+    return number
 
 
-def _check_sum(values: Sequence[Real], where: str, atol: float) -> None:
+def _check_sum(values: Sequence[TableNumber], where: str, atol: float) -> None:
     total = math.fsum(float(v) for v in values)
     if abs(total - 1) > atol:
         raise InvalidBlockMDP(f"{where} sums to {total!r}, not 1 (atol={atol})")
@@ -235,7 +240,8 @@ def _read_row(outcomes: object, where: str, table: Mapping, atol: float) -> list
     return row
 
 
-def _read_start(start: object, where: str, table: Mapping, atol: float) -> dict[Hashable, Real]:
+def _read_start(start: object, where: str, table: Mapping, atol: float
+                ) -> dict[Hashable, TableNumber]:
     """The start distribution as state -> probability (positive entries only), checked."""
     if isinstance(start, Integral) and not isinstance(start, bool | np.bool_):
         given: Mapping = {start: 1}
@@ -260,23 +266,28 @@ def _read_start(start: object, where: str, table: Mapping, atol: float) -> dict[
     return {state: p for state, p in probabilities.items() if p > 0}
 
 
-def _number_reader(rows: Table, start: Mapping[Hashable, Real], start_where: str,
+def _number_reader(rows: Table, start: Mapping[Hashable, TableNumber], start_where: str,
                    exact: bool | None, name: str, atol: float) -> Reader:
     """The function that turns the table's numbers into the MDP's: :func:`simple_fraction` when
     every number has a simple reading and every distribution sums to exactly 1 so read, floats
     otherwise (``exact`` None: with an :class:`InexactTable` warning; True: refused)."""
     if exact is False:
         return float
-    readings: dict[Real, Fraction | None] = {}
+    readings: dict[TableNumber, Fraction | None] = {}
 
-    def read(value: Real) -> Fraction | None:
+    def read(value: TableNumber) -> Fraction | None:
         if value not in readings:
             readings[value] = simple_fraction(value)
         return readings[value]
 
+    def exact_reading(value: TableNumber) -> Fraction:
+        reading = read(value)
+        assert reading is not None, "every number of the table has a reading"
+        return reading
+
     problem = _inexact_entry(rows, start, start_where, read)
     if problem is None:
-        return read
+        return exact_reading
     if exact:
         raise InvalidBlockMDP(f"{name} cannot be exact: {problem} (a float is read as p/q "
                               f"only with q <= {MAX_DENOMINATOR} and within 1e-12 of it, and "
@@ -288,15 +299,17 @@ def _number_reader(rows: Table, start: Mapping[Hashable, Real], start_where: str
     return float
 
 
-def _inexact_entry(rows: Table, start: Mapping[Hashable, Real], start_where: str,
-                   read: Callable[[Real], Fraction | None]) -> str | None:
+def _inexact_entry(rows: Table, start: Mapping[Hashable, TableNumber], start_where: str,
+                   read: Callable[[TableNumber], Fraction | None]) -> str | None:
     """The first number without a simple reading, or distribution that does not sum to 1 when
     read exactly, as a phrase; None when there is none."""
-    def distribution(values: list[tuple[str, Real]], where: str) -> str | None:
+    def distribution(values: list[tuple[str, TableNumber]], where: str) -> str | None:
+        total = Fraction(0)
         for entry, value in values:
-            if read(value) is None:
+            reading = read(value)
+            if reading is None:
                 return f"{entry} {value!r} is no simple fraction"
-        total = sum(read(value) for _, value in values)
+            total += reading
         return None if total == 1 else f"{where} sums to {total} read exactly, not 1"
 
     def problems() -> Iterator[str | None]:
@@ -323,9 +336,9 @@ def _unrolled(name: str, horizon: int, states: list[Hashable], actions: tuple[Ha
     expected: dict[tuple[Hashable, Hashable], Number] = {}
     for key, row in rows.items():
         merged: dict[tuple[Hashable, bool], Number] = {}
-        for probability, following, _, terminated in row:
+        for probability, next_state, _, terminated in row:
             if probability > 0:
-                target = (following, terminated)
+                target = (next_state, terminated)
                 merged[target] = merged.get(target, 0) + number(probability)
         outcomes[key] = merged
         expected[key] = sum((number(p) * number(r) for p, _, r, _ in row), number(0))

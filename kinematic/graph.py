@@ -33,6 +33,7 @@ from kinematic.graph_style import (
 from kinematic.label_placement import Box, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.numbers import Number
 from kinematic.partition import Partition, block_text, check_partition_of
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _transition_graph(mdp: BlockMDP, partition: Partition | None) -> nx.DiGraph:
     """:func:`to_networkx` for a ``partition`` already checked to be one of ``mdp``."""
     import networkx as nx
 
-    graph = nx.DiGraph(name=mdp.name)
+    graph: nx.DiGraph[str] = nx.DiGraph(name=mdp.name)
     for h, layer in enumerate(mdp.layers):
         for i, state in enumerate(layer):
             attributes = {"layer": h + 1}
@@ -240,7 +241,7 @@ def draw_checked(
 
 def _positions(mdp: BlockMDP, given: Mapping[str, Position] | None) -> dict[str, Position]:
     """The default layered layout, with ``given`` positions in place of the defaults."""
-    placed = {
+    placed: dict[str, Position] = {
         state: (h + 1, (len(layer) - 1) / 2 - i)
         for h, layer in enumerate(mdp.layers)
         for i, state in enumerate(layer)
@@ -310,7 +311,7 @@ def _draw_edge_labels(ax: Axes, mdp: BlockMDP, graph: nx.DiGraph,
                       obstacles: list[Box]) -> dict[tuple[str, str], Text]:
     """Each edge's actions and probabilities, placed along it clear of the nodes, the
     observations and the other labels (:func:`kinematic.label_placement.place_labels`)."""
-    edges = list(graph.edges(data="probabilities"))
+    edges: list[tuple[str, str, dict[str, Number]]] = list(graph.edges(data="probabilities"))
     words = [edge_text(probabilities, mdp.actions) for _, _, probabilities in edges]
     pad = 2 * _LABEL_PAD * _SMALL_FONT_SIZE
     sizes = [(width + pad, height + pad)

@@ -73,8 +73,8 @@ def _palette(count: int) -> list[str]:
 
     if count <= 18:
         name, greys = ("tab10", {7}) if count <= 9 else ("tab20", {14, 15})
-        colours = colormaps[name].colors
-        return [to_hex(c) for i, c in enumerate(colours) if i not in greys][:count]
+        palette = colormaps[name]  # a listed colormap: palette(i) is its i-th colour
+        return [to_hex(palette(i)) for i in range(palette.N) if i not in greys][:count]
     hues = colormaps["hsv"]
     return [to_hex(hues(k / count)) for k in range(count)]
 

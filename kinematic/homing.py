@@ -353,7 +353,8 @@ def lp_optimal_value(mdp: BlockMDP, rewards: tuple[np.ndarray, ...]) -> LinearPr
     objective = -np.concatenate([np.asarray(r, dtype=np.float64).reshape(-1) for r in rewards])
     from scipy.optimize import linprog  # here: importing it costs every CLI start 0.1 s
 
-    solution = linprog(
+    # scipy-stubs' linprog takes no sparse A_eq; scipy's HiGHS methods do (and keep it sparse)
+    solution = linprog(  # type: ignore[call-overload]
         objective,
         A_eq=sp.block_array(blocks_rows, format="csr"),
         b_eq=np.concatenate(rhs),
@@ -390,7 +391,7 @@ def _distribution(mdp: BlockMDP, probabilities: np.ndarray) -> list[Number]:
     probabilities = probabilities / probabilities.sum()
     if not mdp.mode.exact:
         return probabilities.tolist()
-    rounded = [Fraction(p).limit_denominator(10**6) for p in probabilities[:-1]]
+    rounded: list[Number] = [Fraction(p).limit_denominator(10**6) for p in probabilities[:-1]]
     rounded.append(1 - sum(rounded, Fraction(0)))
     if rounded[-1] < 0:  # rounding overshot: fall back to the most likely action
         best = int(np.argmax(probabilities))

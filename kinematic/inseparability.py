@@ -65,7 +65,8 @@ def _group_exact(rows: np.ndarray) -> np.ndarray:
                                 lambda row, column, value: (row, (column, value)))
 
 
-def _group_float(rows: sp.csr_array, atol: float, names: tuple[str, ...]) -> np.ndarray:
+def _group_float(rows: np.ndarray | sp.csr_array, atol: float, names: tuple[str, ...]
+                 ) -> np.ndarray:
     """Labels of rows equal within ``atol`` in the max norm (see the module docstring)."""
     rows = sp.csr_array(rows)
     rows.sort_indices()

@@ -142,7 +142,7 @@ class BlockMDP(PrintsAsRepr):
         return tuple(
             sp.csr_array((matrix.data.astype(np.float32), matrix.indices, matrix.indptr),
                          shape=matrix.shape)
-            for matrix in self.action_major_transitions)
+            for matrix in map(_csr, self.action_major_transitions))
 
     @cached_property
     def successor_bounds(self) -> tuple[int, ...]:
@@ -150,7 +150,7 @@ class BlockMDP(PrintsAsRepr):
         state-action pair."""
         if self.mode.exact:
             raise ValueError(f"{self.name!r} is exact: its transitions are dense arrays")
-        return tuple(int(np.diff(matrix.indptr).max(initial=0))
+        return tuple(int(np.diff(_csr(matrix).indptr).max(initial=0))
                      for matrix in self.action_major_transitions)
 
     @cached_property
@@ -159,7 +159,7 @@ class BlockMDP(PrintsAsRepr):
         a``), found once (:mod:`kinematic.exact_sparse`)."""
         if not self.mode.exact:
             raise ValueError(f"{self.name!r} is in float mode: its transitions are sparse already")
-        return tuple(nonzero_entries(matrix) for matrix in self.transitions)
+        return tuple(nonzero_entries(_dense(matrix)) for matrix in self.transitions)
 
     def width(self, index: int) -> int:
         """Number of states at position ``index`` (0-based: layer ``index + 1``)."""
@@ -315,7 +315,8 @@ def block_mdp(
         for h, entries in enumerate(parsed_transitions)
     ]
 
-    observations, emission_state, emission_probability, reward_arrays = [], [], [], []
+    observations, emission_state, emission_probability = [], [], []
+    reward_arrays: list[np.ndarray] = []
     distributions: dict[tuple[int, int, int], RewardDistribution] = {}
     for layer in layers_t:
         names, owners, probabilities = [], [], []
@@ -336,12 +337,12 @@ def block_mdp(
             for action, value in parsed_rewards.get(observation, {}).items():
                 a = action_index[action]
                 if isinstance(value, _Distribution):
-                    values, probabilities = value.converted(mode)
-                    reward_matrix[x, a] = sum((v * p for v, p in zip(values, probabilities,
+                    outcomes, chances = value.converted(mode)
+                    reward_matrix[x, a] = sum((v * p for v, p in zip(outcomes, chances,
                                                                      strict=True)),
                                               mode.scalar(0))
-                    if len(values) > 1:
-                        distributions[len(reward_arrays), x, a] = (values, probabilities)
+                    if len(outcomes) > 1:
+                        distributions[len(reward_arrays), x, a] = (outcomes, chances)
                 else:
                     reward_matrix[x, a] = mode.scalar(value)
         reward_arrays.append(reward_matrix)
@@ -363,6 +364,18 @@ def block_mdp(
     return mdp
 
 
+def _csr(matrix: Matrix) -> sp.csr_array:
+    """A transition matrix of a float-mode MDP, which stores them sparse."""
+    assert isinstance(matrix, sp.csr_array), "float mode stores transitions as csr_array"
+    return matrix
+
+
+def _dense(matrix: Matrix) -> np.ndarray:
+    """A transition matrix of an exact MDP, which stores them as dense object arrays."""
+    assert isinstance(matrix, np.ndarray), "exact mode stores transitions as object arrays"
+    return matrix
+
+
 def check_reachable(mdp: BlockMDP) -> None:
     """Raise :class:`InvalidBlockMDP` naming the first state that no policy reaches (eta = 0).
 
@@ -379,12 +392,13 @@ def check_reachable(mdp: BlockMDP) -> None:
             )
         if h + 1 < mdp.horizon:
             rows = np.repeat(reached.astype(np.float64), mdp.number_of_actions)
+            support: Matrix
             if mdp.mode.exact:
                 pairs, states, _ = mdp.transition_entries[h]
                 support = sp.csr_array((np.ones(len(pairs)), (pairs, states)),
                                        shape=mdp.transitions[h].shape)
             else:
-                support = mdp.transitions[h] != 0
+                support = _csr(mdp.transitions[h]) > 0  # probabilities: never negative
             reached = np.asarray(rows @ support, dtype=np.float64).ravel() > 0
 
 
@@ -590,7 +604,8 @@ def _parse_reward(value: object, where: str, places: list[tuple[str, Number]]
         return number
     if not value:
         raise InvalidBlockMDP(f"{where}: a reward distribution needs at least one value")
-    outcomes, seen = [], {}
+    outcomes = []
+    seen: dict[Number, object] = {}
     for key, probability in value.items():
         number = parse_number(key, f"{where}: value")
         if number in seen:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from fractions import Fraction
+from typing import TypeGuard
 
 from kinematic.errors import InvalidBlockMDP
 from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, exact_text
@@ -30,7 +31,7 @@ from kinematic.numbers import DEFAULT_ATOL, Number, NumberMode, exact_text
 __all__ = ["number_mode", "rounded_by_a_float"]
 
 
-def rounded_by_a_float(value: Number) -> bool:
+def rounded_by_a_float(value: Number) -> TypeGuard[Fraction]:
     """Whether ``value`` is an exact number that no float holds (``Fraction(1, 3)``, 1/10, a
     fraction beyond the float range); ints and dyadic fractions such as 1/4 are held exactly.
 
@@ -86,7 +87,7 @@ def _mixing_error(places: Iterator[tuple[str, Number]]) -> InvalidBlockMDP:
     """The error naming the first float, and the first exact number of ``places`` that a float
     would round."""
     first_float: tuple[str, Number] | None = None
-    first_exact: tuple[str, Number] | None = None
+    first_exact: tuple[str, Fraction] | None = None
     for where, value in places:
         if first_float is None and isinstance(value, float):
             first_float = (where, value)

@@ -158,7 +158,7 @@ class NumberMode:
         return result
 
     def equal(self, left: Number, right: Number) -> bool:
-        return left == right if self.exact else abs(left - right) <= self.atol
+        return left == right if self.exact else -self.atol <= left - right <= self.atol
 
     def positive(self, values: np.ndarray) -> np.ndarray:
         """Boolean mask of the strictly positive entries, in both modes.

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kinematic.display import PrintsAsRepr, policy_repr
-from kinematic.errors import InvalidPolicy
+from kinematic.errors import InvalidBlockMDP, InvalidPolicy
 from kinematic.lookup import find, unknown_name
 from kinematic.model import BlockMDP
-from kinematic.numbers import Number
+from kinematic.numbers import Number, parse_number
 
 __all__ = [
     "Policy",
@@ -152,11 +152,21 @@ def state_policy(
         row = mdp.mode.zeros(mdp.number_of_actions)
         dist = {choice: 1} if isinstance(choice, str) else choice
         for action, p in dist.items():
-            row[find(mdp.action_index, action, "action", f"choices[{state!r}]")] = (
-                mdp.mode.scalar(p))
+            where = f"choices[{state!r}]"
+            row[find(mdp.action_index, action, "action", where)] = mdp.mode.scalar(
+                _probability(p, f"{where}[{action!r}]"))
         policy.action_probabilities[h][mdp.emission_state[h] == i] = row
     check_policy(mdp, policy)
     return policy
+
+
+def _probability(value: object, where: str) -> Number:
+    """An action's probability given as a number or a numeric string (``"1/2"``, in either
+    number mode), else :class:`InvalidPolicy` naming ``where``."""
+    try:
+        return parse_number(value, where)
+    except InvalidBlockMDP as error:
+        raise InvalidPolicy(str(error)) from None
 
 
 def transfer_policy(policy: Policy, source: BlockMDP, target: BlockMDP) -> Policy:

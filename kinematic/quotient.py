@@ -265,7 +265,8 @@ def _merged_names(mdp: BlockMDP, partition: Partition) -> tuple[list[tuple[str, 
                                                                   dict[str, str]]:
     """The merged states' names per layer and the state map; names that collide with another
     state's name or with an observation another state emits are refused."""
-    names, state_map, source = [], {}, {}
+    names, state_map = [], {}
+    source: dict[str, list[str]] = {}
     for h in range(mdp.horizon):
         layer_names = []
         for block in partition.blocks(h + 1):

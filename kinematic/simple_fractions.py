@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Integral
 
 __all__ = ["MAX_DENOMINATOR", "TOLERANCE", "simple_fraction"]
 
@@ -24,7 +24,7 @@ TOLERANCE = 1e-12
 """How far (relative, for numbers beyond 1) a float may lie from the fraction it stands for."""
 
 
-def simple_fraction(value: Real) -> Fraction | None:
+def simple_fraction(value: float | Fraction) -> Fraction | None:
     """``value`` as an exact fraction: ints and ``Fraction`` as they are, a finite float as the
     simple fraction it stands for (module docstring), None when it stands for none.
 

@@ -27,7 +27,7 @@ _REQUIRED = ("name", "horizon", "actions", "layers", "start", "transitions")
 _KNOWN = (*_REQUIRED, "emissions", "rewards")
 
 
-def from_spec(spec: Mapping, atol: float = DEFAULT_ATOL) -> BlockMDP:
+def from_spec(spec: object, atol: float = DEFAULT_ATOL) -> BlockMDP:
     """Build a validated :class:`BlockMDP` from a parsed JSON spec.
 
     Raises
@@ -95,6 +95,8 @@ def _transition_table(mdp: BlockMDP, layer: int) -> dict[str, dict[str, dict[str
     ``transitions[layer]`` (next states in layer order), built from whole-layer lists: one
     ``tolist`` per array and no numpy call per row or entry."""
     matrix = mdp.transitions[layer]
+    rows: np.ndarray
+    columns: np.ndarray
     if sp.issparse(matrix):
         matrix = sp.csr_array(matrix)
         if not matrix.has_canonical_format:  # sorted, no duplicates; the MDP's own untouched

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -57,7 +58,7 @@ def _check_keys(transitions: Mapping, location: Mapping[str, tuple[int, int]],
 
 def _bad_target(where: str, target: object, location: Mapping[str, tuple[int, int]],
                 layer: int) -> InvalidBlockMDP:
-    if target not in location:
+    if not isinstance(target, str) or target not in location:
         return unknown_entry(where, "state", target,
                              [s for s, (h, _) in location.items() if h == layer + 1])
     return InvalidBlockMDP(
@@ -126,8 +127,8 @@ def _first_errors(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, val
         return negative, bad_row
     negatives = np.flatnonzero(values < 0)
     # bincount adds each row's entries in order from 0.0, as the sum of a Python list does
-    sums = np.bincount(rows, weights=values, minlength=number_of_rows)
-    bad_rows = np.flatnonzero(np.abs(sums - 1.0) > mode.atol)
+    row_sums = np.bincount(rows, weights=values, minlength=number_of_rows)
+    bad_rows = np.flatnonzero(np.abs(row_sums - 1.0) > mode.atol)
     return (int(negatives[0]) if negatives.size else None,
             int(bad_rows[0]) if bad_rows.size else None)
 
@@ -146,12 +147,13 @@ def _check_rows(mode: NumberMode, entries: LayerEntries, rows: np.ndarray, value
         return
     row = min(faults)
     where = _where(states[row // number_of_actions], actions[row % number_of_actions])
-    if row == negative_row:
+    if negative is not None and row == negative_row:
         target = next_states[entries.columns[negative]]
         raise InvalidBlockMDP(f"{where}[{target!r}] is negative ({mode.scalar(values[negative])})")
     total = sum((mode.scalar(v) for r, v in zip(entries.rows, values, strict=True) if r == row),
                 mode.scalar(0))
-    shown = exact_text(total) if mode.exact else total  # a sum may pass the int-to-str limit
+    # an exact sum may pass the int-to-str limit
+    shown = exact_text(total) if isinstance(total, Fraction) else total
     raise InvalidBlockMDP(f"{where} sums to {shown}, not 1")
 
 

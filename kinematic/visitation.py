@@ -7,11 +7,13 @@ is ``P(s_h = s)`` for the layer ``h`` of ``s``. ``P_pi(x) = P_pi(decoder(x)) q(x
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 
 import numpy as np
 
 from kinematic.model import BlockMDP
+from kinematic.numbers import Number
 from kinematic.policies import Policy, check_policy, state_action_probabilities
 
 __all__ = [
@@ -64,7 +66,7 @@ def observation_occupancy(mdp: BlockMDP, policy: Policy) -> tuple[np.ndarray, ..
 
 def policy_value(
     mdp: BlockMDP, policy: Policy, rewards: tuple[np.ndarray, ...] | None = None
-) -> object:
+) -> Number:
     """``V(pi; R) = sum_h sum_{x, a} P_pi(x_h = x, a_h = a) R(x, a)``.
 
     ``rewards`` defaults to the MDP's own expected rewards; otherwise one ``(m_h, |A|)`` array per
@@ -110,7 +112,7 @@ def trajectory_distribution(mdp: BlockMDP, policy: Policy) -> dict[tuple[str, ..
     beliefs: dict[tuple[str, ...], np.ndarray] = {(): mdp.start}
     for h in range(mdp.horizon):
         following: dict[tuple[str, ...], np.ndarray] = defaultdict(
-            lambda h=h: mdp.mode.zeros(mdp.width(h + 1) if h + 1 < mdp.horizon else 1)
+            functools.partial(mdp.mode.zeros, mdp.width(h + 1) if h + 1 < mdp.horizon else 1)
         )
         emission = mdp.emission_matrix(h)
         for prefix, belief in beliefs.items():

@@ -23,6 +23,7 @@ backward KI with every other, every last-layer observation is forward KI with ev
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -273,22 +274,23 @@ def _partition_cases(draw: st.DrawFn, relation: Relation, wrong: bool = False):
     return relation, mdp, weights, computation
 
 
-for _relation, _label, _statement in (
+_PARTITION_CLAIMS: tuple[tuple[Relation, str, str], ...] = (
     ("backward", "def:bki", "backward_ki_partition groups x1', x2' iff P_u(x, a | x1') = "
                             "P_u(x, a | x2') under a full-support prior u over X x A"),
     ("forward", "def:fki", "forward_ki_partition groups x1, x2 iff T(. | x1, a) = T(. | x2, a) "
                            "for every action a"),
     ("ki", "def:ki", "ki_partition groups two observations iff they are backward and forward KI "
                      "by the definitions"),
-):
+)
+for _relation, _label, _statement in _PARTITION_CLAIMS:
     register(Claim(
         label=_label,
         statement=_statement,
-        instances=lambda r=_relation: _partition_cases(r),
+        instances=functools.partial(_partition_cases, _relation),
         check=check_partition_definition,
         negative_control="a wrong partition: singletons (wrong splits) or one class per layer "
                          "(wrong merges)",
-        negative_instances=lambda r=_relation: _partition_cases(r, wrong=True),
+        negative_instances=functools.partial(_partition_cases, _relation, wrong=True),
     ))
 
 def merged_backward_partition(first: str, second: str) -> Computation:
@@ -332,7 +334,8 @@ def _compositional_homing(mdp: BlockMDP) -> tuple[dict[str, Any], dict[str, Poli
                 tables = list(homing_policy(mdp, previous).action_probabilities)
                 tables[h - 1] = last
                 candidates.append(Policy(tuple(tables)))
-            chosen[state] = max(candidates, key=lambda p, h=h, i=i: state_visitation(mdp, p)[h][i])
+            visits = [state_visitation(mdp, p)[h][i] for p in candidates]
+            chosen[state] = candidates[visits.index(max(visits))]
     values = {s: state_visitation(mdp, chosen[s])[mdp.state_location[s][0]][
         mdp.state_location[s][1]] for s in mdp.states}
     return values, chosen

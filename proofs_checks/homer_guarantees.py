@@ -477,7 +477,8 @@ def erm_over_bottlenecks(counts: np.ndarray, capacity: int) -> np.ndarray:
         np.add.at(by_context, np.asarray(phi), counts)
         for phi_next in itertools.product(range(capacity), repeat=targets):
             cells = np.zeros((capacity, actions, capacity, 2))
-            np.add.at(cells, (slice(None), slice(None), np.asarray(phi_next)),
+            # numpy's stubs take integer indices only; ufunc.at takes any index, slices too
+            np.add.at(cells, (slice(None), slice(None), np.asarray(phi_next)),  # type: ignore[arg-type]
                       by_context)
             ones, total = cells[..., 1], cells.sum(axis=-1)
             w = np.where(total > 0, ones / np.maximum(total, 1), 0.5)
@@ -485,6 +486,7 @@ def erm_over_bottlenecks(counts: np.ndarray, capacity: int) -> np.ndarray:
             if best is None or loss < best - 1e-9:
                 best = loss
                 fitted = w[np.asarray(phi)][:, :, np.asarray(phi_next)]
+    assert fitted is not None, "a capacity of at least 1 has at least one pair to fit"
     return fitted
 
 

@@ -202,12 +202,11 @@ def global_process(mdp: BlockMDP, rename) -> dict[tuple[int, str], dict[tuple[st
         (-1, START): {(a, rename(x)): p for a in mdp.actions
                       for x, p in _first_layer_distribution(mdp).items()}}
     for h in range(mdp.horizon):
-        last = h + 1 == mdp.horizon
-        tensor = None if last else mdp.observation_transition_tensor(h)
+        tensor = None if h + 1 == mdp.horizon else mdp.observation_transition_tensor(h)
         for x, observation in enumerate(mdp.observations[h]):
             row: dict[tuple[str, str], Any] = {}
             for a, action in enumerate(mdp.actions):
-                if last:
+                if tensor is None:  # the last layer
                     row[action, END] = 1
                     continue
                 for y, target in enumerate(mdp.observations[h + 1]):

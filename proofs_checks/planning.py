@@ -289,7 +289,7 @@ def _small_mdps_with_seed(draw: st.DrawFn):
 
 def largest_return(mdp: BlockMDP) -> Fraction:
     """The largest sum of rewards along any possible trajectory (the theorem assumes <= 1)."""
-    following = None
+    following: list[Fraction] = []  # per state of the next layer (none after the last)
     for h in range(mdp.horizon - 1, -1, -1):
         tensor = mdp.transition_tensor(h) if h + 1 < mdp.horizon else None
         best = []

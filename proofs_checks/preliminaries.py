@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from kinematic.homing import (
     lp_optimal_value,
 )
 from kinematic.model import BlockMDP
+from kinematic.numbers import Number
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.spec import from_spec, to_spec
@@ -47,7 +49,7 @@ class Objective:
     linear_program: Callable[[], LinearProgramOptimum] | None = None
 
 
-def _visits(mdp: BlockMDP, policy: Policy, state: str):
+def _visits(mdp: BlockMDP, policy: Policy, state: str) -> Number:
     h, i = mdp.state_location[state]
     return state_visitation(mdp, policy)[h][i]
 
@@ -58,8 +60,9 @@ def reward_objectives(mdp: BlockMDP) -> list[Objective]:
     return [
         Objective("V(pi; R)", lambda p: policy_value(mdp, p),
                   lambda: optimal_values(mdp).value, lambda: lp_optimal_value(mdp, mdp.rewards)),
-        *(Objective(f"P_pi({s})", lambda p, s=s: _visits(mdp, p, s), lambda s=s: values[s],
-                    lambda s=s: lp_maximum_visitation(mdp, s)) for s in mdp.states),
+        *(Objective(f"P_pi({s})", functools.partial(_visits, mdp, state=s),
+                    functools.partial(values.__getitem__, s),
+                    functools.partial(lp_maximum_visitation, mdp, s)) for s in mdp.states),
     ]
 
 
@@ -128,7 +131,7 @@ register(Claim(
 ))
 
 
-def best_composition(mdp: BlockMDP, target: str) -> tuple[object, dict]:
+def best_composition(mdp: BlockMDP, target: str) -> tuple[Number, dict]:
     """``sup`` over mixtures of homing policies of the layer before ``target``, composed with any
     last-step policy, of ``P(target)`` (``prop:comp-homing``).
 

@@ -37,7 +37,7 @@ MIN_ACCURACY = 1e-30
 MAX_LOG_CLASS = 1e100
 """Largest ``ln |Pi|`` and ``ln |Phi_N|``."""
 
-PARAMETERS = {
+PARAMETERS: dict[str, NumberRange[int] | NumberRange[float]] = {
     "abstract_states": NumberRange(int, low=1, high=MAX_COUNT),
     "horizon": NumberRange(int, low=1, high=MAX_COUNT),
     "actions": NumberRange(int, low=1, high=MAX_COUNT),

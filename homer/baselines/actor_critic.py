@@ -14,13 +14,17 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.distributions import CategoricalDistribution
 from stable_baselines3.common.logger import Logger
+from stable_baselines3.common.policies import ActorCriticPolicy
 from torch import nn
 
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
@@ -56,7 +60,7 @@ class ActorCriticConfig:
 def _model(algorithm: str, env, horizon: int, config: ActorCriticConfig,
            seed: int) -> BaseAlgorithm:
     policy_kwargs = {"net_arch": [config.hidden, config.hidden], "activation_fn": nn.ReLU}
-    common = {"learning_rate": config.learning_rate, "gamma": config.gamma,
+    common: dict[str, Any] = {"learning_rate": config.learning_rate, "gamma": config.gamma,
               "gae_lambda": config.gae_lambda, "ent_coef": config.entropy_bonus, "seed": seed,
               "device": "cpu", "verbose": 0}
     if algorithm == "a2c":
@@ -81,8 +85,11 @@ class _Evaluate(BaseCallback):
         self.evaluator, self.horizon, self.every = evaluator, horizon, every
 
     def probabilities(self, step: int, encodings: np.ndarray) -> np.ndarray:
+        policy = self.model.policy
+        assert isinstance(policy, ActorCriticPolicy), "A2C and PPO act by an actor-critic policy"
         with torch.no_grad():
-            distribution = self.model.policy.get_distribution(torch.from_numpy(encodings))
+            distribution = policy.get_distribution(torch.from_numpy(encodings))
+            assert isinstance(distribution, CategoricalDistribution), "the actions are discrete"
             return distribution.distribution.probs.numpy()
 
     def _on_step(self) -> bool:
@@ -114,7 +121,7 @@ def _learn(mdp: BlockMDP, algorithm: str, episodes: int, rnd: bool, seed: int,
            evaluations: int, samples: int) -> BaselineResult:
     """:func:`run_actor_critic` once its process state is set."""
     started = time.perf_counter()
-    env = RichObservationEnv(mdp, encoder, sample_rewards, seed=seed)
+    env: gym.Env = RichObservationEnv(mdp, encoder, sample_rewards, seed=seed)
     if rnd:
         env = RandomNetworkDistillation(env, config.intrinsic_coefficient, seed=seed)
     model = _model(algorithm, env, mdp.horizon, config, seed)

@@ -62,7 +62,7 @@ class _Decoder:
         self.weight, self.bias, self.centres = weight, bias, centres
 
     def __call__(self, encodings: np.ndarray) -> np.ndarray:
-        if self.centres is None:
+        if self.weight is None or self.bias is None or self.centres is None:  # one class
             return np.zeros(len(encodings), dtype=np.intp)
         logits = encodings @ self.weight.T + self.bias
         logits -= logits.max(axis=1, keepdims=True)

@@ -26,7 +26,11 @@ class RandomNetworkDistillation(gym.Wrapper):
                  embedding: int = 100, learning_rate: float = 1e-3, batch: int = 32,
                  seed: int = 0):
         super().__init__(env)
-        dimension = int(np.prod(env.observation_space.shape))
+        shape = env.observation_space.shape
+        if shape is None:
+            raise ValueError(f"random network distillation needs observations of a fixed shape, "
+                             f"not the space {env.observation_space}")
+        dimension = int(np.prod(shape))
         generator = torch.Generator().manual_seed(seed)
         with torch.random.fork_rng():
             torch.manual_seed(int(torch.randint(2**31, (1,), generator=generator)))
@@ -54,5 +58,5 @@ class RandomNetworkDistillation(gym.Wrapper):
         observation, reward, terminated, truncated, info = self.env.step(action)
         info = {**info, "extrinsic_reward": reward}
         if not terminated:
-            reward = reward + self._bonus(observation)
+            reward = float(reward) + self._bonus(observation)
         return observation, reward, terminated, truncated, info

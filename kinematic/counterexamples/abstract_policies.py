@@ -11,7 +11,7 @@ where the frontier is small.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -78,7 +78,9 @@ def best_class_policy_visitation(
     raise AssertionError("unreachable")
 
 
-def _any_completion(mdp, labels, frontier, layer, target_layer, target) -> Number:
+def _any_completion(mdp: BlockMDP, labels: Sequence[np.ndarray],
+                    frontier: Mapping[tuple, np.ndarray], layer: int, target_layer: int,
+                    target: int) -> Number:
     """Value of completing one frontier distribution with class policies that always take the
     first action (a lower bound on the optimum)."""
     distribution = next(iter(frontier.values()))

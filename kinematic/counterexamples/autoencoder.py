@@ -78,7 +78,7 @@ def reconstruction_loss(masses: Sequence[Fraction], labels: np.ndarray) -> Fract
     costs ``m - sum_{x in G} P(x)^2 / m``."""
     loss = Fraction(0)
     for c in np.unique(labels):
-        members = [masses[x] for x in np.flatnonzero(labels == c)]
+        members = [masses[x] for x in np.flatnonzero(labels == c).tolist()]
         mass = sum(members, Fraction(0))
         if mass:
             loss += mass - sum(p * p for p in members) / mass
@@ -108,6 +108,8 @@ def one_hot_reconstruction_optimum(
             extend([*labels, c], max(used, c + 1))
 
     extend([], 0)
+    if best is None:  # no labels through fewer than one class
+        raise ValueError(f"classes must be at least 1, got {classes}")
     return best, optimal
 
 

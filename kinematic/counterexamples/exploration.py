@@ -178,6 +178,6 @@ def single_policy_alpha(mdp: BlockMDP, layer: int) -> float:
     solution = linprog(objective, A_ub=np.array(bounds_rows), b_ub=np.zeros(len(bounds_rows)),
                        A_eq=np.array(rows), b_eq=np.array(right),
                        bounds=[(0, None)] * (variables - 1) + [(0, 1)], method="highs")
-    if not solution.success:
+    if not solution.success or solution.x is None:
         raise RuntimeError(f"the occupancy LP of layer {layer} failed: {solution.message}")
     return float(solution.x[-1])

@@ -47,7 +47,7 @@ def figure1_noncompositional() -> BlockMDP:
     any action reaches ``s5`` with probability at most 3/5. (The figure itself is not in the
     source; ``s6`` and the numbers are ours.)
     """
-    go = {"a1": {}, "a2": {}, "a3": {}}
+    go: dict[str, dict[str, str]] = {"a1": {}, "a2": {}, "a3": {}}
     return from_spec(
         {
             "name": "figure1",

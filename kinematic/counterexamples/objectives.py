@@ -16,7 +16,7 @@ report numbers. Observations that the data never show are left in classes of the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -44,7 +44,8 @@ def transition_distribution(mdp: BlockMDP, cover: Sequence[Policy], layer: int) 
         raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
     roll_in = list(cover) or [uniform_policy(mdp)]
     share = mdp.mode.scalar(1) / len(roll_in)
-    mu = sum(observation_visitation(mdp, p)[layer - 1] for p in roll_in) * share
+    mu: np.ndarray = sum((observation_visitation(mdp, p)[layer - 1] for p in roll_in),
+                         mdp.mode.zeros(len(mdp.observations[layer - 1]))) * share
     uniform = mdp.mode.scalar(1) / mdp.number_of_actions
     return mu[:, None, None] * uniform * mdp.observation_transition_tensor(layer - 1)
 
@@ -131,7 +132,7 @@ def pcid_target_abstraction(joint: np.ndarray, previous_labels: np.ndarray) -> n
     ])
 
 
-def square_loss(joint: np.ndarray, inputs: Sequence[np.ndarray]) -> Fraction:
+def square_loss(joint: np.ndarray, inputs: Sequence[Iterable[int]]) -> Fraction:
     """Expected Brier loss ``E[sum_y (1{y = Y} - p(y | inputs))^2] = 1 - E[sum_y p(y|in)^2]`` of
     the best predictor of ``Y`` from ``inputs``.
 

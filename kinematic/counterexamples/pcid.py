@@ -128,7 +128,7 @@ def pcid_model_based_claim(horizons: Sequence[int] = tuple(range(2, 13))) -> Cou
         labels = pcid_abstraction(mdp)
         alpha, ratios = abstract_cover_alpha(mdp, labels)
         expected = mdp.mode.scalar(1) / 2 ** (horizon - 1)
-        worst_state = min(ratios, key=ratios.get)
+        worst_state = min(ratios, key=ratios.__getitem__)
         numbers[f"H={horizon}"] = {"alpha": str(alpha), "worst state": worst_state,
                                    "PCID classes, last layer": state_groups(mdp, horizon - 1,
                                                                        labels[-1])}

@@ -159,7 +159,7 @@ def _objective(objective: str | Objective, non_trivial: bool) -> Objective:
 
 def find_counterexample(
     objective: str | Objective,
-    threshold: object = Fraction(1, 2),
+    threshold: Fraction | float | str = Fraction(1, 2),
     max_examples: int = 3000,
     max_horizon: int = 3,
     max_width: int = 4,

@@ -5,6 +5,7 @@ import pytest
 
 from kinematic import (
     InvalidBlockMDP,
+    InvalidPolicy,
     UnknownLayer,
     UnknownName,
     combination_lock,
@@ -14,6 +15,7 @@ from kinematic import (
     relabel_states,
     to_spec,
     uniform_policy,
+    with_float_numbers,
 )
 from kinematic.counterexamples.abstract_policies import best_class_policy_visitation
 from kinematic.families import split_state, unequal_split
@@ -57,6 +59,18 @@ def test_state_policy_names_the_argument_at_fault(choices, default, message):
     with pytest.raises(UnknownName) as error:
         state_policy(LOCK, choices, default_action=default)
     assert str(error.value) == message
+
+
+def test_state_policy_reads_numeric_strings_in_float_mode_too():
+    # a float-mode MDP once took "1/2" to float(), a ValueError naming nothing
+    policy = state_policy(with_float_numbers(LOCK), {"s1b": {"a1": "1/2", "a2": "1/2"}})
+    assert policy.action_probabilities[0].tolist()[-1] == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("value", ["x", None, [1], True])
+def test_state_policy_names_a_probability_that_is_no_number(value):
+    with pytest.raises(InvalidPolicy, match=r"^choices\['s1b'\]\['a1'\]: "):
+        state_policy(LOCK, {"s1b": {"a1": value, "a2": "1/2"}})
 
 
 def test_relabel_refuses_a_key_that_is_not_a_state():

@@ -401,3 +401,15 @@ def test_the_contrastive_layer_and_roll_in_are_checked():
         assert str(error.value) == message
     with pytest.raises(ValueError, match=r"^the roll-in needs at least one policy$"):
         contrastive_distribution(mdp, [], 3)
+
+
+def test_the_label_prior_is_a_probability_in_either_number_mode():
+    # it was taken as it came: 2 gave negative masses, "1/2" failed in float mode
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    cover, floats = [uniform_policy(mdp)], with_float_numbers(mdp)
+    assert np.allclose(contrastive_distribution(floats, [uniform_policy(floats)], 2, "1/2").joint,
+                       contrastive_distribution(mdp, cover, 2).joint.astype(float))
+    for value, message in ((2, r"must lie in \[0, 1\], got 2$"), (-0.5, r"got -0.5$"),
+                           ("x", r"^positive_probability: 'x' is not a number")):
+        with pytest.raises(ValueError, match=message):
+            contrastive_distribution(mdp, cover, 2, value)
