@@ -19,12 +19,11 @@ from proofs_checks.reference_labels import REFERENCE_LABELS, RESULT_KINDS, label
 from proofs_checks.registry import Claim, Outcome, all_claims, run_claim
 from proofs_checks.witness import spec
 
-# The reference paper lies in shared/reference beside the repository (as in CI); override with
-# KINEMATIC_REFERENCE for another layout. A clone with nothing beside it skips only the
-# comparison with the source: the project's own index (proofs_checks.reference_labels) is used
-# everywhere else.
-REFERENCE = Path(os.environ.get(
-    "KINEMATIC_REFERENCE", Path(__file__).resolve().parents[3] / "shared" / "reference"))
+# The comparison of the label index with the paper's LaTeX source runs only when
+# KINEMATIC_REFERENCE names the source: a .tex file, or a folder whose .tex files are read.
+# Without it that one test is skipped: the project's own index (proofs_checks.reference_labels)
+# is used everywhere else.
+REFERENCE = os.environ.get("KINEMATIC_REFERENCE", "")
 # Instances per claim; `make mutants` runs the suite once per mutant and uses 5.
 EXAMPLES = 5 if os.environ.get("HYPOTHESIS_PROFILE") == "mutants" else 10
 # The tests below ask whether a violation is found and carries a witness, not how small it is:
@@ -36,10 +35,16 @@ CLAIMS = all_claims()
 
 
 def reference_source_labels() -> set[str]:
-    sources = list(REFERENCE.glob("*.tex")) if REFERENCE.is_dir() else []
-    if not sources:
-        pytest.skip(f"reference source not found in {REFERENCE} (set KINEMATIC_REFERENCE to "
-                    "compare the label index with it)")
+    """The labels of the source named by ``KINEMATIC_REFERENCE``; skips when it is not set,
+    fails when it names no .tex file."""
+    if not REFERENCE:
+        pytest.skip("KINEMATIC_REFERENCE is not set: set it to the paper's LaTeX source (a .tex "
+                    "file or a folder of them) to compare the label index with it")
+    source = Path(REFERENCE)
+    sources = sorted(source.glob("*.tex")) if source.is_dir() else [source]
+    if not sources or not all(path.is_file() and path.suffix == ".tex" for path in sources):
+        pytest.fail(f"KINEMATIC_REFERENCE={REFERENCE!r} names no .tex file nor a folder holding "
+                    "one")
     return {label for path in sources
             for label in re.findall(r"\\label\{([^}]*)\}", path.read_text())}
 
