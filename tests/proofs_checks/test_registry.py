@@ -18,6 +18,7 @@ from proofs_checks.cli import main
 from proofs_checks.reference_labels import REFERENCE_LABELS, RESULT_KINDS, label_index
 from proofs_checks.registry import Claim, Outcome, all_claims, run_claim
 from proofs_checks.witness import spec
+from tests.proofs_checks.test_claims_page import page_verdicts
 
 # The comparison of the label index with the paper's LaTeX source runs only when
 # KINEMATIC_REFERENCE names the source: a .tex file, or a folder whose .tex files are read.
@@ -32,6 +33,7 @@ EXAMPLES = 5 if os.environ.get("HYPOTHESIS_PROFILE") == "mutants" else 10
 NO_SHRINKING = 0
 
 CLAIMS = all_claims()
+PAGE_VERDICTS = page_verdicts()
 
 
 def reference_source_labels() -> set[str]:
@@ -109,11 +111,16 @@ def test_partition_claims_catch_a_wrong_backward_partition(monkeypatch, label, m
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.label for c in CLAIMS])
 def test_claim_holds_and_its_negative_control_is_caught(claim):
+    """... and docs/claims.md (a run at 30 examples) states the verdicts of this fresh run."""
     report = run_claim(claim, EXAMPLES, NO_SHRINKING)
     assert report.instances >= 1
     assert report.violations == 0, json.dumps(report.witness)
     assert report.negative_control_caught
     assert report.negative_witness  # the control's violation comes with a witness
+    fresh = (report.violations == 0, report.negative_control_caught)
+    assert PAGE_VERDICTS.get(claim.label) == fresh, (
+        f"docs/claims.md's row of {claim.label} (held, control caught) is "
+        f"{PAGE_VERDICTS.get(claim.label)}, a fresh run gives {fresh}: regenerate the page")
 
 
 def test_policy_ratio_violation_carries_instance_policies_and_both_sides():
