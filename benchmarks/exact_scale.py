@@ -36,8 +36,10 @@ extrapolated all-pairs baseline.
 Timing runs first without tracing; peak memory is measured in a second run under
 ``tracemalloc`` (numpy reports its buffers to it), except for the H=1000 case (peak resident
 memory, above). Run: ``python benchmarks/exact_scale.py [--note TEXT] [--results FILE]``; the
-table of phases is printed and written as a dated Markdown file (default
-``benchmarks/results/exact_scale.md``).
+table of phases is printed and written, dated, into the section of a Markdown page between
+:data:`SECTION_BEGIN` and :data:`SECTION_END` (default ``benchmarks/results/exact_scale.md``,
+whose notes around that section are written by hand and left as they are); a page that does
+not exist yet is created with the section alone.
 """
 
 from __future__ import annotations
@@ -345,12 +347,30 @@ def run_million_case(horizon: int, width: int) -> list[tuple]:
 
 
 RESULTS = Path(__file__).parent / "results" / "exact_scale.md"
+SECTION_BEGIN = "<!-- written by benchmarks/exact_scale.py: each run replaces this section -->"
+SECTION_END = "<!-- end of the section written by benchmarks/exact_scale.py -->"
 
 
-def write_results(path: Path, started: datetime, note: str, rows: list[tuple]) -> None:
-    """The dated results file: command, machine, one row per case and phase."""
+def page_parts(path: Path) -> tuple[str, str]:
+    """The text of the page ``path`` before :data:`SECTION_BEGIN` and after
+    :data:`SECTION_END` (for a page not written yet: a title, and nothing). Exits naming the
+    page if it lacks either marker, before the benchmark runs for minutes."""
+    if not path.exists():
+        return "# Scale of the exact core\n\n", ""
+    before, begin, rest = path.read_text().partition(SECTION_BEGIN)
+    _, end, after = rest.partition(SECTION_END)
+    if not (begin and end):
+        sys.exit(f"{path}: no section to write (the lines {SECTION_BEGIN!r} and "
+                 f"{SECTION_END!r} are missing); give another page with --results")
+    return before, after
+
+
+def write_results(path: Path, parts: tuple[str, str], started: datetime, note: str,
+                  rows: list[tuple]) -> None:
+    """Writes the page ``path``: ``parts`` (:func:`page_parts`) around the section of this run
+    (command, date, machine, one row per case and phase)."""
     text = [
-        "# Scale of the exact core",
+        SECTION_BEGIN,
         "",
         f"`python benchmarks/exact_scale.py {shlex.join(sys.argv[1:])}`, "
         f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'scipy'))}. Also running: {note}.",
@@ -365,8 +385,10 @@ def write_results(path: Path, started: datetime, note: str, rows: list[tuple]) -
         ratio = format(baseline / seconds, ".1f") + "x" if seconds > 0 else "inf"
         text.append(f"| {name} | {phase} | {seconds:.3f} | {peak:.1f} | "
                     f"{approximate}{baseline:.3f} | {approximate}{ratio} |")
+    text += ["", SECTION_END]
+    before, after = parts
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(text) + "\n")
+    path.write_text(before + "\n".join(text) + (after or "\n"))
 
 
 def main() -> None:
@@ -380,8 +402,10 @@ def main() -> None:
     parser.add_argument("--exact-width", type=int, default=100,
                         help="width of the random exact case (0: skip it)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the Markdown page whose marked section is written")
     args = parser.parse_args()
+    parts = page_parts(args.results)
     started = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'scipy'))}")
     rows = []
@@ -415,7 +439,7 @@ def main() -> None:
             f"{name:<34} {phase:<24} {seconds:>9.3f} {peak:>9.1f} "
             f"{approximate + format(baseline, '.3f'):>11} {approximate + ratio:>8}"
         )
-    write_results(args.results, started, args.note, rows)
+    write_results(args.results, parts, started, args.note, rows)
     print(f"written: {args.results}")
 
 

@@ -8,6 +8,9 @@ reads the project's docstrings as their reStructuredText-flavoured source means 
   such block gets an ``Examples`` heading instead, whose doctests numpydoc reads itself.
 - An inline Sphinx role loses its role: ``:func:`optimal_values``` reads ``optimal_values`` in
   code type, as in the source.
+- A Hypothesis strategy written as a function decorated with ``@st.composite`` (or
+  ``@composite``) is shown as users call it: without its first parameter ``draw``, which
+  Hypothesis passes, and returning a ``SearchStrategy`` of what the function returns.
 - A module's page documents what the module defines: the names it re-exports (in its
   ``__all__``) are documented on the page of the module defining them. A package's page lists
   its re-exports, each linked to that page.
@@ -76,8 +79,28 @@ class ReStructuredTextDocstrings(griffe.Extension):
             objects.extend(member for member in obj.members.values() if not member.is_alias)
             if obj.docstring is not None:
                 obj.docstring.value = SPHINX_ROLE.sub("", fence_doctests(obj.docstring.value))
+            if obj.is_function and _is_composite(obj):
+                _as_called(obj)
             if obj.is_module:
                 _hide_reexports(obj)
+
+
+COMPOSITE = "hypothesis.strategies.composite"
+
+
+def _is_composite(function: griffe.Function) -> bool:
+    """Whether ``function`` is decorated with Hypothesis's ``composite`` (``@st.composite`` or
+    ``@composite``): griffe resolves each decorator to the path of what it calls."""
+    return any(decorator.callable_path == COMPOSITE for decorator in function.decorators)
+
+
+def _as_called(function: griffe.Function) -> None:
+    """The signature of a ``composite`` strategy as users call it: its first parameter
+    (``draw``) dropped, and its return annotation ``T`` read as ``SearchStrategy[T]``."""
+    first = next(iter(function.parameters))
+    del function.parameters[first.name]
+    if function.returns is not None:
+        function.returns = f"SearchStrategy[{function.returns}]"
 
 
 def _hide_reexports(module: griffe.Module) -> None:

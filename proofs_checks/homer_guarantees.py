@@ -416,15 +416,15 @@ def check_policy_cover_guarantee(case) -> Outcome:
     error = _bottleneck_error(distribution, phi) if error_term else mdp.mode.scalar(0)
     learned = policy_cover_exact(mdp, covers, layer + 1, np.asarray(phi))
     n = max(max(len(c) for c in covers), len(learned))
-    eta_layer = eta(mdp)[layer]
-    best = np.max(np.stack([state_visitation(mdp, p)[layer] for p in learned]), axis=0)
+    etas = eta(mdp)
+    best = policy_cover_alpha(mdp, learned, etas).best_visitation  # max_i P[s | pi_i]
     coefficient_squared = (16 * n**3) ** 2 * mdp.number_of_actions**3  # alpha = 1
     for s, state in enumerate(mdp.layers[layer]):
-        shortfall = eta_layer[s] - best[s]
-        if shortfall > 0 and shortfall**2 > coefficient_squared * error / eta_layer[s]:
+        shortfall = etas[layer][s] - best[state]
+        if shortfall > 0 and shortfall**2 > coefficient_squared * error / etas[layer][s]:
             return Outcome(False, {
                 "instance": spec(mdp), "layer": layer + 1, "phi": list(phi), "state": state,
-                "eta(s)": number(eta_layer[s]), "max_i P[s | pi_i]": number(best[s]),
+                "eta(s)": number(etas[layer][s]), "max_i P[s | pi_i]": number(best[state]),
                 "err": number(error), "error_term": error_term,
                 "cover": [policy_json(mdp, p) for p in learned],
             })

@@ -495,9 +495,13 @@ def _form_signature(mdp: BlockMDP) -> tuple:
     return groups, emissions, start, transitions
 
 
-def _canonical_outcome(case) -> Outcome:
-    """The original and its split emit the same observation process under the policy, exactly,
-    and ``canonical_form`` gives both the same canonical form up to state names."""
+def check_state_split(case) -> Outcome:
+    """``fig:mdp-canonical``: for ``case = (mdp, split, policy)``, where ``split`` is ``mdp``
+    with one state split in two (:func:`kinematic.families.split_state`, or Figure 2's
+    :func:`kinematic.figure2_split` of :func:`kinematic.figure2_canonical`), the original and
+    its split emit the same observation process under the policy, exactly
+    (:func:`kinematic.visitation.trajectory_distribution`), and
+    :func:`kinematic.canonical_form` gives both the same canonical form up to state names."""
     mdp, split, policy = case
     original = trajectory_distribution(mdp, policy)
     transformed = trajectory_distribution(split, transfer_policy(policy, mdp, split))
@@ -548,7 +552,7 @@ register(Claim(
     label="fig:mdp-canonical",
     statement="a state split into KI halves (Figure 2) leaves the observation process unchanged",
     instances=_splits,
-    check=_canonical_outcome,
+    check=check_state_split,
     negative_control="split unequally (shares 1/4 from one predecessor, 3/4 from the others)",
     negative_instances=lambda: _splits(unequal=True),
 ))

@@ -25,12 +25,12 @@ from kinematic.homing import eta, eta_min, homing_policy
 from kinematic.inseparability import backward_ki_partition
 from kinematic.model import BlockMDP
 from kinematic.planning import (
-    block_rewards,
     exp_oracle_exact,
     exp_oracle_sampled,
     inverse_propensity_scores,
     observation_labels,
     optimal_values,
+    policy_cover_exact,
     psdp_exact,
     psdp_sampled,
     tabular_cb_oracle,
@@ -80,7 +80,8 @@ FIRST_ACTION = Computation("one first-action policy per layer", _first_action_co
 
 def check_psdp_homes_blocks(case) -> Outcome:
     """For every layer h >= 2 and backward KI block i: PSDP(Psi_{1:h-1}, R_{i,h}, h-1) with exact
-    data visits every state of the block with probability eta(s); the blocks are def:bki's."""
+    data (the policy of block i in ``policy_cover_exact``) visits every state of the block with
+    probability eta(s); the blocks are def:bki's."""
     mdp, covers_of = case
     covers = covers_of(mdp)
     partition = backward_ki_partition(mdp)
@@ -90,8 +91,8 @@ def check_psdp_homes_blocks(case) -> Outcome:
     labels = observation_labels(mdp, partition.labels)
     values = eta(mdp)
     for h in range(1, mdp.horizon):
-        for block, states in enumerate(partition.blocks(h + 1)):
-            policy = psdp_exact(mdp, covers, block_rewards(mdp, h + 1, labels[h], block), h)
+        learned = policy_cover_exact(mdp, covers, h + 1, labels[h])  # one policy per block
+        for states, policy in zip(partition.blocks(h + 1), learned, strict=True):
             visits = state_visitation(mdp, policy)[h]
             for state in states:
                 i = mdp.state_location[state][1]

@@ -7,9 +7,9 @@ beside it knows what ``python -m proofs_checks`` has to cover. Results the paper
 label are listed under a label of ours (``in_source=False``) or, where the project registered
 them earlier, under the label of the section that holds them.
 
-``tests/proofs_checks/test_registry.py`` compares this index with the source when the source is
-available (``KINEMATIC_REFERENCE`` or ``../shared/reference``) and checks that every entry is a
-registered claim.
+``tests/proofs_checks/test_registry.py`` checks that every entry is a registered claim, and
+compares this index with the paper's LaTeX source when the environment variable
+``KINEMATIC_REFERENCE`` names it (a ``.tex`` file or a folder of them).
 """
 
 from __future__ import annotations
