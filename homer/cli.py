@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
+from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
@@ -42,7 +42,7 @@ from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.user_code import load_function, load_policies
-from homer.wording import command_line_wording
+from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.cli import DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
@@ -439,10 +439,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _after_interrupt(args: argparse.Namespace) -> str:
-    """What a Ctrl-C left of the command's work, and how to go on."""
-    from homer.run_directory import CHECKPOINT
-
+    """What a Ctrl-C left of the command's work, and how to go on (only ``run``'s answer
+    imports its run directory's module, and with it torch)."""
     if args.command == "run":
+        from homer.run_directory import CHECKPOINT
+
         instead = " instead of --force" if args.force else ""
         if not (args.out / CHECKPOINT).is_file():
             return (f"no time step was completed yet: rerun the same command with "

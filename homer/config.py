@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from homer.wording import setting
 from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig", "flag_of"]
+__all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig"]
 
 DEFAULT_TORCH_THREADS = 1
 """Intra-op threads of a HOMER or baseline run unless its configuration says otherwise
@@ -147,15 +148,18 @@ class HomerConfig:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")
+        # the settings named as the reader types them: flags on the command line
         if self.min_epochs > self.max_epochs:
-            raise ValueError(f"min_epochs ({self.min_epochs}) must be at most max_epochs "
-                             f"({self.max_epochs})")
+            raise ValueError(f"{setting('min_epochs', self.min_epochs)} must be at most "
+                             f"{setting('max_epochs', self.max_epochs)}")
         if self.pretraining_width < max(self.backward_capacity, self.forward_capacity):
-            raise ValueError(f"pretraining_width ({self.pretraining_width}) must be at least "
-                             "the capacities (backward_capacity, forward_capacity)")
+            raise ValueError(f"{setting('pretraining_width', self.pretraining_width)} must be "
+                             f"at least the capacities "
+                             f"({setting('backward_capacity', self.backward_capacity)}, "
+                             f"{setting('forward_capacity', self.forward_capacity)})")
         if self.max_transitions < self.transitions:
-            raise ValueError(f"max_transitions ({self.max_transitions}) must be at least "
-                             f"transitions ({self.transitions})")
+            raise ValueError(f"{setting('max_transitions', self.max_transitions)} must be at "
+                             f"least {setting('transitions', self.transitions)}")
 
     @classmethod
     def field_help(cls) -> dict[str, str]:
@@ -174,9 +178,3 @@ class HomerConfig:
                     and isinstance(following.value.value, str)):
                 helps[node.target.id] = following.value.value
         return {f.name: helps.get(f.name, "") for f in fields(cls)}
-
-
-def flag_of(name: str) -> str:
-    """The command-line flag of the :class:`HomerConfig` field ``name``
-    (``max_transitions`` -> ``--max-transitions``)."""
-    return "--" + name.replace("_", "-")

@@ -82,6 +82,24 @@ def test_evaluate_and_its_plots_run_without_importing_torch(files):
     assert (files / "out" / "confusion.png").is_file()
 
 
+def test_a_ctrl_c_during_evaluate_imports_no_torch_either(files):
+    """The message after a Ctrl-C says how to go on without importing a run's modules: a
+    second Ctrl-C during a seconds-long torch import would print a traceback."""
+    code = ("import sys\nimport homer.cli\n"
+            "def interrupted(*arguments, **keywords):\n"
+            "    raise KeyboardInterrupt\n"
+            "homer.cli.evaluate_abstraction = interrupted\n"
+            "status = homer.cli.main(['evaluate', '--spec', 'lock.json', '--abstraction', "
+            "'oracle', '--samples', '5'])\n"
+            "print(status, sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    finished = subprocess.run([sys.executable, "-c", code], cwd=files, env=environment,
+                              capture_output=True, text=True, check=True)
+    assert finished.stdout.splitlines()[-1] == "130 []"
+    assert finished.stderr == ("error: interrupted; the report was not written (or not "
+                               "completely); rerun the same command\n")
+
+
 def test_the_oracle_makes_no_wrong_merge_in_a_fresh_process(files):
     """The command as a user types it (``--json``: only report.json on stdout)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
