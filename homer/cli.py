@@ -24,9 +24,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from homer.config import OBJECTIVES, RANGES, HomerConfig
+from homer.config import DEFAULT_TORCH_THREADS, OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
@@ -241,6 +242,7 @@ def _compare(args: argparse.Namespace) -> int:
     fails, the comparison is still printed before the error."""
     from homer.artefacts import load_run
     from homer.compare import compare_run, format_summary
+    from homer.process_state import process_state
     from homer.run_directory import COMPARE_DIRECTORY, check_compare_outputs, check_run_directory
 
     out = args.out or args.run_dir / COMPARE_DIRECTORY
@@ -248,9 +250,10 @@ def _compare(args: argparse.Namespace) -> int:
         check_run_directory(args.run_dir)
         check_compare_outputs(out)
         artefacts = load_run(args.run_dir, load_spec(args.spec) if args.spec else None)
-        report = compare_run(artefacts, args.samples, args.transitions, args.seed,
-                             progress=lambda steps: tqdm(steps, desc="comparing",
-                                                         unit="step", disable=args.json))
+        with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run
+            report = compare_run(artefacts, args.samples, args.transitions, args.seed,
+                                 progress=lambda steps: tqdm(steps, desc="comparing",
+                                                             unit="step", disable=args.json))
     except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -313,7 +316,9 @@ def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[s
 def _evaluate(args: argparse.Namespace) -> int:
     """``homer evaluate``: the output directory is checked before any work (not a file, no
     symbolic link or directory where a file of ``EVALUATE_OUTPUTS`` goes); if writing fails,
-    the evaluation is still printed before the error."""
+    the evaluation is still printed before the error. numpy's BLAS computes with the threads
+    of a run (:data:`homer.config.DEFAULT_TORCH_THREADS`), as ``homer compare`` does; torch is
+    not imported, so :func:`homer.process_state.process_state` is not used."""
     try:
         if args.out is not None:
             if args.out.exists() and not args.out.is_dir():
@@ -322,16 +327,17 @@ def _evaluate(args: argparse.Namespace) -> int:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
         encoder = HadamardNoise(args.noise_variance)
-        partitions = exact_partitions(mdp)
-        phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
-        policies = (None if args.policies is None
-                    else load_policies(args.policies, "--policies", mdp))
-        report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
-                                      name=f"--abstraction {args.abstraction}",
-                                      partitions=partitions)
-        cover = (None if policies is None
-                 else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
-                                        name=f"--policies {args.policies}"))
+        with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
+            partitions = exact_partitions(mdp)
+            phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
+            policies = (None if args.policies is None
+                        else load_policies(args.policies, "--policies", mdp))
+            report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
+                                          name=f"--abstraction {args.abstraction}",
+                                          partitions=partitions)
+            cover = (None if policies is None
+                     else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
+                                            name=f"--policies {args.policies}"))
     except (InvalidBlockMDP, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
