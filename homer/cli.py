@@ -42,7 +42,7 @@ from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, refer
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
-from homer.user_code import load_function, load_policies
+from homer.user_code import load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.cli import DefaultsHelpFormatter
@@ -96,8 +96,10 @@ def _parser() -> argparse.ArgumentParser:
                                      description="HOMER on rich-observation Block MDPs.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, formatter_class=DefaultsHelpFormatter)
+    def command(name: str, text: str, description: str | None = None
+                ) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, description=description,
+                                   formatter_class=DefaultsHelpFormatter)
 
     run = command("run", "run HOMER and write its artefacts to --out")
     source = run.add_mutually_exclusive_group(required=True)
@@ -135,13 +137,22 @@ def _parser() -> argparse.ArgumentParser:
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
-    evaluate = command("evaluate", "score any abstraction (and policy cover) against the exact "
-                                   "answers of a spec, without a HOMER run")
+    evaluate = command(
+        "evaluate", "score any abstraction (and policy cover) against the exact answers of a "
+                    "spec, without a HOMER run",
+        "Score a state abstraction phi(observations, step) -> classes - a reference learner, or "
+        "a function of yours - on fresh encodings of every latent observation of --spec: its "
+        "wrong merges and splits against the exact backward-KI, forward-KI and KI partitions, "
+        "and its pairwise agreement with the latent states; with --policies, a policy cover's "
+        "alpha against eta and each policy's exact value against V*. No HOMER run and no torch "
+        "needed. From Python the same is homer.evaluate.evaluate_abstraction(mdp, phi) and "
+        "homer.policy_evaluation.evaluate_policies(mdp, policies), torch-free too.")
     evaluate.add_argument("--spec", type=Path, required=True, help="a kinematic JSON spec")
     evaluate.add_argument("--abstraction", required=True, metavar="NAME|MODULE:FUNCTION",
                           help="a reference learner (" + ", ".join(REFERENCE_LEARNERS) + ") or "
                                "MODULE:FUNCTION / path/to/file.py:FUNCTION, a function "
-                               "phi(observations, step) -> classes")
+                               "phi(observations, step) -> classes (also given the --spec "
+                               "MDP as mdp= if it has a parameter mdp)")
     evaluate.add_argument("--policies", default=None, metavar="MODULE:NAME",
                           help="MODULE:NAME / path/to/file.py:NAME: a list of policies "
                                "pi(observations, step) -> actions, a dict step -> list, or a "
@@ -291,8 +302,7 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
     if args.capacity is not None:
         raise ValueError(f"--capacity applies to the reference learners random, kmeans and "
                          f"pca-kmeans, not to --abstraction {args.abstraction}")
-    return load_function(args.abstraction, "--abstraction",
-                         "phi(observations, step) -> classes"), None
+    return load_abstraction(args.abstraction, "--abstraction", mdp), None
 
 
 def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[str, Any]:

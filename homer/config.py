@@ -57,8 +57,9 @@ class HomerConfig:
                                              each phase is kept, as in the paper
     transitions             10,000 per step  adaptive: 2,000 real transitions (+ as many
                                              imposters) per round; another round (up to
-                                             8,000) when GPS rejects a class, before falling
-                                             back to full PSDP (fewer episodes)
+                                             8,000) when greedy policy search (GPS) rejects
+                                             a class, before falling back to full PSDP
+                                             (fewer episodes)
     psdp_samples            20,000           2,000 per CB problem (only used when the greedy
                                              policy search fails)
     eval_samples            -                500 per step of the reward-sensitive PSDP
@@ -114,13 +115,17 @@ class HomerConfig:
     transitions: int = 2000
     """Real transitions collected per round at a time step (n_reg; as many imposters)."""
     max_transitions: int = 8000
-    """Most real transitions at one time step: rounds continue while GPS rejects a class."""
+    """Most real transitions at one time step: rounds continue while greedy policy search (GPS)
+    rejects a class."""
     psdp_samples: int = 2000
     """Episodes per contextual-bandit problem of a full PSDP (fallback of GPS)."""
     eval_samples: int = 500
     """Episodes per step of the reward-sensitive PSDP."""
     gps_epsilon: float = 0.1
-    """GPS accepts a composed policy whose estimated internal value is >= 1 - gps_epsilon."""
+    """Greedy policy search (GPS; Section 4, "Efficient Implementation of HOMER") learns the
+    last step of a class's policy from the transitions already collected and appends it to the
+    best policy of the previous cover; it accepts the composed policy when its estimated internal
+    value is >= 1 - gps_epsilon, else the class gets a full PSDP."""
     ridge: float = 1e-3
     """Ridge penalty of the linear Q regression of the contextual-bandit oracle."""
     evaluation_episodes: int = 2000
