@@ -15,7 +15,7 @@ import gymnasium
 
 if TYPE_CHECKING:
     from homer.capacity import CapacityTooSmall, SmallCapacityWarning
-    from homer.run_directory import CheckpointError
+    from homer.run_state import CheckpointError
     from homer.safe_files import UnsafePathError
     from homer.user_code import UserCodeError
 
@@ -25,11 +25,11 @@ __all__ = ["CapacityTooSmall", "CheckpointError", "SmallCapacityWarning", "Unsaf
 _MODULE_OF = {
     "CapacityTooSmall": "homer.capacity",
     "SmallCapacityWarning": "homer.capacity",
-    "CheckpointError": "homer.run_directory",
+    "CheckpointError": "homer.run_state",
     "UnsafePathError": "homer.safe_files",
     "UserCodeError": "homer.user_code",
 }
-"""Where each name of ``__all__`` is defined (homer.run_directory imports torch)."""
+"""Where each name of ``__all__`` is defined (homer.run_state imports torch)."""
 
 if "kinematic/DiabolicalCombinationLock-v0" not in gymnasium.registry:
     gymnasium.register(

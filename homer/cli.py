@@ -24,9 +24,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from homer.config import OBJECTIVES, RANGES, HomerConfig, flag_of
+from homer.config import DEFAULT_TORCH_THREADS, OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
@@ -41,8 +42,8 @@ from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, refer
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
-from homer.user_code import load_function, load_policies
-from homer.wording import command_line_wording
+from homer.user_code import load_abstraction, load_policies
+from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.cli import DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
@@ -95,8 +96,10 @@ def _parser() -> argparse.ArgumentParser:
                                      description="HOMER on rich-observation Block MDPs.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, formatter_class=DefaultsHelpFormatter)
+    def command(name: str, text: str, description: str | None = None
+                ) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, description=description,
+                                   formatter_class=DefaultsHelpFormatter)
 
     run = command("run", "run HOMER and write its artefacts to --out")
     source = run.add_mutually_exclusive_group(required=True)
@@ -134,13 +137,22 @@ def _parser() -> argparse.ArgumentParser:
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")
     compare.add_argument("--json", action="store_true", help="last line: report.json")
-    evaluate = command("evaluate", "score any abstraction (and policy cover) against the exact "
-                                   "answers of a spec, without a HOMER run")
+    evaluate = command(
+        "evaluate", "score any abstraction (and policy cover) against the exact answers of a "
+                    "spec, without a HOMER run",
+        "Score a state abstraction phi(observations, step) -> classes - a reference learner, or "
+        "a function of yours - on fresh encodings of every latent observation of --spec: its "
+        "wrong merges and splits against the exact backward-KI, forward-KI and KI partitions, "
+        "and its pairwise agreement with the latent states; with --policies, a policy cover's "
+        "alpha against eta and each policy's exact value against V*. No HOMER run and no torch "
+        "needed. From Python the same is homer.evaluate.evaluate_abstraction(mdp, phi) and "
+        "homer.policy_evaluation.evaluate_policies(mdp, policies), torch-free too.")
     evaluate.add_argument("--spec", type=Path, required=True, help="a kinematic JSON spec")
     evaluate.add_argument("--abstraction", required=True, metavar="NAME|MODULE:FUNCTION",
                           help="a reference learner (" + ", ".join(REFERENCE_LEARNERS) + ") or "
                                "MODULE:FUNCTION / path/to/file.py:FUNCTION, a function "
-                               "phi(observations, step) -> classes")
+                               "phi(observations, step) -> classes (also given the --spec "
+                               "MDP as mdp= if it has a parameter mdp)")
     evaluate.add_argument("--policies", default=None, metavar="MODULE:NAME",
                           help="MODULE:NAME / path/to/file.py:NAME: a list of policies "
                                "pi(observations, step) -> actions, a dict step -> list, or a "
@@ -241,6 +253,7 @@ def _compare(args: argparse.Namespace) -> int:
     fails, the comparison is still printed before the error."""
     from homer.artefacts import load_run
     from homer.compare import compare_run, format_summary
+    from homer.process_state import process_state
     from homer.run_directory import COMPARE_DIRECTORY, check_compare_outputs, check_run_directory
 
     out = args.out or args.run_dir / COMPARE_DIRECTORY
@@ -248,9 +261,10 @@ def _compare(args: argparse.Namespace) -> int:
         check_run_directory(args.run_dir)
         check_compare_outputs(out)
         artefacts = load_run(args.run_dir, load_spec(args.spec) if args.spec else None)
-        report = compare_run(artefacts, args.samples, args.transitions, args.seed,
-                             progress=lambda steps: tqdm(steps, desc="comparing",
-                                                         unit="step", disable=args.json))
+        with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run
+            report = compare_run(artefacts, args.samples, args.transitions, args.seed,
+                                 progress=lambda steps: tqdm(steps, desc="comparing",
+                                                             unit="step", disable=args.json))
     except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -288,8 +302,7 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
     if args.capacity is not None:
         raise ValueError(f"--capacity applies to the reference learners random, kmeans and "
                          f"pca-kmeans, not to --abstraction {args.abstraction}")
-    return load_function(args.abstraction, "--abstraction",
-                         "phi(observations, step) -> classes"), None
+    return load_abstraction(args.abstraction, "--abstraction", mdp), None
 
 
 def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[str, Any]:
@@ -313,7 +326,9 @@ def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[s
 def _evaluate(args: argparse.Namespace) -> int:
     """``homer evaluate``: the output directory is checked before any work (not a file, no
     symbolic link or directory where a file of ``EVALUATE_OUTPUTS`` goes); if writing fails,
-    the evaluation is still printed before the error."""
+    the evaluation is still printed before the error. numpy's BLAS computes with the threads
+    of a run (:data:`homer.config.DEFAULT_TORCH_THREADS`), as ``homer compare`` does; torch is
+    not imported, so :func:`homer.process_state.process_state` is not used."""
     try:
         if args.out is not None:
             if args.out.exists() and not args.out.is_dir():
@@ -322,16 +337,17 @@ def _evaluate(args: argparse.Namespace) -> int:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
         encoder = HadamardNoise(args.noise_variance)
-        partitions = exact_partitions(mdp)
-        phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
-        policies = (None if args.policies is None
-                    else load_policies(args.policies, "--policies", mdp))
-        report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
-                                      name=f"--abstraction {args.abstraction}",
-                                      partitions=partitions)
-        cover = (None if policies is None
-                 else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
-                                        name=f"--policies {args.policies}"))
+        with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
+            partitions = exact_partitions(mdp)
+            phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
+            policies = (None if args.policies is None
+                        else load_policies(args.policies, "--policies", mdp))
+            report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
+                                          name=f"--abstraction {args.abstraction}",
+                                          partitions=partitions)
+            cover = (None if policies is None
+                     else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
+                                            name=f"--policies {args.policies}"))
     except (InvalidBlockMDP, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -439,10 +455,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _after_interrupt(args: argparse.Namespace) -> str:
-    """What a Ctrl-C left of the command's work, and how to go on."""
-    from homer.run_directory import CHECKPOINT
-
+    """What a Ctrl-C left of the command's work, and how to go on (only ``run``'s answer
+    imports its run directory's module, and with it torch)."""
     if args.command == "run":
+        from homer.run_directory import CHECKPOINT
+
         instead = " instead of --force" if args.force else ""
         if not (args.out / CHECKPOINT).is_file():
             return (f"no time step was completed yet: rerun the same command with "

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from homer.wording import setting
 from kinematic.arguments import NumberRange, at_least, fraction, positive
 
-__all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig", "flag_of"]
+__all__ = ["DEFAULT_TORCH_THREADS", "OBJECTIVES", "RANGES", "HomerConfig"]
 
 DEFAULT_TORCH_THREADS = 1
 """Intra-op threads of a HOMER or baseline run unless its configuration says otherwise
@@ -56,8 +57,9 @@ class HomerConfig:
                                              each phase is kept, as in the paper
     transitions             10,000 per step  adaptive: 2,000 real transitions (+ as many
                                              imposters) per round; another round (up to
-                                             8,000) when GPS rejects a class, before falling
-                                             back to full PSDP (fewer episodes)
+                                             8,000) when greedy policy search (GPS) rejects
+                                             a class, before falling back to full PSDP
+                                             (fewer episodes)
     psdp_samples            20,000           2,000 per CB problem (only used when the greedy
                                              policy search fails)
     eval_samples            -                500 per step of the reward-sensitive PSDP
@@ -113,13 +115,17 @@ class HomerConfig:
     transitions: int = 2000
     """Real transitions collected per round at a time step (n_reg; as many imposters)."""
     max_transitions: int = 8000
-    """Most real transitions at one time step: rounds continue while GPS rejects a class."""
+    """Most real transitions at one time step: rounds continue while greedy policy search (GPS)
+    rejects a class."""
     psdp_samples: int = 2000
     """Episodes per contextual-bandit problem of a full PSDP (fallback of GPS)."""
     eval_samples: int = 500
     """Episodes per step of the reward-sensitive PSDP."""
     gps_epsilon: float = 0.1
-    """GPS accepts a composed policy whose estimated internal value is >= 1 - gps_epsilon."""
+    """Greedy policy search (GPS; Section 4, "Efficient Implementation of HOMER") learns the
+    last step of a class's policy from the transitions already collected and appends it to the
+    best policy of the previous cover; it accepts the composed policy when its estimated internal
+    value is >= 1 - gps_epsilon, else the class gets a full PSDP."""
     ridge: float = 1e-3
     """Ridge penalty of the linear Q regression of the contextual-bandit oracle."""
     evaluation_episodes: int = 2000
@@ -147,15 +153,18 @@ class HomerConfig:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{self.objective!r}")
+        # the settings named as the reader types them: flags on the command line
         if self.min_epochs > self.max_epochs:
-            raise ValueError(f"min_epochs ({self.min_epochs}) must be at most max_epochs "
-                             f"({self.max_epochs})")
+            raise ValueError(f"{setting('min_epochs', self.min_epochs)} must be at most "
+                             f"{setting('max_epochs', self.max_epochs)}")
         if self.pretraining_width < max(self.backward_capacity, self.forward_capacity):
-            raise ValueError(f"pretraining_width ({self.pretraining_width}) must be at least "
-                             "the capacities (backward_capacity, forward_capacity)")
+            raise ValueError(f"{setting('pretraining_width', self.pretraining_width)} must be "
+                             f"at least the capacities "
+                             f"({setting('backward_capacity', self.backward_capacity)}, "
+                             f"{setting('forward_capacity', self.forward_capacity)})")
         if self.max_transitions < self.transitions:
-            raise ValueError(f"max_transitions ({self.max_transitions}) must be at least "
-                             f"transitions ({self.transitions})")
+            raise ValueError(f"{setting('max_transitions', self.max_transitions)} must be at "
+                             f"least {setting('transitions', self.transitions)}")
 
     @classmethod
     def field_help(cls) -> dict[str, str]:
@@ -174,9 +183,3 @@ class HomerConfig:
                     and isinstance(following.value.value, str)):
                 helps[node.target.id] = following.value.value
         return {f.name: helps.get(f.name, "") for f in fields(cls)}
-
-
-def flag_of(name: str) -> str:
-    """The command-line flag of the :class:`HomerConfig` field ``name``
-    (``max_transitions`` -> ``--max-transitions``)."""
-    return "--" + name.replace("_", "-")

@@ -32,7 +32,8 @@ HOMER must reach alpha >= 1/2 on every MDP.
 A row read back: :func:`classes_partition` and :func:`learned_partitions` turn its classes into
 :class:`kinematic.Partition` objects (to draw or compare), :func:`exact_prediction` reads its
 prediction as an exact number, :func:`row_summary` picks its verdict's numbers, and
-:func:`homer.plots.counterexample_figure` draws it. Runs use one torch thread and one round of
+:func:`homer.plots.counterexample_figure` draws it. Runs and their comparisons use one torch
+thread (``torch_threads``, :func:`homer.process_state.process_state`) and one round of
 transitions per step (``max_transitions = transitions``: on these MDPs eta < 1 for some states,
 so GPS's 1 - epsilon test rejects their classes and more rounds would only delay the PSDP
 fallback).
@@ -56,6 +57,7 @@ from homer.artefacts import load_run
 from homer.capacity import SmallCapacityWarning, required_capacities
 from homer.compare import ComparisonReport, compare_run
 from homer.config import HomerConfig
+from homer.process_state import process_state
 from homer.run_directory import mdp_fingerprint
 from homer.safe_files import own_subdirectory
 from kinematic.counterexamples.abstract_policies import abstract_cover_alpha
@@ -176,10 +178,12 @@ def _homer_config(mdp: BlockMDP, base: HomerConfig) -> HomerConfig:  # pragma: n
 
 def _run(mdp: BlockMDP, config: HomerConfig, directory: Path,
          seed: int) -> tuple[ComparisonReport, float]:  # pragma: no mutate block
-    started = time.perf_counter()
-    run_homer(mdp, directory, config, seed=seed, progress=False, force=True)
-    seconds = time.perf_counter() - started
-    return compare_run(load_run(directory), seed=seed), seconds
+    """The run and its comparison, both with the run's ``torch_threads``; the run's seconds."""
+    with process_state(config.torch_threads):
+        started = time.perf_counter()
+        run_homer(mdp, directory, config, seed=seed, progress=False, force=True)
+        seconds = time.perf_counter() - started
+        return compare_run(load_run(directory), seed=seed), seconds
 
 
 def fails_as_predicted(criterion: str, alpha: float, merges: int,

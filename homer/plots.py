@@ -256,8 +256,9 @@ def confusion_figure(report: ComparisonReport | AbstractionReport, panels: int =
         if index % columns == 0:
             axes.set_ylabel(f"learned {learned} class", fontsize=7)
         colour = "tab:red" if comparison.wrong_merges else "black"
-        axes.set_title(f"step {h}: {comparison.wrong_merges} wrong merges", fontsize=8,
-                       color=colour)
+        merges = comparison.wrong_merges
+        axes.set_title(f"step {h}: {merges} wrong merge{'' if merges == 1 else 's'}",
+                       fontsize=8, color=colour)
     figure.suptitle(f"{report.mdp}: {learned} (rows) vs KI classes (columns)", fontsize=9)
     figure.tight_layout()
     if images:

@@ -7,7 +7,12 @@ next to one busy process; with one thread 40 s and 43 s). HOMER and the baseline
 with one intra-op thread (``torch_threads`` of their configurations, the ``--torch-threads`` flag
 of ``python -m homer run``); several runs then share a machine, one per core, without slowing
 each other down. numpy's BLAS (OpenBLAS, two threads by default here) gets the same limit
-through ``threadpoolctl``: HOMER's encoder and regressions are numpy products.
+through ``threadpoolctl``: HOMER's encoder and regressions are numpy products. The commands
+that score what was learned keep to the same count: ``homer counterexamples`` compares each run
+inside that run's :func:`process_state`, ``homer compare`` inside
+``process_state(DEFAULT_TORCH_THREADS)`` (:data:`homer.config.DEFAULT_TORCH_THREADS`), and
+``homer evaluate``, which imports no torch, limits numpy's BLAS alone to ``DEFAULT_TORCH_THREADS``
+(the sweep's workers do nothing heavy outside a run).
 
 HOMER seeds torch's global generator (the Gumbel-softmax noise of its models draws from it) and
 stable-baselines3 seeds Python's, numpy's and torch's global generators; a run inside

@@ -40,8 +40,8 @@ import torch
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.run_state import (
+    CheckpointError,
     Linear,
-    _FieldRefused,
     check_identity,
     check_policy_step,
     check_progress,
@@ -60,7 +60,7 @@ from kinematic.model import BlockMDP
 from kinematic.spec import dumps_spec
 
 __all__ = ["ARTEFACTS", "CHECKPOINT", "COMPARE_DIRECTORY", "COMPARE_OUTPUTS", "COMPARE_PLOTS",
-           "CONFIG", "MDP_SPEC", "POLICY", "RESULT", "CheckpointError", "RunCheckpoint",
+           "CONFIG", "MDP_SPEC", "POLICY", "RESULT", "RunCheckpoint",
            "RunIdentity", "check_compare_outputs", "check_run_checkpoint", "check_run_directory",
            "claim_run_directory", "load_checkpoint", "mdp_fingerprint", "read_checkpoint_fields",
            "read_policy", "read_run_checkpoint", "save_checkpoint", "write_checkpoint",
@@ -85,12 +85,6 @@ COMPARE_PLOTS = ("visitation", "dynamics", "alpha", "confusion")
 COMPARE_OUTPUTS = ("report.json", "summary.txt",
                    *(f"{plot}.{kind}" for plot in COMPARE_PLOTS for kind in ("png", "svg")))
 """The files ``homer compare`` writes (all ``--force`` deletes in ``COMPARE_DIRECTORY``)."""
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is not a HOMER checkpoint: unreadable, holding anything but tensors
-    and plain containers, or with a field that is not what a run writes (the message names the
-    file and the field)."""
 
 
 def mdp_fingerprint(mdp: BlockMDP, spec: str | None = None) -> str:
@@ -388,7 +382,7 @@ def read_checkpoint_fields(path: Path) -> dict[str, Any]:
                               f"{', '.join(map(repr, missing))})")
     try:
         check_identity(state)
-    except _FieldRefused as error:
+    except CheckpointError as error:
         raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
     return state
 
@@ -425,7 +419,7 @@ def check_run_checkpoint(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
     encoder = HadamardNoise(**state["encoder"])
     try:
         check_progress(state, mdp, encoder)
-    except _FieldRefused as error:
+    except CheckpointError as error:
         raise CheckpointError(f"{path}: not a HOMER checkpoint ({error})") from None
     return _from_state(state, encoder)
 

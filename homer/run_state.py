@@ -6,9 +6,10 @@ here: :func:`check_identity` type-checks the run's identity (MDP name and spec h
 seed, encoder, rewards), :func:`check_progress` the rest - the random generator states, the
 step and episode counts, the covers, the abstractions and the log - against each other and
 against the MDP, so that neither ``homer compare`` nor ``homer run --resume`` meets a
-``KeyError`` or an ``IndexError`` later. Each refusal is a ``ValueError`` naming the
-field; :mod:`homer.run_directory` names the file. These checks know the layout of the fields
-(the run directory's :class:`~homer.run_directory.RunCheckpoint` as stored), nothing of files.
+``KeyError`` or an ``IndexError`` later. Each refusal is a :class:`CheckpointError` naming
+the field; :mod:`homer.run_directory` raises it again naming the file. These checks know the
+layout of the fields (the run directory's :class:`~homer.run_directory.RunCheckpoint` as
+stored), nothing of files.
 """
 
 from __future__ import annotations
@@ -22,26 +23,30 @@ import torch
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
+from homer.wording import setting
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import short_repr
 from kinematic.model import BlockMDP
 
-__all__ = ["MAX_POLICY_WEIGHT", "Linear", "check_identity", "check_policy_step",
-           "check_progress", "check_reward_scale"]
+__all__ = ["MAX_POLICY_WEIGHT", "CheckpointError", "Linear", "check_identity",
+           "check_policy_step", "check_progress", "check_reward_scale"]
 
 Linear = tuple[np.ndarray, np.ndarray]
 """A weight ``(rows, dimension)`` and a bias ``(rows,)``."""
 
 
-class _FieldRefused(ValueError):
-    """A field of a checkpoint that is not what a run writes (the message names the field)."""
+class CheckpointError(ValueError):
+    """A checkpoint (or a step of a stored policy) that is not what a HOMER run writes: a field
+    of the wrong type or shape, or fields that disagree with each other or with the MDP. The
+    checks here name the field; :mod:`homer.run_directory` raises it again naming the file as
+    well, and for a file that is not a checkpoint at all."""
 
 
 def _field(state: Mapping[str, Any], name: str, wanted: str, valid: bool) -> Any:
     """``state[name]``, refused naming the field unless ``valid``."""
     if not valid:
         shown = short_repr(state[name])
-        raise _FieldRefused(f"field {name!r} must be {wanted}, got {shown}")
+        raise CheckpointError(f"field {name!r} must be {wanted}, got {shown}")
     return state[name]
 
 
@@ -51,7 +56,7 @@ def _number(state: Mapping[str, Any], name: str, allowed: NumberRange) -> Any:
 
 def check_identity(state: Mapping[str, Any]) -> None:
     """Type-check the identity fields of ``state`` (a checkpoint's fields, all present), the
-    encoder's included. Raises a ``ValueError`` naming the field."""
+    encoder's included. Raises :class:`CheckpointError` naming the field."""
     _field(state, "mdp", "a string", isinstance(state["mdp"], str))
     sha = state["mdp_sha256"]
     _field(state, "mdp_sha256", "a SHA-256 in hex (64 digits 0-9a-f)",
@@ -67,9 +72,9 @@ def check_identity(state: Mapping[str, Any]) -> None:
     try:
         encoder = HadamardNoise(**stored)
     except TypeError as error:
-        raise _FieldRefused(f"field 'encoder': {error}") from None
+        raise CheckpointError(f"field 'encoder': {error}") from None
     if not nonnegative().contains(encoder.noise_variance):
-        raise _FieldRefused(f"field 'encoder': noise variance {encoder.noise_variance!r}")
+        raise CheckpointError(f"field 'encoder': noise variance {encoder.noise_variance!r}")
 
 
 def _random_states(state: Mapping[str, Any]) -> None:
@@ -95,26 +100,26 @@ def _random_states(state: Mapping[str, Any]) -> None:
 def _linear(pair: object, dimension: int, what: str, rows: int | None = None) -> Linear:
     """``pair`` as a weight ``(rows, dimension)`` and a bias ``(rows,)`` of finite floats."""
     if not isinstance(pair, tuple | list) or len(pair) != 2:
-        raise _FieldRefused(f"{what}: not a (weight, bias) pair")
+        raise CheckpointError(f"{what}: not a (weight, bias) pair")
     weight, bias = pair
     if not (isinstance(weight, np.ndarray) and isinstance(bias, np.ndarray)):
-        raise _FieldRefused(f"{what}: weight and bias must be arrays")
+        raise CheckpointError(f"{what}: weight and bias must be arrays")
     if (weight.ndim != 2 or weight.shape[1] != dimension or weight.shape[0] < 1
             or bias.shape != (weight.shape[0],)):
-        raise _FieldRefused(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
-                       f"observations of dimension {dimension}")
+        raise CheckpointError(f"{what}: weight {weight.shape} and bias {bias.shape} do not fit "
+                              f"observations of dimension {dimension}")
     if not (np.issubdtype(weight.dtype, np.floating) and np.issubdtype(bias.dtype, np.floating)
             and np.isfinite(weight).all() and np.isfinite(bias).all()):
-        raise _FieldRefused(f"{what}: weights must be finite floats")
+        raise CheckpointError(f"{what}: weights must be finite floats")
     if rows is not None and weight.shape[0] != rows:
-        raise _FieldRefused(f"{what}: {weight.shape[0]} actions, not {rows}")
+        raise CheckpointError(f"{what}: {weight.shape[0]} actions, not {rows}")
     return weight, bias
 
 
 def check_policy_step(weight: object, bias: object, dimension: int, actions: int,
                       what: str) -> None:
-    """Raise ``ValueError`` naming ``what`` unless ``weight`` and ``bias`` are one step of a
-    linear policy: ``(actions, dimension)`` and ``(actions,)`` finite floats."""
+    """Raise :class:`CheckpointError` naming ``what`` unless ``weight`` and ``bias`` are one
+    step of a linear policy: ``(actions, dimension)`` and ``(actions,)`` finite floats."""
     _linear((weight, bias), dimension, what, actions)
 
 
@@ -122,12 +127,12 @@ def _abstractions(stored: object, layers: range, dimension: int, name: str
                   ) -> dict[int, Linear]:
     """``phi_B`` or ``phi_F`` of the layers in ``layers`` (0-based), as ``{layer: pair}``."""
     if not isinstance(stored, dict):
-        raise _FieldRefused(f"field {name!r} must be a mapping of layers")
+        raise CheckpointError(f"field {name!r} must be a mapping of layers")
     label = "phi_B" if name == "backward" else "phi_F"
     for layer in stored:
         if not isinstance(layer, int) or isinstance(layer, bool) or layer not in layers:
-            raise _FieldRefused(f"{label} of layer {layer!r}: the completed steps give layers "
-                           f"{layers.start} .. {layers.stop - 1}")
+            raise CheckpointError(f"{label} of layer {layer!r}: the completed steps give layers "
+                                  f"{layers.start} .. {layers.stop - 1}")
     return {layer: _linear(pair, dimension, f"{label} of layer {layer + 1}")
             for layer, pair in sorted(stored.items())}
 
@@ -136,12 +141,12 @@ def _indices(value: object, length: int, count: int, cover: int) -> None:
     """``value``: the indices of a policy's ``length`` weights (or biases) among ``count``
     stored arrays."""
     if not isinstance(value, list):
-        raise _FieldRefused(f"a policy of cover {cover} is not a list of array indices")
+        raise CheckpointError(f"a policy of cover {cover} is not a list of array indices")
     if len(value) != length:
-        raise _FieldRefused(f"a policy of cover {cover} has {len(value)} steps, not {length}")
+        raise CheckpointError(f"a policy of cover {cover} has {len(value)} steps, not {length}")
     for i in value:
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < count:
-            raise _FieldRefused(f"a cover refers to array {i!r} of {count}")
+            raise CheckpointError(f"a cover refers to array {i!r} of {count}")
 
 
 def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) -> None:
@@ -149,19 +154,19 @@ def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) 
     of ``h`` steps over the MDP's actions, each step an index into the stored arrays."""
     if not (isinstance(stored, dict) and isinstance(stored.get("arrays"), list)
             and isinstance(stored.get("policies"), list)):
-        raise _FieldRefused("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
+        raise CheckpointError("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
     arrays, covers = stored["arrays"], stored["policies"]
     if len(covers) > mdp.horizon:
-        raise _FieldRefused(f"{len(covers)} covers for horizon {mdp.horizon}")
+        raise CheckpointError(f"{len(covers)} covers for horizon {mdp.horizon}")
     if len(covers) != completed_step + 1:
-        raise _FieldRefused(f"field 'completed_step' is {completed_step}, but the covers reach "
-                       f"layer {len(covers) - 1}")
+        raise CheckpointError(f"field 'completed_step' is {completed_step}, but the covers reach "
+                              f"layer {len(covers) - 1}")
     for h, cover in enumerate(covers):
         if not isinstance(cover, list) or not cover:
-            raise _FieldRefused(f"cover {h} must be a non-empty list of policies")
+            raise CheckpointError(f"cover {h} must be a non-empty list of policies")
         for policy in cover:
             if not isinstance(policy, tuple | list) or len(policy) != 2:
-                raise _FieldRefused(f"a policy of cover {h} is not a (weights, biases) pair")
+                raise CheckpointError(f"a policy of cover {h} is not a (weights, biases) pair")
             weights, biases = policy
             _indices(weights, h, len(arrays), h)
             _indices(biases, h, len(arrays), h)
@@ -175,23 +180,23 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
     with its episode count."""
     log = state["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
-        raise _FieldRefused("log is not a list of records")
+        raise CheckpointError("log is not a list of records")
     if len(log) != completed_step:
-        raise _FieldRefused(f"field 'completed_step' is {completed_step}, but the log has "
-                       f"{len(log)} records")
+        raise CheckpointError(f"field 'completed_step' is {completed_step}, but the log has "
+                              f"{len(log)} records")
     for number, entry in enumerate(log, start=2):
         step = entry.get("step")
         if not (isinstance(step, int) and step == number
                 and at_least(0).contains(entry.get("episodes"))):
-            raise _FieldRefused(f"log record {short_repr(entry, limit=190)}: needs step {number} "
-                           "and a number of episodes >= 0")
+            raise CheckpointError(f"log record {short_repr(entry, limit=190)}: needs step {number} "
+                                  "and a number of episodes >= 0")
     return log
 
 
 def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoise) -> None:
     """Check the fields of ``state`` after the identity (whose ``encoder`` dresses ``mdp``):
     the counts, the generator states, the covers, the abstractions and the log, against each
-    other and against ``mdp``. Raises :class:`_FieldRefused` naming the field: a mistyped one
+    other and against ``mdp``. Raises :class:`CheckpointError` naming the field: a mistyped one
     (``field 'completed_step' must be an int in [1, 2], got '3'``), and fields that disagree
     with each other or with ``mdp`` (a step count beyond the covers, an abstraction of the
     wrong shape)."""
@@ -203,8 +208,8 @@ def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoi
     _covers(state["covers"], completed, mdp, dimension)
     backward = _abstractions(state["backward"], range(1, completed + 1), dimension, "backward")
     if set(backward) != set(range(1, completed + 1)):
-        raise _FieldRefused(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
-                           f"holds {sorted(layer + 1 for layer in backward)}")
+        raise CheckpointError(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
+                              f"holds {sorted(layer + 1 for layer in backward)}")
     _abstractions(state["forward"], range(completed), dimension, "forward")
     _log(state, completed)
 
@@ -242,8 +247,8 @@ def check_reward_scale(mdp: BlockMDP, config: HomerConfig) -> None:
                 f"the reward of ({mdp.observations[h][x]!r}, {mdp.actions[a]!r}) at step "
                 f"{h + 1} has magnitude {_short(size)}: beyond {limit:.3g}, the largest that "
                 f"keeps the policy's weights below 2^100 (float32 policies) with H = "
-                f"{mdp.horizon}, --eval-samples {config.eval_samples} and --ridge "
-                f"{config.ridge:g}")
+                f"{mdp.horizon}, {setting('eval_samples', config.eval_samples)} and "
+                f"{setting('ridge', config.ridge)}")
 
 
 def _largest(layer: np.ndarray) -> list[tuple[tuple[int, int], Any]]:

@@ -165,11 +165,14 @@ def agreement_lines(comparisons: Mapping[int, AbstractionComparison]) -> list[st
     mean = sum(agreements.values()) / len(agreements)
     return [f"pairwise agreement with the latent states: lowest {agreements[lowest]:.3f} (step "
             f"{lowest}), mean {mean:.3f} over the steps",
-            "  the chance that two observations drawn from the exact cover's roll-in get one "
-            "class",
-            "  exactly when they come from one latent state (Intrepid's measure: two states of one "
-            "KI class",
-            "  in one class are no wrong merge but cost agreement)"]
+            "  the chance that two observations drawn from the exact cover's roll-in (the homing "
+            "policy of",
+            "  a uniformly chosen state of the step, followed to it) get one class exactly when "
+            "they come",
+            "  from one latent state, as Intrepid (Microsoft Research's rich-observation RL "
+            "library)",
+            "  measures it; two states of one KI class in one class are no wrong merge but cost "
+            "agreement"]
 
 
 def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:

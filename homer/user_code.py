@@ -34,8 +34,8 @@ from typing import Any
 
 from kinematic.lookup import closest_names
 
-__all__ = ["UserCodeError", "guarded", "load_function", "load_object", "load_policies",
-           "split_reference"]
+__all__ = ["UserCodeError", "guarded", "load_abstraction", "load_function", "load_object",
+           "load_policies", "split_reference"]
 
 
 class UserCodeError(ValueError):
@@ -131,6 +131,38 @@ def load_function(text: str, flag: str, arguments: str) -> Callable[..., Any]:
     return guarded(loaded, f"{flag} {text}")
 
 
+def load_abstraction(text: str, flag: str, mdp: object) -> Callable[[Any, int], Any]:
+    """The user's abstraction ``text`` = ``MODULE:FUNCTION`` names (:func:`load_function`),
+    called as ``phi(observations, step)``; a function with a parameter named ``mdp`` is also
+    given the Block MDP ``mdp`` (``homer evaluate``'s ``--spec``) as ``mdp=``, so that it can
+    decode the observations (:meth:`homer.encoders.HadamardNoise.decode`) and read the MDP's
+    names without loading the spec itself.
+
+    >>> import pathlib, tempfile
+    >>> from kinematic import combination_lock
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     mine = pathlib.Path(folder) / "mine.py"
+    ...     _ = mine.write_text("def phi(observations, step, mdp):\\n"
+    ...                         "    return [len(mdp.layers[step - 1])] * len(observations)\\n")
+    ...     phi = load_abstraction(f"{mine}:phi", "--abstraction", combination_lock(3, 2, 0))
+    >>> phi(["x", "y"], 2)  # the lock's step 2 has 3 states
+    [3, 3]
+    """
+    phi = load_function(text, flag, "phi(observations, step) -> classes")
+    try:
+        parameter = inspect.signature(phi).parameters.get("mdp")
+    except (TypeError, ValueError):  # no signature to read (a builtin): called without it
+        parameter = None
+    if parameter is None or parameter.kind in (parameter.POSITIONAL_ONLY,
+                                               parameter.VAR_POSITIONAL):
+        return phi
+
+    def with_mdp(observations: Any, step: int) -> Any:
+        return phi(observations, step, mdp=mdp)
+
+    return with_mdp
+
+
 def guarded(function: Callable[..., Any], label: str) -> Callable[..., Any]:
     """``function`` whose exceptions become a :class:`UserCodeError` saying the call (``label``
     names ``function``), the exception and the line of ``function``'s file it came from."""
@@ -139,14 +171,15 @@ def guarded(function: Callable[..., Any], label: str) -> Callable[..., Any]:
         files.add(inspect.getsourcefile(inspect.unwrap(function)) or "")
 
     @functools.wraps(function)
-    def call(*arguments: Any) -> Any:
+    def call(*arguments: Any, **keywords: Any) -> Any:
         try:
-            return function(*arguments)
+            return function(*arguments, **keywords)
         except UserCodeError:
             raise
         except Exception as error:
-            shown = ", ".join("observations" if hasattr(a, "shape") else _short(a)
-                              for a in arguments)
+            shown = ", ".join([*("observations" if hasattr(a, "shape") else _short(a)
+                                 for a in arguments),
+                               *(f"{name}={_short(value)}" for name, value in keywords.items())])
             raise UserCodeError(f"{label}({shown}) raised {type(error).__name__}: {error}"
                                 f"{_where(error, files)}") from error
 

@@ -9,9 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from homer.config import flag_of
-
-__all__ = ["command_line_wording", "setting"]
+__all__ = ["command_line_wording", "flag_of", "setting"]
 
 _COMMAND_LINE: ContextVar[bool] = ContextVar("command_line", default=False)
 
@@ -30,7 +28,7 @@ def setting(name: str, value: object = True, *, flag: str | None = None) -> str:
     """The setting ``name`` with ``value`` as the reader would type it; a switch (``value``
     True) is its flag alone on the command line, and ``value`` ``...`` stands for a value the
     message leaves to the reader. ``flag`` is the command line's name of the setting when it
-    is not ``name``'s (:func:`homer.config.flag_of`).
+    is not ``name``'s (:func:`flag_of`).
 
     >>> setting("resume"), setting("backward_capacity", 3), setting("mdp", ..., flag="--spec")
     ('resume=True', 'backward_capacity=3', 'mdp=...')
@@ -42,3 +40,13 @@ def setting(name: str, value: object = True, *, flag: str | None = None) -> str:
         return f"{name}=..." if value is ... else f"{name}={value!r}"
     flag = flag or flag_of(name)
     return flag if value is True or value is ... else f"{flag} {value}"
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of the setting ``name`` (a field of
+    :class:`homer.config.HomerConfig`, an argument of a function).
+
+    >>> flag_of("max_transitions")
+    '--max-transitions'
+    """
+    return "--" + name.replace("_", "-")

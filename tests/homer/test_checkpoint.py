@@ -16,7 +16,8 @@ from homer.algorithm import run_homer
 from homer.artefacts import load_run
 from homer.cli import main
 from homer.config import HomerConfig
-from homer.run_directory import CheckpointError, load_checkpoint, save_checkpoint
+from homer.run_directory import load_checkpoint, save_checkpoint
+from homer.run_state import CheckpointError
 from homer.safe_files import UnsafePathError, write_atomically
 from kinematic.families import combination_lock
 from kinematic.spec import from_spec, to_spec

@@ -44,3 +44,19 @@ def test_the_help_of_run_shows_the_capacities_and_the_switch_to_allow_small_ones
     assert "most backward-KI classes of one layer of the MDP; an int >= 2 (default: 2)" in text
     assert ("--allow-small-capacity Run even when a capacity is below the most backward- or "
             "forward-KI classes of a layer") in text
+
+
+def test_the_help_of_evaluate_says_what_it_does_and_names_the_python_api(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["evaluate", "--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Score a state abstraction phi(observations, step) -> classes" in text
+    assert ("homer.evaluate.evaluate_abstraction(mdp, phi) and "
+            "homer.policy_evaluation.evaluate_policies(mdp, policies), torch-free") in text
+    assert "given the --spec MDP as mdp= if it has a parameter mdp" in text
+
+
+def test_the_help_of_run_spells_out_gps():
+    text = " ".join(subcommands()["run"].format_help().split())
+    assert "--gps-epsilon GPS_EPSILON Greedy policy search (GPS; Section 4" in text

@@ -4,6 +4,8 @@ policies against eta and V*. Hand-built functions only, nothing learned."""
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from math import comb
@@ -14,6 +16,7 @@ import pytest
 from homer.cli import EVALUATE_OUTPUTS, main
 from homer.compare import compare_run
 from homer.evaluate import KINDS, exact_partitions
+from kinematic.cli import main as kinematic_main
 from kinematic.families import combination_lock
 from kinematic.spec import dumps_spec
 from tests.homer.handmade import lock, perfect_artefacts
@@ -50,6 +53,16 @@ def first_action(observations, step):
 cover = [first_action]
 per_step = {2: [first_action], 3: [first_action]}
 not_a_function = 3
+
+
+def decoded(observations, step, mdp):
+    from homer.encoders import HadamardNoise
+
+    return mdp.emission_state[step - 1][HadamardNoise().decode(mdp, observations, step)]
+
+
+def needs_the_mdp(observations, step, *, mdp):
+    return {}[mdp.name]
 '''
 
 
@@ -80,6 +93,24 @@ def test_evaluate_and_its_plots_run_without_importing_torch(files):
                               capture_output=True, text=True, check=True)
     assert finished.stdout.splitlines()[-1] == "[]"
     assert (files / "out" / "confusion.png").is_file()
+
+
+def test_a_ctrl_c_during_evaluate_imports_no_torch_either(files):
+    """The message after a Ctrl-C says how to go on without importing a run's modules: a
+    second Ctrl-C during a seconds-long torch import would print a traceback."""
+    code = ("import sys\nimport homer.cli\n"
+            "def interrupted(*arguments, **keywords):\n"
+            "    raise KeyboardInterrupt\n"
+            "homer.cli.evaluate_abstraction = interrupted\n"
+            "status = homer.cli.main(['evaluate', '--spec', 'lock.json', '--abstraction', "
+            "'oracle', '--samples', '5'])\n"
+            "print(status, sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    finished = subprocess.run([sys.executable, "-c", code], cwd=files, env=environment,
+                              capture_output=True, text=True, check=True)
+    assert finished.stdout.splitlines()[-1] == "130 []"
+    assert finished.stderr == ("error: interrupted; the report was not written (or not "
+                               "completely); rerun the same command\n")
 
 
 def test_the_oracle_makes_no_wrong_merge_in_a_fresh_process(files):
@@ -124,6 +155,54 @@ def test_the_summary_names_the_abstraction_and_counts_like_compare(capsys, files
         in lines
     assert any(line.startswith("value 0.") and line.endswith("vs optimal 1.000")
                for line in lines)
+
+
+def test_a_function_with_a_parameter_mdp_is_given_the_spec(capsys, files):
+    """``phi(observations, step, mdp)`` decodes with the ``--spec`` MDP: the latent states,
+    scored as the oracle is."""
+    scored = {}
+    for name in ("oracle", f"{files / 'mine.py'}:decoded"):
+        code, out, err = evaluate(capsys, files, "--abstraction", name, "--json")
+        assert code == 0, err
+        scored[name] = [{kind: {key: step["abstractions"][kind][key] for key in
+                                ("wrong_merges", "splits", "pairwise_agreement")}
+                         for kind in KINDS} for step in json.loads(out)["steps"]]
+    assert scored[f"{files / 'mine.py'}:decoded"] == scored["oracle"]
+    assert all(step["ki"]["wrong_merges"] == 0 for step in scored["oracle"])
+
+
+def test_an_error_of_a_function_given_the_mdp_shows_the_call_with_it(capsys, files):
+    mine = files / "mine.py"
+    line = FUNCTIONS.splitlines().index("    return {}[mdp.name]") + 1
+    code, _, err = evaluate(capsys, files, "--abstraction", f"{mine}:needs_the_mdp")
+    assert code == 2
+    assert err == (f"error: --abstraction {mine}:needs_the_mdp(observations, 1, mdp=BlockMDP) "
+                   f"raised KeyError: 'combolock-H3-K2-seed0' ({mine}, line {line})\n")
+
+
+DOCUMENTED = (ROOT / "docs" / "guide" / "homer.md").read_text()
+
+
+def _documented_blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", DOCUMENTED, re.MULTILINE | re.DOTALL)
+
+
+def test_the_guides_phi_py_runs_as_documented(capsys, tmp_path, monkeypatch):
+    """docs/guide/homer.md's complete ``phi.py`` and the commands under it, as a reader copies
+    them, print the summary the page shows."""
+    (example,) = [b for b in _documented_blocks("python") if b.startswith("# phi.py")]
+    (commands,) = [b for b in _documented_blocks("bash") if "--abstraction phi.py:phi" in b]
+    (shown,) = [b for b in _documented_blocks("text") if b.startswith("phi = phi.py:phi")]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "phi.py").write_text(example)
+    mains = {"kinematic": kinematic_main, "homer": main}
+    printed = []
+    for line in commands.splitlines():
+        words = shlex.split(line, comments=True)
+        assert words[:2] == ["python", "-m"], line
+        assert mains[words[2]](words[3:]) == 0, line
+        printed.append(capsys.readouterr().out)
+    assert printed[-1] == shown
 
 
 @pytest.mark.parametrize("name", ["cover", "per_step", "uniform"])

@@ -17,7 +17,8 @@ from homer.artefacts import load_run
 from homer.config import OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.models import ContrastiveEnsemble
-from homer.run_directory import CheckpointError, load_checkpoint, save_checkpoint
+from homer.run_directory import load_checkpoint, save_checkpoint
+from homer.run_state import CheckpointError
 from homer.sampler import Batch, BatchSampler, batch_bytes
 from kinematic.errors import TooLarge
 from kinematic.families import combination_lock
@@ -63,15 +64,39 @@ def test_an_int_too_long_to_print_is_described_by_its_digits():
         HomerConfig(validation_fraction=10**5000)  # repr() alone would raise
 
 
-def test_fields_that_depend_on_each_other():
-    with pytest.raises(ValueError, match=r"^min_epochs \(101\) must be at most max_epochs"):
-        HomerConfig(min_epochs=101, max_epochs=100)
-    with pytest.raises(ValueError, match=r"^max_transitions \(10\) must be at least transitions"):
-        HomerConfig(transitions=20, max_transitions=10)
-    with pytest.raises(ValueError, match=r"^pretraining_width \(2\) must be at least the capa"):
-        HomerConfig(pretraining_width=2)  # forward_capacity is 3
+DEPENDENT = [  # (settings, the error from Python, the error on the command line)
+    ({"min_epochs": 101, "max_epochs": 100}, "min_epochs=101 must be at most max_epochs=100",
+     "--min-epochs 101 must be at most --max-epochs 100"),
+    ({"transitions": 20, "max_transitions": 10},
+     "max_transitions=10 must be at least transitions=20",
+     "--max-transitions 10 must be at least --transitions 20"),
+    ({"pretraining_width": 2},  # forward_capacity is 3
+     "pretraining_width=2 must be at least the capacities (backward_capacity=2, "
+     "forward_capacity=3)",
+     "--pretraining-width 2 must be at least the capacities (--backward-capacity 2, "
+     "--forward-capacity 3)"),
+]
+
+
+@pytest.mark.parametrize("settings, python, _", DEPENDENT)
+def test_fields_that_depend_on_each_other_name_the_arguments_in_python(settings, python, _):
+    with pytest.raises(ValueError) as error:
+        HomerConfig(**settings)
+    assert str(error.value) == python
     assert HomerConfig(min_epochs=5, max_epochs=5, transitions=10, max_transitions=10,
                        pretraining_width=3)
+
+
+@pytest.mark.parametrize("settings, _, command_line", DEPENDENT)
+def test_fields_that_depend_on_each_other_name_the_flags_on_the_command_line(
+        settings, _, command_line, capsys, tmp_path):
+    flags = [text for name, value in settings.items()
+             for text in ("--" + name.replace("_", "-"), str(value))]
+    out = tmp_path / "run"
+    assert cli.main(["run", "--env", "combolock", "--out", str(out), *flags]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"error: {command_line}\n"
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("name", sorted(BAD_VALUES))
@@ -116,7 +141,8 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
 @pytest.mark.parametrize("arguments, start", [
     (["--horizon", "100000000"], "error: the observation encoder at H = 100000000"),
     (["--actions", "100000000"], "error: combination_lock(horizon=10, actions=100000000)"),
-    (["--horizon", "100", "--min-epochs", "200"], "error: min_epochs (200) must be at most"),
+    (["--horizon", "100", "--min-epochs", "200"],
+     "error: --min-epochs 200 must be at most --max-epochs 100"),
     (["--max-transitions", "1000000000"],
      "error: HOMER with --max-transitions 1000000000 on "
      "'combolock-H10-K10-seed0' (H = 10, observations of dimension 16) would need about"),

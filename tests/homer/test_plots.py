@@ -108,7 +108,7 @@ def test_any_learners_abstraction_report_draws_its_confusion_matrices():
     figure = confusion_figure(report)
     panels = [axes for axes in figure.axes if axes not in colour_bars(figure)]
     assert [axes.get_title() for axes in panels] == [
-        "step 1: 1 wrong merges", "step 2: 3 wrong merges", "step 3: 1 wrong merges"]
+        "step 1: 1 wrong merge", "step 2: 3 wrong merges", "step 3: 1 wrong merge"]
     assert panels[0].get_ylabel() == "learned phi class"
     assert {axes.images[0].norm.vmax for axes in panels} == {10}  # KI class s3a+s3b: 2 x 5
 

@@ -12,8 +12,9 @@ import pytest
 import torch
 from threadpoolctl import threadpool_info, threadpool_limits
 
+import homer.compare
 import homer.process_state
-from homer import algorithm
+from homer import algorithm, cli, counterexamples
 from homer.algorithm import run_homer
 from homer.baselines import pcid
 from homer.baselines.actor_critic import ActorCriticConfig, run_actor_critic
@@ -21,6 +22,7 @@ from homer.baselines.pcid import PcidConfig, run_pcid
 from homer.config import HomerConfig
 from homer.process_state import process_state
 from kinematic.families import combination_lock
+from kinematic.spec import dumps_spec
 
 TINY = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
                    evaluation_episodes=10, eval_samples=100)
@@ -127,6 +129,46 @@ def test_a_homer_run_that_raises_restores_the_process_state(tmp_path, two_thread
                   progress=False)
     assert seen == [(1, {1})]
     assert_unchanged(two_threads)
+
+
+def test_a_counterexample_run_compares_with_its_thread_count_too(tmp_path, two_threads,
+                                                                  monkeypatch):
+    seen: list = []
+    spy(monkeypatch, algorithm, "_learn_step", seen)
+    spy(monkeypatch, counterexamples, "compare_run", seen)
+    counterexamples._run(combination_lock(2, actions=2, seed=0), TINY, tmp_path, seed=0)
+    assert seen == [(1, {1}), (1, {1})]  # the run's step, then its comparison
+    assert_unchanged(two_threads)
+
+
+def test_homer_compare_compares_with_one_thread_and_restores_the_count(tmp_path, two_threads,
+                                                                       monkeypatch):
+    run_homer(combination_lock(2, actions=2, seed=0), tmp_path / "run", TINY, seed=0,
+              progress=False)
+    seen: list = []
+    spy(monkeypatch, homer.compare, "compare_run", seen)
+    assert cli.main(["compare", str(tmp_path / "run"), "--samples", "20", "--transitions",
+                     "50", "--json"]) == 0
+    assert seen == [(1, {1})]
+    assert_unchanged(two_threads)
+
+
+def test_homer_evaluate_computes_with_one_blas_thread_and_restores_the_count(tmp_path,
+                                                                             two_threads,
+                                                                             monkeypatch):
+    (tmp_path / "lock.json").write_text(dumps_spec(combination_lock(2, actions=2, seed=0)))
+    seen: list = []
+    original = cli.evaluate_abstraction
+
+    def recording(*args, **kwargs):
+        seen.append(set(blas_threads()))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "evaluate_abstraction", recording)
+    assert cli.main(["evaluate", "--spec", str(tmp_path / "lock.json"), "--abstraction",
+                     "oracle", "--samples", "5", "--json"]) == 0
+    assert seen == [{1}]
+    assert set(blas_threads()) == {2}
 
 
 def test_a_pcid_run_sets_its_thread_count_and_restores_it(two_threads, monkeypatch):

@@ -13,12 +13,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import homer
 from homer import cli
 from homer.algorithm import run_homer
 from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
 from homer.psdp import fit_q
 from homer.run_directory import load_checkpoint, save_checkpoint
-from homer.run_state import MAX_POLICY_WEIGHT, check_reward_scale
+from homer.run_state import (
+    MAX_POLICY_WEIGHT,
+    check_identity,
+    check_policy_step,
+    check_progress,
+    check_reward_scale,
+)
 from homer.sweep import RECORDS, run_sweep
 from kinematic.families import combination_lock
 from kinematic.spec import dumps_spec, from_spec, to_spec
@@ -58,6 +66,18 @@ def _both_refuse(run_dir: Path, capsys, message: str) -> None:
         assert cli.main(command) == 2, command
         captured = capsys.readouterr()
         assert captured.err == f"error: {message}\n", command
+
+
+def test_the_public_checks_raise_the_exported_checkpoint_error_naming_the_field(finished):
+    """The checks of run_state name the field (the run directory puts the file in front: the
+    tests below) with the exception ``homer`` exports, which a caller can catch."""
+    mdp, state = combination_lock(3, 2, 0), load_checkpoint(finished / "checkpoint.pt")
+    with pytest.raises(homer.CheckpointError, match=r"^field 'seed' must be "):
+        check_identity({**state, "seed": -1})
+    with pytest.raises(homer.CheckpointError, match=r"^field 'completed_step' must be "):
+        check_progress({**state, "completed_step": "3"}, mdp, HadamardNoise())
+    with pytest.raises(homer.CheckpointError, match=r"^step 1: weight \(2, 3\) and bias"):
+        check_policy_step(np.zeros((2, 3)), np.zeros(2), 8, 2, "step 1")
 
 
 def test_a_checkpoint_without_its_mdp_hash_is_refused_even_with_a_swapped_spec(finished,
@@ -266,6 +286,7 @@ def test_rewards_that_could_overflow_the_policy_are_refused_before_training(tmp_
     error = capsys.readouterr().err
     assert error.startswith(f"error: the reward of ('s3a', 'a2') at step 3 has magnitude "
                             f"{shown}: beyond ") and error.count("\n") == 1
+    assert error.endswith("with H = 3, --eval-samples 500 and --ridge 0.001\n")
     assert not out.exists()
 
 
@@ -278,8 +299,9 @@ def test_the_reward_bound_is_the_largest_the_ridge_regression_keeps_below_2_to_t
     for factor, refused in ((0.99, False), (1.01, True)):
         spec["rewards"]["s3a"] = {"a2": repr(limit * factor)}
         if refused:
-            with pytest.raises(ValueError, match="the reward of \\('s3a', 'a2'\\)"):
+            with pytest.raises(ValueError, match="the reward of \\('s3a', 'a2'\\)") as error:
                 check_reward_scale(from_spec(spec), config)
+            assert str(error.value).endswith("with H = 3, eval_samples=50 and ridge=0.001")
         else:
             check_reward_scale(from_spec(spec), config)
     # the worst case the bound covers: returns of H * limit on any design stay within 2^100

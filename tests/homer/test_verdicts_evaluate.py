@@ -649,7 +649,7 @@ def test_agreement_lines_give_the_lowest_and_the_mean_of_the_steps_with_one():
                              5: comparison(agreement=0.25), 6: comparison(agreement=0.25)})
     assert lines[0] == ("pairwise agreement with the latent states: lowest 0.250 (step 5), mean "
                         "0.417 over the steps")
-    assert len(lines) == 4
+    assert len(lines) == 5
 
 
 def evaluation(cover: CoverReport | None, capacity: int | None = 3) -> Evaluation:
@@ -681,7 +681,7 @@ def test_format_evaluation_without_policies():
     assert text[13] == ("pairwise agreement with the latent states: lowest 0.250 (step 2), mean "
                         "0.375 over the steps")
     assert text[-1] == ("policies: none given (give policies=... to score a policy cover)")
-    assert text[8:17] == [
+    assert text[8:18] == [
         "  each latent observation is assigned to the learned class most of its encodings fall "
         "into;",
         "  wrong merge: a pair of exact classes whose observations are assigned to one learned "
@@ -693,11 +693,14 @@ def test_format_evaluation_without_policies():
         "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
         "pairwise agreement with the latent states: lowest 0.250 (step 2), mean 0.375 over the "
         "steps",
-        "  the chance that two observations drawn from the exact cover's roll-in get one class",
-        "  exactly when they come from one latent state (Intrepid's measure: two states of one "
-        "KI class",
-        "  in one class are no wrong merge but cost agreement)"]
-    assert len(text) == 18
+        "  the chance that two observations drawn from the exact cover's roll-in (the homing "
+        "policy of",
+        "  a uniformly chosen state of the step, followed to it) get one class exactly when they "
+        "come",
+        "  from one latent state, as Intrepid (Microsoft Research's rich-observation RL library)",
+        "  measures it; two states of one KI class in one class are no wrong merge but cost "
+        "agreement"]
+    assert len(text) == 19
     with command_line_wording():
         assert format_evaluation(evaluation(None)).splitlines()[-1] == (
             "policies: none given (give --policies to score a policy cover)")
@@ -714,7 +717,7 @@ def cover_report(values: list[float] | None, errors: list[float] | None) -> Cove
 def test_format_evaluation_reports_the_cover_values_and_the_largest_standard_error():
     text = format_evaluation(evaluation(cover_report([0.25, 0.625, 0.5],
                                                      [0.0625, 0.001, 0.125]))).splitlines()
-    assert len(text) == 23 and text[0].startswith("phi = mod:phi")
+    assert len(text) == 24 and text[0].startswith("phi = mod:phi")
     assert text[-6:] == [
         "policies: mod:pi",
         "policy cover: smallest alpha 0.250 at step 3 of steps 2-3 (step 1 needs no policy)",
@@ -1223,10 +1226,10 @@ def test_the_summary_of_a_comparison():
         "  phi_B vs backward KI merges: step 3 {x0} + {x1}, {x0} + {x2}"]
     assert text[7:13] == list(SUMMARY_LEGEND)
     # phi-bar's agreement only (phi_F's and phi_B's are lower)
-    assert text[13:17] == [
+    assert text[13:18] == [
         "pairwise agreement with the latent states: lowest 0.250 (step 3), mean 0.375 over the "
         "steps", *agreement_lines({1: comparison(agreement=0.25)})[1:]]
-    assert text[17:] == [
+    assert text[18:] == [
         "policy cover: alpha 1.000 at each of steps 2-3 (step 1 needs no policy)",
         "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
         "(def:policy-cover)",
@@ -1237,10 +1240,10 @@ def test_the_summary_of_a_comparison():
         "0.062)"]
     stopped = format_summary(comparison_report(None)).splitlines()
     assert stopped[13:] == [
-        *text[13:19], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
+        *text[13:20], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
     report = comparison_report(None)
     report.steps[1:] = []
-    assert format_summary(report).splitlines()[17] == (
+    assert format_summary(report).splitlines()[18] == (
         "policy cover: only step 1 compared (the run stopped before learning step 2)")
 
 
