@@ -11,7 +11,7 @@ import numpy as np
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
 from kinematic.display import LISTED, listed
-from kinematic.homing import eta, eta_error_bound, homing_policies
+from kinematic.homing import eta, eta_error_bound, homing_policy_choices
 from kinematic.inseparability import (
     Partition,
     backward_ki_partition,
@@ -166,7 +166,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     if optimum is not None:
         result["optimal_value"] = number(optimum.value)
     if policies:
-        result["homing_policies"] = homing_policies(mdp)
+        result["homing_policies"] = homing_policy_choices(mdp)
         if optimum is not None:
             result["optimal_policy"] = _decisions(mdp, optimum.policy)
     return result
