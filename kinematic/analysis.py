@@ -172,6 +172,24 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     return result
 
 
+def _merged_states(state_map: dict[str, str]) -> str:
+    """The states of a canonical form that merge several states (``def:ki``, Section 3), each as
+    ``merged <- its states``, from :func:`analyze`'s ``canonical_state_map``; the first
+    :data:`kinematic.display.LISTED` of them, or ``"none"``.
+
+    >>> _merged_states({"s1": "s1", "s2a": "s2a+s2b", "s2b": "s2a+s2b", "s3": "s3"})
+    's2a+s2b <- s2a, s2b'
+    >>> _merged_states({"s1": "s1", "s2": "s2"})
+    'none'
+    """
+    sources: dict[str, list[str]] = {}
+    for state, merged in state_map.items():
+        sources.setdefault(merged, []).append(state)
+    return listed((f"{merged} <- {listed(states, LISTED)}"
+                   for merged, states in sources.items() if len(states) > 1),
+                  LISTED, "; ") or "none"
+
+
 def merged_blocks(blocks: list[dict]) -> str:
     """The blocks of more than one state of a partition in :func:`analyze`'s format, with their
     layers, or ``"none"``; a layer's first :data:`kinematic.display.LISTED` blocks, each by its
@@ -228,7 +246,8 @@ def format_report(analysis: dict) -> str:
     canonical_size = sum(len(layer) for layer in analysis["canonical"]["layers"])
     lines.append(
         f"canonical form: {canonical_size} states (from {analysis['states']})"
-        + (" - already canonical" if canonical_size == analysis["states"] else "")
+        + (" - already canonical" if canonical_size == analysis["states"] else
+           f", merged: {_merged_states(analysis['canonical_state_map'])}")
     )
     if "homing_policies" in analysis:
         lines += ["", "homing policies (state: decisions of a deterministic homing policy):"]
