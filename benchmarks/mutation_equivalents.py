@@ -71,11 +71,11 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "bincount(labels) > 1 -> > 2",
         "a component of two states is one candidate pair found within atol: its diameter is that "
         "pair's distance, <= atol, so it is never refused"),
-    "kinematic.homing.x_homing_policies__mutmut_5": (
+    "kinematic.homing.x__every_homing_policy_choices__mutmut_5": (
         "range(1, H) -> range(H)",
         "layer 1 gets an empty decision dict, which it already had"),
-    **dict.fromkeys([f"kinematic.homing.x_homing_policies__mutmut_{k}" for k in (20, 23, 24)],
-                    ZIP_STRICT),
+    **dict.fromkeys([f"kinematic.homing.x__every_homing_policy_choices__mutmut_{k}"
+                     for k in (20, 23, 24)], ZIP_STRICT),
     **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}" for k in (32, 63, 98)],
                     RESHAPE_NEGATIVE),
     **dict.fromkeys([f"kinematic.homing.x_lp_optimal_value__mutmut_{k}" for k in (50, 52, 59, 61)],
@@ -338,9 +338,9 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "and infinities the same way (speed only)"),
     "kinematic.numbers.xǁNumberModeǁidentity__mutmut_8": (
         "identity's diagonal 1 -> 2",
-        "its only user (homing_policies) takes argmaxes of inductions from these columns: "
-        "doubling the rewards doubles every Q exactly (in binary too), so every argmax and "
-        "tie is the same"),
+        "its only user (homing_policy_choices of every state) takes argmaxes of inductions "
+        "from these columns: doubling the rewards doubles every Q exactly (in binary too), so "
+        "every argmax and tie is the same"),
     **dict.fromkeys([f"kinematic.inseparability.x__group_exact_entries__mutmut_{k}"
                      for k in (6, 10, 14)], ZIP_STRICT),
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}"

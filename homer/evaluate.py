@@ -61,7 +61,6 @@ from kinematic.homing import homing_policies
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
-from kinematic.policies import state_policy
 from kinematic.visitation import observation_visitation
 
 __all__ = [
@@ -241,16 +240,15 @@ def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
     """Per time step, the distribution of its observations when a state of the step is chosen
     uniformly and its exact homing policy (``def:homing``) is followed: the roll-in of
     an ideal policy cover, over which :func:`pairwise_agreement` draws its pairs (floats).
-    The homing policies are :func:`kinematic.homing_policy`'s: ties to the first action, and
+    The homing policies are :func:`kinematic.homing_policies`: ties to the first action, and
     the first action at the states from which the target cannot be reached."""
     floats = float_model(mdp)
-    choices = homing_policies(floats)
+    homing = homing_policies(floats)
     roll_in = []
     for layer, states in enumerate(floats.layers):
         total = np.zeros(len(floats.observations[layer]))
         for state in states:
-            homing = state_policy(floats, choices[state], default_action=floats.actions[0])
-            reached = observation_visitation(floats, homing)
+            reached = observation_visitation(floats, homing[state])
             total += np.asarray(reached[layer], dtype=float)
         roll_in.append(total / len(states))
     return roll_in

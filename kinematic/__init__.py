@@ -48,7 +48,7 @@ from kinematic.families import combination_lock, figure2_canonical, figure2_spli
 from kinematic.figures import draw_partitions
 from kinematic.finite_envs import InexactTable, from_gymnasium
 from kinematic.graph import draw_block_mdp, to_networkx
-from kinematic.homing import eta, eta_min, homing_policies, homing_policy
+from kinematic.homing import eta, eta_min, homing_policies, homing_policy, homing_policy_choices
 from kinematic.inseparability import (
     backward_ki_partition,
     forward_ki_partition,
@@ -110,6 +110,7 @@ __all__ = [
     "from_spec",
     "homing_policies",
     "homing_policy",
+    "homing_policy_choices",
     "is_policy_cover",
     "ki_partition",
     "level_sets",

@@ -11,7 +11,7 @@ import numpy as np
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
 from kinematic.display import LISTED, listed
-from kinematic.homing import eta, eta_error_bound, homing_policies
+from kinematic.homing import eta, eta_error_bound, homing_policy_choices
 from kinematic.inseparability import (
     Partition,
     backward_ki_partition,
@@ -166,10 +166,28 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     if optimum is not None:
         result["optimal_value"] = number(optimum.value)
     if policies:
-        result["homing_policies"] = homing_policies(mdp)
+        result["homing_policies"] = homing_policy_choices(mdp)
         if optimum is not None:
             result["optimal_policy"] = _decisions(mdp, optimum.policy)
     return result
+
+
+def _merged_states(state_map: dict[str, str]) -> str:
+    """The states of a canonical form that merge several states (``def:ki``, Section 3), each as
+    ``merged <- its states``, from :func:`analyze`'s ``canonical_state_map``; the first
+    :data:`kinematic.display.LISTED` of them, or ``"none"``.
+
+    >>> _merged_states({"s1": "s1", "s2a": "s2a+s2b", "s2b": "s2a+s2b", "s3": "s3"})
+    's2a+s2b <- s2a, s2b'
+    >>> _merged_states({"s1": "s1", "s2": "s2"})
+    'none'
+    """
+    sources: dict[str, list[str]] = {}
+    for state, merged in state_map.items():
+        sources.setdefault(merged, []).append(state)
+    return listed((f"{merged} <- {listed(states, LISTED)}"
+                   for merged, states in sources.items() if len(states) > 1),
+                  LISTED, "; ") or "none"
 
 
 def merged_blocks(blocks: list[dict]) -> str:
@@ -228,7 +246,8 @@ def format_report(analysis: dict) -> str:
     canonical_size = sum(len(layer) for layer in analysis["canonical"]["layers"])
     lines.append(
         f"canonical form: {canonical_size} states (from {analysis['states']})"
-        + (" - already canonical" if canonical_size == analysis["states"] else "")
+        + (" - already canonical" if canonical_size == analysis["states"] else
+           f", merged: {_merged_states(analysis['canonical_state_map'])}")
     )
     if "homing_policies" in analysis:
         lines += ["", "homing policies (state: decisions of a deterministic homing policy):"]

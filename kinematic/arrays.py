@@ -40,6 +40,27 @@ def _check_distributions(values: np.ndarray, sums: np.ndarray, what: str,
                               f"(atol={atol})")
 
 
+def _float_array(given: object, what: str) -> np.ndarray:
+    """``given`` as a float64 array: any numbers numpy converts (``Fraction`` objects,
+    numeric strings); otherwise :class:`InvalidBlockMDP` naming ``what``."""
+    try:
+        return np.asarray(given, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InvalidBlockMDP(f"{what} is not an array of numbers: {error}") from None
+
+
+def _float_matrix(given: sp.sparray | np.ndarray, what: str) -> sp.csr_array:
+    """``given`` (sparse or dense) as a float64 CSR matrix: dense entries may be any numbers
+    numpy converts (``Fraction`` objects of an exact MDP, numeric strings); otherwise
+    :class:`InvalidBlockMDP` naming ``what``."""
+    entries = given if sp.issparse(given) else _float_array(given, what)
+    # scipy-stubs: every sparray has a shape and converts to CSR at run time
+    shape: tuple[int, ...] = entries.shape  # type: ignore[union-attr]
+    if len(shape) != 2:
+        raise InvalidBlockMDP(f"{what} must be a matrix (2-d), got shape {shape}")
+    return sp.csr_array(entries).astype(np.float64)  # type: ignore[arg-type]
+
+
 def block_mdp_from_arrays(
     name: str,
     start: np.ndarray,
@@ -57,7 +78,9 @@ def block_mdp_from_arrays(
         The start distribution.
     transitions : sequence of H - 1 matrices
         ``transitions[h]`` of shape ``(n_h * actions, n_{h+1})`` (sparse or dense), row
-        ``s * actions + a`` the distribution ``T(. | s, a)``; stored as CSR.
+        ``s * actions + a`` the distribution ``T(. | s, a)``; stored as CSR of floats (dense
+        entries may be any numbers numpy reads as floats: an exact MDP's ``Fraction`` objects,
+        numeric strings).
     actions : int
         Number of actions, named ``a1 .. aK``.
     rewards : sequence of H arrays, optional
@@ -66,8 +89,9 @@ def block_mdp_from_arrays(
     Raises
     ------
     InvalidBlockMDP
-        Wrong shapes, NaN, negative probabilities, a distribution not summing to 1 within
-        ``atol``, or an unreachable state, naming the layer (from 1), state and action.
+        Entries that are not numbers, wrong shapes, NaN, negative probabilities, a distribution
+        not summing to 1 within ``atol``, or an unreachable state, naming the argument, the
+        layer (from 1), state and action.
 
     >>> import numpy as np, scipy.sparse as sp
     >>> mdp = block_mdp_from_arrays("two", np.array([0.5, 0.5]),
@@ -78,15 +102,14 @@ def block_mdp_from_arrays(
     mode = NumberMode(exact=False, atol=atol)
     if not at_least(1).contains(actions):
         raise InvalidBlockMDP(f"actions must be a positive int, got {actions!r}")
-    start = np.asarray(start, dtype=np.float64)
+    start = _float_array(start, "start")
     if start.ndim != 1 or start.size == 0:
         raise InvalidBlockMDP(f"start must be a non-empty 1-d array, got shape {start.shape}")
     _check_distributions(start, np.array([start.sum()]), "start", lambda _: "start", atol)
     widths = [start.size]
     matrices = []
     for h, given in enumerate(transitions):
-        # scipy-stubs: csr_array takes an _spbase, which every sparray is at run time
-        matrix = sp.csr_array(given).astype(np.float64)  # type: ignore[arg-type]
+        matrix = _float_matrix(given, f"transitions[{h}] (layer {h + 1} -> {h + 2})")
         rows, following = matrix.shape
         if rows != widths[h] * actions or following == 0:
             raise InvalidBlockMDP(
@@ -107,7 +130,8 @@ def block_mdp_from_arrays(
         rewards = [np.zeros((width, actions)) for width in widths]
     if len(rewards) != horizon:
         raise InvalidBlockMDP(f"rewards has {len(rewards)} layers, the MDP {horizon}")
-    reward_arrays = tuple(np.asarray(r, dtype=np.float64) for r in rewards)
+    reward_arrays = tuple(_float_array(r, f"rewards[{h}] (layer {h + 1})")
+                          for h, r in enumerate(rewards))
     for h, reward in enumerate(reward_arrays):
         if reward.shape != (widths[h], actions) or not np.isfinite(reward).all():
             raise InvalidBlockMDP(f"rewards[{h}] must be finite of shape ({widths[h]}, "

@@ -7,7 +7,7 @@ state, per layer and overall.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,15 +50,25 @@ class CoverReport(PrintsAsRepr):
 
 def policy_cover_alpha(
     mdp: BlockMDP,
-    policies: Sequence[Policy],
+    policies: Iterable[Policy],
     eta_per_layer: tuple[np.ndarray, ...] | None = None,
 ) -> CoverReport:
     """The cover quality of ``policies`` (``def:policy-cover``), exactly in exact mode.
 
-    ``eta_per_layer`` may pass :func:`kinematic.homing.eta` if already computed.
+    ``policies`` is a non-empty list (or other iterable, but not a dict) of :class:`Policy`;
+    anything else is refused, naming the entry at fault. ``eta_per_layer`` may pass
+    :func:`kinematic.homing.eta` if already computed.
+
+    >>> from kinematic.families import combination_lock
+    >>> from kinematic.homing import homing_policies
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> policy_cover_alpha(lock, list(homing_policies(lock).values())).alpha
+    Fraction(1, 1)
+    >>> report = policy_cover_alpha(lock, [homing_policies(lock)["s3c"]])
+    >>> report.alpha, report.alpha_per_state["s3c"]
+    (Fraction(0, 1), Fraction(1, 1))
     """
-    if not policies:
-        raise ValueError("a policy cover needs at least one policy")
+    policies = _policy_list(policies)
     eta_per_layer = eta(mdp) if eta_per_layer is None else eta_per_layer
     visitations = [state_visitation(mdp, policy) for policy in policies]
     best: dict[str, Number] = {}
@@ -73,7 +83,22 @@ def policy_cover_alpha(
     return CoverReport(best, alpha_state, tuple(alpha_layer), min(alpha_layer))
 
 
-def is_policy_cover(mdp: BlockMDP, policies: Sequence[Policy], alpha: Number) -> bool:
+def _policy_list(policies: object) -> list[Policy]:
+    """``policies`` (any iterable but a mapping) as a non-empty list of :class:`Policy`."""
+    if isinstance(policies, Mapping) or not isinstance(policies, Iterable):
+        raise TypeError(
+            "policies must be Policy objects in a list (or another iterable, not a dict), e.g. "
+            f"[policy] or list(homing_policies(mdp).values()), got {type(policies).__name__}")
+    listed = list(policies)
+    if not listed:
+        raise ValueError("a policy cover needs at least one policy")
+    for k, policy in enumerate(listed):
+        if not isinstance(policy, Policy):
+            raise TypeError(f"policies[{k}] must be a Policy, got {type(policy).__name__}")
+    return listed
+
+
+def is_policy_cover(mdp: BlockMDP, policies: Iterable[Policy], alpha: Number) -> bool:
     """Whether ``policies`` is an ``alpha``-policy cover (``def:policy-cover``)."""
     report = policy_cover_alpha(mdp, policies)
     return report.alpha >= alpha or mdp.mode.equal(report.alpha, alpha)

@@ -1,5 +1,5 @@
-"""Whole figures: matplotlib Figures that Jupyter shows as the value of a cell, side-by-side
-panels of partitions, and the SVG pictures with which a :class:`BlockMDP` or a
+"""Whole figures: matplotlib Figures that Jupyter shows as the value of a cell, panels of
+partitions, and the SVG pictures with which a :class:`BlockMDP` or a
 :class:`Partition` shows itself in Jupyter.
 
 A Figure built with ``matplotlib.figure.Figure()`` (outside pyplot, so that scripts do not
@@ -45,7 +45,7 @@ MAX_PICTURE_STATES = 60
 """MDPs with more states show as text in Jupyter: their picture would be unreadable."""
 
 _PICTURE_EDGE_LABELS = 20  # the Jupyter picture labels edges up to this many states
-_PANELS_WIDTH = 18.0  # inches of a row of panels before they wrap to the next row
+_PANELS_WIDTH = 18.0  # inches of a row of panels; wider, they stack in one column
 _PANEL_OPTIONS = ("edge_labels", "observations", "positions", "legend")  # to draw_block_mdp
 
 
@@ -91,14 +91,15 @@ def draw_partitions(
     axes: Sequence[Axes] | None = None,
     **options: Any,
 ) -> Figure | SubFigure:
-    """Side-by-side drawings of ``mdp`` with each of ``partitions`` (default: its backward,
+    """Drawings of ``mdp`` with each of ``partitions``, in one figure (default: its backward,
     forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
 
     A block found in several partitions has the same colour in each panel, so that a split or a
-    merge shows as a change of colour. Panels fill rows of ``columns`` (default: as many as fit
-    in 18 inches) of a new figure titled by the MDP's name, or the given ``axes`` (one per
-    partition, for a figure of your own; then its figure, or subfigure, is returned, its title
-    left alone).
+    merge shows as a change of colour. The panels of a new figure, titled by the MDP's name,
+    stand in one row when it fits in 18 inches, and one above the other otherwise (a long MDP:
+    each panel keeps the width its layers need); ``columns`` fills rows of that many panels
+    instead. Or they go to the given ``axes`` (one per partition, for a figure of your own;
+    then its figure, or subfigure, is returned, its title left alone).
     ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
     ``observations``, ``positions``, ``legend``).
 
@@ -139,12 +140,13 @@ def draw_partitions(
 
 def _panel_grid(mdp: BlockMDP, count: int, columns: int | None,
                 options: dict[str, Any]) -> tuple[Figure, list[Axes]]:
-    """A new figure with ``count`` panels in rows of ``columns`` (default: as many as fit in
-    :data:`_PANELS_WIDTH` inches), each sized to the MDP."""
+    """A new figure with ``count`` panels in rows of ``columns`` (default: one row if it fits in
+    :data:`_PANELS_WIDTH` inches, else one column: never a last row with gaps), each sized to
+    the MDP."""
     width, height = panel_size(mdp, options.get("edge_labels", False),
                                options.get("observations", False))
     if columns is None:
-        columns = max(1, int(_PANELS_WIDTH // width))
+        columns = count if count * width <= _PANELS_WIDTH else 1
     columns = min(columns, count)
     rows = math.ceil(count / columns)
     figure = new_figure(figsize=(columns * width, rows * height + 0.4), layout="constrained")

@@ -252,11 +252,27 @@ def _eta_of_state(mdp: BlockMDP, state: str, error: float | None = None) -> Numb
     return _start_values(mdp, h, _unit_columns(mdp, h, i, i + 1), bound)[0]
 
 
-def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
-    """The decisions of a deterministic homing policy for ``state`` (``lem:homing_deterministic``).
+@overload
+def homing_policy_choices(mdp: BlockMDP, state: None = None) -> dict[str, dict[str, str]]: ...
 
-    Returns ``{s: action}`` for the states ``s`` of earlier layers from which ``state`` is
-    reachable; the choice elsewhere cannot change ``P_pi(state)``. Ties go to the first action.
+
+@overload
+def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]: ...
+
+
+def homing_policy_choices(
+    mdp: BlockMDP, state: str | None = None
+) -> dict[str, str] | dict[str, dict[str, str]]:
+    """The decisions of a deterministic homing policy (``lem:homing_deterministic``) for
+    ``state``, or for every state: ``{state: its decisions}`` (as :func:`eta` gives ``eta`` of one
+    state or of every state).
+
+    The decisions of a homing policy for ``s`` are ``{earlier state: action}`` for the states of
+    earlier layers from which ``s`` is reachable; the choice elsewhere cannot change ``P_pi(s)``
+    (:func:`homing_policy` lifts them to a :class:`Policy`, taking the first action elsewhere).
+    Ties go to the first action. Every state: one batched induction per layer, quadratic in the
+    size of the MDP (each state's policy names a decision per earlier state); a state of layer 1
+    needs none.
 
     In float mode the decisions are exact argmaxes of the computed values, so the policy reaches
     the ``eta(state)`` of :func:`eta` up to floating-point rounding of the two computations
@@ -266,7 +282,17 @@ def homing_policy_choices(mdp: BlockMDP, state: str) -> dict[str, str]:
     (``tests/kinematic/test_float_mode.py`` checks ``4 H d 2**-52 max(1, eta) + 1e-3 atol`` on
     generated float MDPs with tiny and drifting probabilities). Even ``eta(state) < atol`` gets
     its decisions.
+
+    >>> from kinematic.families import combination_lock
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> homing_policy_choices(lock, "s2c")
+    {'s1a': 'a1', 's1b': 'a2'}
+    >>> every = homing_policy_choices(lock)
+    >>> every["s1a"], every["s2c"] == homing_policy_choices(lock, "s2c")
+    ({}, True)
     """
+    if state is None:
+        return _every_homing_policy_choices(mdp)
     h, i = _target(mdp, state)
     values = _unit_columns(mdp, h, i, i + 1)
     return _choices_for_targets(mdp, h, values)[0]
@@ -287,11 +313,8 @@ def _choices_for_targets(
     return choices
 
 
-def homing_policies(mdp: BlockMDP) -> dict[str, dict[str, str]]:
-    """``homing_policy_choices`` for every state, one batched induction per layer.
-
-    Quadratic in the size of the MDP (each policy names a decision per earlier state).
-    """
+def _every_homing_policy_choices(mdp: BlockMDP) -> dict[str, dict[str, str]]:
+    """:func:`homing_policy_choices` of every state, one batched induction per layer."""
     result: dict[str, dict[str, str]] = {state: {} for state in mdp.layers[0]}
     for h in range(1, mdp.horizon):
         per_target = _choices_for_targets(mdp, h, mdp.mode.identity(mdp.width(h)))
@@ -299,12 +322,37 @@ def homing_policies(mdp: BlockMDP) -> dict[str, dict[str, str]]:
     return result
 
 
+def homing_policies(mdp: BlockMDP) -> dict[str, Policy]:
+    """The homing policy ``pi_s`` (``def:homing``) of every state ``s``, as ``{s: Policy}``:
+    :func:`homing_policy` of each state, from one batched induction per layer. Together they
+    are a 1-policy cover (``def:policy-cover``): pass ``list(homing_policies(mdp).values())``
+    to :func:`kinematic.cover.policy_cover_alpha`. Their decisions alone:
+    :func:`homing_policy_choices`.
+
+    >>> from kinematic.cover import policy_cover_alpha
+    >>> from kinematic.families import combination_lock
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> policies = homing_policies(lock)
+    >>> policies["s2a"].at("s1a"), policies["s2a"].at("s1b")
+    ({'a1': Fraction(0, 1), 'a2': Fraction(1, 1)}, {'a1': Fraction(1, 1), 'a2': Fraction(0, 1)})
+    >>> policy_cover_alpha(lock, list(policies.values())).alpha
+    Fraction(1, 1)
+    """
+    return {state: _lifted(mdp, choices)
+            for state, choices in _every_homing_policy_choices(mdp).items()}
+
+
 def homing_policy(mdp: BlockMDP, state: str) -> Policy:
     """A deterministic non-stationary homing policy ``pi_s`` (``def:homing``) as a :class:`Policy`.
 
     States that cannot reach ``state``, and all layers from ``state``'s on, take the first action.
     """
-    return state_policy(mdp, homing_policy_choices(mdp, state), default_action=mdp.actions[0])
+    return _lifted(mdp, homing_policy_choices(mdp, state))
+
+
+def _lifted(mdp: BlockMDP, choices: dict[str, str]) -> Policy:
+    """A homing policy's decisions as a :class:`Policy`, the first action elsewhere."""
+    return state_policy(mdp, choices, default_action=mdp.actions[0])
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ from the MDP's tables in floats - shared by every place that samples episodes:
 :func:`sample_episodes` here (the sampled planners), HOMER's batches of rich-observation
 episodes (:class:`homer.sampler.BatchSampler`) and the gymnasium environment of the baselines
 (:class:`homer.envs.RichObservationEnv`, one episode and one step at a time). Each draw takes
-one uniform number per episode, so an episode sampled alone or in a batch, by any of them,
-consumes the random stream in the same order.
+one uniform number per episode of the batch, drawn for the whole batch at once: a batch of one
+episode consumes the random stream as the environment's episode does, while a batch of many
+interleaves its episodes' draws step by step (episode ``k`` of a batch is not the ``k``-th
+episode sampled alone).
 
 :func:`sample_episodes` is the procedure of ``alg:rl_via_homing_policies`` (line
 ``line:psdp-sampling-proc``): ``Unf(Psi_t) o Unf(A) o pi_{t+1} o ... ``: each episode rolls in
@@ -53,6 +55,19 @@ def _floats(array: np.ndarray | sp.csr_array) -> np.ndarray:
     return np.asarray(dense, dtype=np.float64)
 
 
+def _float_table(matrix: np.ndarray | sp.csr_array) -> np.ndarray | sp.csr_array:
+    """``matrix`` in float64, sparse if it is sparse (a float-mode MDP's shared, not copied)."""
+    if sp.issparse(matrix):
+        return sp.csr_array(matrix.astype(np.float64, copy=False))
+    return np.asarray(matrix, dtype=np.float64)
+
+
+def _dense_rows(table: np.ndarray | sp.csr_array, rows: np.ndarray) -> np.ndarray:
+    """Rows ``rows`` of ``table`` as a dense array: a sparse table is indexed before it is
+    made dense, so only the rows drawn from are ever dense."""
+    return table[rows].toarray() if sp.issparse(table) else table[rows]
+
+
 class LatentSampler:
     """Draws of ``mdp``'s latent steps for many episodes at once, from its tables in floats
     (exact numbers rounded once). Positions ``h`` are 0-based (layer ``h + 1``), as in
@@ -75,10 +90,14 @@ class LatentSampler:
     def __init__(self, mdp: BlockMDP) -> None:
         self.actions = mdp.number_of_actions
         self.start_distribution = _floats(mdp.start)
-        self.emissions = [_floats(mdp.emission_matrix(h)) for h in range(mdp.horizon)]
-        """``q(x | s)`` of each position: ``(states, observations)``."""
-        self.transitions = [_floats(matrix) for matrix in mdp.transitions]
-        """``T(s' | s, a)`` of each position but the last: row ``s * |A| + a``."""
+        self.decoders = mdp.emission_state
+        """The state emitting each observation, per position (the MDP's ``emission_state``)."""
+        self.emission_probabilities = [_floats(p) for p in mdp.emission_probability]
+        """``q(x | decoder(x))`` per position: a state's row of ``q(x | s)`` is made dense
+        only for the states drawn from."""
+        self.transitions = [_float_table(matrix) for matrix in mdp.transitions]
+        """``T(s' | s, a)`` of each position but the last (row ``s * |A| + a``) in float64,
+        sparse where the MDP's are (float mode): only the rows drawn from are made dense."""
 
     def start(self, samples: int, rng: np.random.Generator) -> np.ndarray:
         """``samples`` start states."""
@@ -86,12 +105,13 @@ class LatentSampler:
 
     def emit(self, h: int, states: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The observation each of ``states`` (at position ``h``) emits."""
-        return categorical(self.emissions[h][states], rng)
+        emitters = self.decoders[h][None, :] == states[:, None]
+        return categorical(np.where(emitters, self.emission_probabilities[h], 0.0), rng)
 
     def step(self, h: int, states: np.ndarray, actions: np.ndarray,
              rng: np.random.Generator) -> np.ndarray:
         """The next state of each of ``states`` (at position ``h < H - 1``) after ``actions``."""
-        return categorical(self.transitions[h][states * self.actions + actions], rng)
+        return categorical(_dense_rows(self.transitions[h], states * self.actions + actions), rng)
 
 
 def sample_episodes(

@@ -1,17 +1,24 @@
 """Hypothesis strategies for Block MDPs, split transformations and policies.
 
-Public so that users can state their own properties over generated Block MDPs::
+Public so that users can state their own properties over generated Block MDPs, as a test
+function decorated with ``@given(block_mdps())`` (Hypothesis then calls it on many MDPs):
 
-    from hypothesis import given
-    from kinematic.strategies import block_mdps
-
-    @given(block_mdps())
-    def test_my_claim(mdp): ...
+>>> from hypothesis import given, settings
+>>> from kinematic import eta_min
+>>> @settings(max_examples=20, database=None)
+... @given(block_mdps())
+... def test_every_state_is_reachable(mdp):
+...     assert eta_min(mdp) > 0
+>>> test_every_state_is_reachable()
 
 Generated MDPs are exact (``Fraction``) and valid: every state is reachable, every start state
-has positive probability, transition supports are sparse. To exercise kinematic inseparability,
-some states copy the outgoing rows of an earlier state of their layer (forward KI pairs) and
-some states are split in two with :func:`kinematic.families.split_state` (KI pairs).
+has positive probability, transition supports are sparse. States are named ``s{layer}_{i}``
+(layers from 1), actions ``a0, a1, ...``, the observations of a state with several
+``{state}.x{k}``. To exercise kinematic inseparability, some states copy the outgoing rows of an
+earlier state of their layer (forward KI pairs) and some states are split in two with
+:func:`kinematic.families.split_state` (KI pairs): the halves of ``s2_0`` are ``s2_0/a`` and
+``s2_0/b``, and a canonical form (:func:`kinematic.canonical.canonical_form`) names the state
+it merges them into by joining their names with ``+``: ``s2_0/a+s2_0/b``.
 """
 
 from __future__ import annotations
@@ -144,10 +151,23 @@ def _split_once(draw: st.DrawFn, mdp: BlockMDP) -> tuple[str, BlockMDP]:
 def split_states(
     draw: st.DrawFn, mdps: st.SearchStrategy[BlockMDP] | None = None
 ) -> tuple[BlockMDP, BlockMDP, str]:
-    """``(mdp, split, state)``: a generated MDP and the MDP with ``state`` split in two.
+    """``(mdp, split, state)``: a generated MDP and the MDP with ``state`` split in two
+    (:func:`kinematic.families.split_state`).
 
-    The split follows a random subset of the state's observations when it has several, and a
-    random weight (with refined observations) otherwise or by choice.
+    The two halves are named ``{state}/a`` and ``{state}/b``; they are KI (``def:ki``), so the
+    canonical form of ``split`` merges them back into one state named ``{state}/a+{state}/b``
+    (with any other state KI to them, its name joined by ``+`` too). The split follows a random
+    subset of the state's observations when it has several, and a random weight otherwise or
+    by choice (each observation ``x`` of the state then refined into ``x/a`` and ``x/b``).
+
+    >>> from hypothesis import find, settings
+    >>> from kinematic.canonical import canonical_form
+    >>> quiet = settings(database=None, derandomize=True)
+    >>> mdp, split, state = find(split_states(), lambda drawn: True, settings=quiet)
+    >>> state, split.layers[0]
+    ('s1_0', ('s1_0/a', 's1_0/b'))
+    >>> canonical_form(split).state_map
+    {'s1_0/a': 's1_0/a+s1_0/b', 's1_0/b': 's1_0/a+s1_0/b'}
     """
     mdp = draw(block_mdps(max_splits=0) if mdps is None else mdps)
     state, split = _split_once(draw, mdp)

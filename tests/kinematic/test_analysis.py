@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from kinematic import analyze, combination_lock, figure2_split, from_spec
+from kinematic import analyze, combination_lock, figure2_canonical, figure2_split, from_spec
 from kinematic.analysis import format_report, merged_blocks
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.policies import Policy
@@ -257,3 +257,12 @@ def test_the_report_names_a_large_block_by_its_first_forty_states():
     states = [f"s{i}" for i in range(45)]
     text = merged_blocks([{"layer": 3, "states": states}])
     assert text == f"layer 3: {{{', '.join(states[:40])}, ... (5 more)}}"
+
+
+@pytest.mark.parametrize("mdp, line", [
+    (combination_lock(4, 2, 1), "canonical form: 8 states (from 11), merged: s1a+s1b <- s1a, s1b; "
+                                "s3a+s3b <- s3a, s3b; s4a+s4b <- s4a, s4b"),
+    (figure2_canonical(), "canonical form: 3 states (from 3) - already canonical"),
+], ids=["lock", "canonical"])
+def test_the_text_report_names_the_merged_states_of_the_canonical_form(mdp, line):
+    assert line in format_report(analyze(mdp)).splitlines()

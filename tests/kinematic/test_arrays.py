@@ -31,6 +31,24 @@ def test_the_lock_from_its_arrays_keeps_eta_and_rewards():
     assert all(np.array_equal(a, b) for a, b in zip(rebuilt.rewards, lock.rewards, strict=True))
 
 
+@pytest.mark.parametrize("spelled", [lambda value: value, lambda value: str(float(value))],
+                         ids=["Fraction", "decimal string"])
+def test_exact_numbers_and_numeric_strings_are_read_as_floats(spelled):
+    # An exact MDP's tables are object arrays of Fractions; numpy reads numeric strings too.
+    exact = combination_lock(4, 3, 0)
+    floats = with_float_numbers(exact)
+
+    def spell(array):
+        return np.vectorize(spelled, otypes=[object])(array)
+
+    rebuilt = block_mdp_from_arrays("lock", spell(exact.start),
+                                    [spell(matrix) for matrix in exact.transitions], actions=3,
+                                    rewards=[spell(reward) for reward in exact.rewards])
+    for ours, theirs in zip(rebuilt.transitions, floats.transitions, strict=True):
+        assert ours.dtype == np.float64 and abs(ours - theirs).max() == 0
+    assert all(np.array_equal(a, b) for a, b in zip(rebuilt.rewards, floats.rewards, strict=True))
+
+
 HALF = sp.csr_array(np.full((2, 2), 0.5))
 
 
@@ -52,6 +70,16 @@ HALF = sp.csr_array(np.full((2, 2), 0.5))
     ([0.5, 0.5], [HALF], 1, [np.zeros((2, 1))], r"^rewards has 1 layers, the MDP 2$"),
     ([0.5, 0.5], [HALF], 1, [np.zeros((2, 1)), np.full((2, 1), np.inf)],
      r"^rewards\[1\] must be finite of shape \(2, 1\)"),
+    (["half", "0.5"], [HALF], 1, None,
+     r"^start is not an array of numbers: could not convert string to float: .*'half'"),
+    ([0.5, 0.5], [HALF, [["a", "0.5"], ["0.5", "0.5"]]], 1, None,
+     r"^transitions\[1\] \(layer 2 -> 3\) is not an array of numbers: could not convert"),
+    ([0.5, 0.5], [np.full((2, 2, 1), 0.5)], 1, None,
+     r"^transitions\[0\] \(layer 1 -> 2\) must be a matrix \(2-d\), got shape \(2, 2, 1\)$"),
+    ([0.5, 0.5], [sp.coo_array(np.full(2, 0.5))], 1, None,
+     r"^transitions\[0\] \(layer 1 -> 2\) must be a matrix \(2-d\), got shape \(2,\)$"),
+    ([0.5, 0.5], [HALF], 1, [np.zeros((2, 1)), [[None], ["one"]]],
+     r"^rewards\[1\] \(layer 2\) is not an array of numbers: "),
 ])
 def test_malformed_arrays_are_refused_naming_the_culprit(start, transitions, actions, rewards,
                                                           message):

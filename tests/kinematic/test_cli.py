@@ -58,7 +58,7 @@ def test_policies_are_opt_in_and_readable_report(tmp_path, capsys):
     assert main(["analyze", str(spec)]) == 0
     report = capsys.readouterr().out
     assert "\nKI blocks with more than one state: layer 2: {s2a, s2b}\n" in report
-    assert "canonical form: 3 states (from 4)" in report
+    assert "\ncanonical form: 3 states (from 4), merged: s2a+s2b <- s2a, s2b\n" in report
 
 
 def test_eta_error_flag_bounds_float_eta_and_is_refused_for_exact_specs(tmp_path, capsys):

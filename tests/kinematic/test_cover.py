@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from kinematic.cover import is_policy_cover, policy_cover_alpha
 from kinematic.families import combination_lock, combination_lock_optimal_choices
-from kinematic.homing import eta, homing_policy
+from kinematic.homing import eta, homing_policies, homing_policy
 from kinematic.model import with_float_numbers
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps, policies
@@ -58,6 +58,32 @@ def test_a_cover_that_misses_the_bad_states():
 def test_empty_cover_is_rejected():
     with pytest.raises(ValueError, match=r"^a policy cover needs at least one policy$"):
         policy_cover_alpha(combination_lock(2, 2, 0), [])
+
+
+LOCK = combination_lock(3, 2, 0)
+HOMING = homing_policies(LOCK)
+NOT_A_LIST = (r"^policies must be Policy objects in a list \(or another iterable, not a dict\), "
+              r"e\.g\. \[policy\] or list\(homing_policies\(mdp\)\.values\(\)\), got {}$")
+
+
+@pytest.mark.parametrize("given, message", [
+    (HOMING, NOT_A_LIST.format("dict")),
+    (HOMING["s2a"], NOT_A_LIST.format("Policy")),
+    (None, NOT_A_LIST.format("NoneType")),
+    ([HOMING["s2a"], "s3c"], r"^policies\[1\] must be a Policy, got str$"),
+    (list(HOMING), r"^policies\[0\] must be a Policy, got str$"),
+], ids=["dict of policies", "one policy", "None", "a name among policies", "the dict's keys"])
+def test_a_cover_that_is_not_policies_is_refused_naming_the_entry(given, message):
+    for check in (policy_cover_alpha, lambda mdp, policies: is_policy_cover(mdp, policies, 1)):
+        with pytest.raises(TypeError, match=message):
+            check(LOCK, given)
+
+
+def test_any_iterable_of_policies_is_a_cover():
+    listed = policy_cover_alpha(LOCK, list(HOMING.values()))
+    assert listed.alpha == 1
+    assert policy_cover_alpha(LOCK, iter(HOMING.values())) == listed
+    assert policy_cover_alpha(LOCK, (HOMING[s] for s in LOCK.states)) == listed
 
 
 @given(st.data())

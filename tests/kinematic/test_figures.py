@@ -20,6 +20,7 @@ from kinematic import (
     ki_partition,
 )
 from kinematic.figures import MAX_PICTURE_STATES, new_figure, svg_picture
+from kinematic.graph_style import panel_size
 from kinematic.inseparability import Partition
 from kinematic.partition import check_partition_of
 
@@ -60,6 +61,17 @@ def test_panels_of_given_partitions_keep_the_colour_of_a_block_found_in_both():
     s4a = (4, 1.0)  # layer 4, first of three states
     assert len(figure.axes) == 2
     assert node_colour(figure.axes[0], s4a) == node_colour(figure.axes[1], s4a)
+
+
+@pytest.mark.parametrize("horizon, rows, columns", [(3, 1, 3), (4, 3, 1), (10, 3, 1)])
+def test_panels_stand_in_one_row_if_it_fits_else_in_one_column(horizon, rows, columns):
+    # Never a grid with an empty cell: 3 x 6.7 inches (horizon 4) is wider than a row.
+    figure = draw_partitions(combination_lock(horizon, 3, seed=0))
+    geometry = [axes.get_subplotspec().get_geometry()[:2] for axes in figure.axes]
+    assert geometry == [(rows, columns)] * 3
+    width, height = panel_size(combination_lock(horizon, 3, seed=0))
+    assert tuple(figure.get_size_inches()) == pytest.approx((columns * width,
+                                                             rows * height + 0.4))
 
 
 def test_panels_fill_rows_of_the_given_number_of_columns():

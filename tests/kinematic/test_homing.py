@@ -19,6 +19,7 @@ from kinematic.homing import (
     eta_min,
     homing_policies,
     homing_policy,
+    homing_policy_choices,
     lp_maximum_visitation,
     lp_optimal_value,
 )
@@ -56,12 +57,19 @@ def test_batched_and_single_target_inductions_agree(mdp):
 def test_homing_policies_attain_eta(mdp):
     """The deterministic policy of every state visits it with probability exactly eta(s)."""
     values = by_state(mdp, eta(mdp))
-    all_choices = homing_policies(mdp)
+    all_choices = homing_policy_choices(mdp)
+    all_policies = homing_policies(mdp)
+    assert list(all_choices) == list(all_policies) == list(mdp.states)
     for state in mdp.states:
         visits = path_visitation(mdp, homing_policy(mdp, state))
         assert visits[state] == values[state]
+        assert all_choices[state] == homing_policy_choices(mdp, state)
         lifted = state_policy(mdp, all_choices[state], default_action=mdp.actions[-1])
         assert path_visitation(mdp, lifted)[state] == values[state]
+        one = homing_policy(mdp, state)
+        assert all_policies[state].mdp is mdp
+        assert all(np.array_equal(ours, theirs) for ours, theirs in zip(
+            all_policies[state].action_probabilities, one.action_probabilities, strict=True))
 
 
 @given(st.data())
@@ -211,10 +219,10 @@ def test_workers_apply_to_every_state_only():
                                   "one induction")
 
 
-def test_homing_policies_name_every_state():
+def test_homing_policy_choices_name_every_state():
     """One entry per state; layer-1 states need no decision."""
     mdp = combination_lock(horizon=3, actions=2, seed=0)
-    choices = homing_policies(mdp)
+    choices = homing_policy_choices(mdp)
     assert list(choices) == list(mdp.states)
     assert all(choices[s] == {} for s in mdp.layers[0])
 
@@ -261,10 +269,12 @@ def test_a_failed_linear_program_is_reported_with_the_solvers_message(monkeypatc
         lp_maximum_visitation(FOUR_ACTIONS, "s2a")
 
 
-def test_a_homing_policy_takes_the_first_action_where_it_need_not_decide():
+@pytest.mark.parametrize("build", [homing_policy, lambda mdp, state: homing_policies(mdp)[state]],
+                         ids=["homing_policy", "homing_policies"])
+def test_a_homing_policy_takes_the_first_action_where_it_need_not_decide(build):
     """From the target's layer on, and at states that cannot reach it: the first action."""
     mdp = combination_lock(horizon=4, actions=3, seed=0)
-    policy = homing_policy(mdp, "s3a")
+    policy = build(mdp, "s3a")
     for h in range(mdp.horizon):
         for x, name in enumerate(mdp.observations[h]):
             row = policy.action_probabilities[h][x].tolist()
