@@ -36,10 +36,9 @@ extrapolated all-pairs baseline.
 Timing runs first without tracing; peak memory is measured in a second run under
 ``tracemalloc`` (numpy reports its buffers to it), except for the H=1000 case (peak resident
 memory, above). Run: ``python benchmarks/exact_scale.py [--note TEXT] [--results FILE]``; the
-table of phases is printed and written, dated, into the section of a Markdown page between
-:data:`SECTION_BEGIN` and :data:`SECTION_END` (default ``benchmarks/results/exact_scale.md``,
-whose notes around that section are written by hand and left as they are); a page that does
-not exist yet is created with the section alone.
+table of phases is printed and written, dated, into this script's section of a Markdown page
+(``results_page.py``; default ``benchmarks/results/exact_scale.md``, whose notes around that
+section are written by hand and left as they are).
 """
 
 from __future__ import annotations
@@ -61,6 +60,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from machine import machine  # beside this script (run as a script)
+from results_page import ResultsPage  # beside this script
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 
@@ -347,31 +347,12 @@ def run_million_case(horizon: int, width: int) -> list[tuple]:
 
 
 RESULTS = Path(__file__).parent / "results" / "exact_scale.md"
-SECTION_BEGIN = "<!-- written by benchmarks/exact_scale.py: each run replaces this section -->"
-SECTION_END = "<!-- end of the section written by benchmarks/exact_scale.py -->"
 
 
-def page_parts(path: Path) -> tuple[str, str]:
-    """The text of the page ``path`` before :data:`SECTION_BEGIN` and after
-    :data:`SECTION_END` (for a page not written yet: a title, and nothing). Exits naming the
-    page if it lacks either marker, before the benchmark runs for minutes."""
-    if not path.exists():
-        return "# Scale of the exact core\n\n", ""
-    before, begin, rest = path.read_text().partition(SECTION_BEGIN)
-    _, end, after = rest.partition(SECTION_END)
-    if not (begin and end):
-        sys.exit(f"{path}: no section to write (the lines {SECTION_BEGIN!r} and "
-                 f"{SECTION_END!r} are missing); give another page with --results")
-    return before, after
-
-
-def write_results(path: Path, parts: tuple[str, str], started: datetime, note: str,
-                  rows: list[tuple]) -> None:
-    """Writes the page ``path``: ``parts`` (:func:`page_parts`) around the section of this run
-    (command, date, machine, one row per case and phase)."""
+def write_results(page: ResultsPage, started: datetime, note: str, rows: list[tuple]) -> None:
+    """Writes this run's section of ``page``: command, date, machine, one row per case and
+    phase."""
     text = [
-        SECTION_BEGIN,
-        "",
         f"`python benchmarks/exact_scale.py {shlex.join(sys.argv[1:])}`, "
         f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'scipy'))}. Also running: {note}.",
         "",
@@ -385,10 +366,7 @@ def write_results(path: Path, parts: tuple[str, str], started: datetime, note: s
         ratio = format(baseline / seconds, ".1f") + "x" if seconds > 0 else "inf"
         text.append(f"| {name} | {phase} | {seconds:.3f} | {peak:.1f} | "
                     f"{approximate}{baseline:.3f} | {approximate}{ratio} |")
-    text += ["", SECTION_END]
-    before, after = parts
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(before + "\n".join(text) + (after or "\n"))
+    page.write(text)
 
 
 def main() -> None:
@@ -405,7 +383,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the Markdown page whose marked section is written")
     args = parser.parse_args()
-    parts = page_parts(args.results)
+    page = ResultsPage.read(args.results, "benchmarks/exact_scale.py", "Scale of the exact core")
     started = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'scipy'))}")
     rows = []
@@ -439,7 +417,7 @@ def main() -> None:
             f"{name:<34} {phase:<24} {seconds:>9.3f} {peak:>9.1f} "
             f"{approximate + format(baseline, '.3f'):>11} {approximate + ratio:>8}"
         )
-    write_results(args.results, parts, started, args.note, rows)
+    write_results(page, started, args.note, rows)
     print(f"written: {args.results}")
 
 

@@ -15,8 +15,9 @@ Runs go in parallel, ``--jobs`` at a time (default: one per core; each run uses 
 thread, so per-run seconds stay those of a run alone, within the 1.2x measured by
 ``benchmarks/homer_sharing.py``).
 
-Writes a dated Markdown table (default ``benchmarks/results/homer_combolock.md``) with the
-command, the machine and what else ran (``--note``).
+Writes a dated Markdown table with the command, the machine and what else ran (``--note``) into
+this script's section of a Markdown page (``results_page.py``; default
+``benchmarks/results/homer_combolock.md``, whose notes around the section are kept).
 
 Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
 [--out DIR] [--compare] [--jobs N] [--note TEXT] [--results FILE]``. Runs are resumable: an
@@ -38,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from machine import machine  # beside this script (run as a script)
+from results_page import ResultsPage  # beside this script
 
 RESULTS = Path(__file__).parent / "results" / "homer_combolock.md"
 
@@ -81,16 +83,14 @@ def markdown_row(summary: dict, report: dict | None) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def write_results(path: Path, command: str, started: datetime, note: str, jobs: int,
+def write_results(page: ResultsPage, command: str, started: datetime, note: str, jobs: int,
                   rows: list[str], compared: bool) -> None:
-    """The dated results file: command, machine, the table of runs."""
+    """Writes the dated section of ``page``: command, machine, the table of runs."""
     columns = ["H", "seed", "value (optimal 1)", "episodes", "wall-clock", "peak RSS"]
     if compared:
         columns += ["phi_B merge steps", "phi_F merge steps", "phi-bar merge steps",
                     "min alpha"]
     text = [
-        "# HOMER on the diabolical combination lock",
-        "",
         f"`{command}`, {started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. K = 10; "
         f"runs {jobs} at a time, one torch thread each. Also running: {note}.",
         "",
@@ -104,8 +104,7 @@ def write_results(path: Path, command: str, started: datetime, note: str, jobs: 
         "|" + "---|" * len(columns),
         *rows,
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(text) + "\n")
+    page.write(text)
 
 
 def main() -> None:
@@ -118,8 +117,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="runs at a time (default: one per core)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the Markdown page whose section is written")
     args = parser.parse_args()
+    page = ResultsPage.read(args.results, "benchmarks/homer_combolock.py",
+                            "HOMER on the diabolical combination lock")
     command = "python benchmarks/homer_combolock.py " + shlex.join(sys.argv[1:])
     started_at = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'torch'))}")
@@ -151,7 +153,7 @@ def main() -> None:
             table.append(row)
     print(f"\n{len(runs)} runs in {time.perf_counter() - started:.0f} s of wall-clock with "
           f"{args.jobs} at a time (one torch thread each)")
-    write_results(args.results, command, started_at, args.note, args.jobs, table, args.compare)
+    write_results(page, command, started_at, args.note, args.jobs, table, args.compare)
     print(f"written: {args.results}")
     print("\nper horizon: successes, median episodes, median seconds")
     for horizon, summaries in sorted(rows.items()):

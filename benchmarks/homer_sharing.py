@@ -8,7 +8,8 @@
    --algorithms homer``): tasks per minute, and the ratio.
 
 Wall-clock seconds of whole processes (start to exit), each measured in this run on this
-machine; written as a dated Markdown file (default ``benchmarks/results/homer_sharing.md``).
+machine; written, dated, into this script's section of a Markdown page (``results_page.py``;
+default ``benchmarks/results/homer_sharing.md``, whose notes around the section are kept).
 Usage: ``python benchmarks/homer_sharing.py [--horizon 5] [--sweep-horizons 3,4]
 [--sweep-seeds 2] [--note TEXT] [--results FILE]``.
 """
@@ -27,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from machine import machine  # beside this script (run as a script)
+from results_page import ResultsPage  # beside this script
 
 RESULTS = Path(__file__).parent / "results" / "homer_sharing.md"
 BUSY = "while True:\n    pass\n"
@@ -67,8 +69,11 @@ def main() -> None:
     parser.add_argument("--sweep-horizons", default="3,4")
     parser.add_argument("--sweep-seeds", type=int, default=2)
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the Markdown page whose section is written")
     args = parser.parse_args()
+    page = ResultsPage.read(args.results, "benchmarks/homer_sharing.py",
+                            "HOMER sharing the machine")
     cores = os.cpu_count() or 1
     started = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'torch'))}")
@@ -97,9 +102,7 @@ def main() -> None:
                               f"{baseline / seconds:.2f}x |")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    text = [
-        "# HOMER sharing the machine",
-        "",
+    page.write([
         f"`python benchmarks/homer_sharing.py {shlex.join(sys.argv[1:])}`, "
         f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. An H = {args.horizon}, "
         "K = 10 run, wall-clock of the whole process; \"busy\": next to one process spinning "
@@ -115,9 +118,7 @@ def main() -> None:
         "| workers | seconds | tasks per minute | speed-up |",
         "|---|---|---|---|",
         *sweep_rows,
-    ]
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text("\n".join(text) + "\n")
+    ])
     print(f"written: {args.results}")
 
 

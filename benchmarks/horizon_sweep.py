@@ -6,9 +6,10 @@ the optimal value within the budget; median episodes to get there) next to the p
 and writes the horizon plot. Defaults: H in {3, 6, 12}, one seed, 5,000 episodes per PPO / A2C
 run, a local process pool of one worker (about an hour here; the paper's budget is 10^7 episodes:
 ``python -m homer sweep --address auto`` runs it on a Ray cluster). Finished tasks are kept in
-``--out``, so a rerun (for instance with more seeds) only runs what is missing. Writes a dated
-Markdown file (default ``benchmarks/results/horizon_sweep.md``) with the command, the machine,
-what else ran (``--note``), every run and the table.
+``--out``, so a rerun (for instance with more seeds) only runs what is missing. Writes the
+command, the machine, what else ran (``--note``), every run and the table, dated, into this
+script's section of a Markdown page (``results_page.py``; default
+``benchmarks/results/horizon_sweep.md``, whose notes around the section are kept).
 
 Usage: ``python benchmarks/horizon_sweep.py [--horizons 3,6,12] [--seeds 1] [--budget 5000]
 [--out DIR] [--executor local|ray] [--workers 1] [--note TEXT] [--results FILE]``
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from machine import machine  # beside this script (run as a script)
+from results_page import ResultsPage  # beside this script
 
 from homer.plots import save_figure
 from homer.sweep import ALGORITHMS, horizon_figure, run_sweep, sweep_table
@@ -43,8 +45,11 @@ def main() -> None:
     parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the Markdown page whose section is written")
     args = parser.parse_args()
+    page = ResultsPage.read(args.results, "benchmarks/horizon_sweep.py",
+                            "The horizon sweep at a budget for a 2-core machine")
     started = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'torch'))}; budget {args.budget} episodes per PPO/A2C "
           f"run", flush=True)
@@ -65,9 +70,7 @@ def main() -> None:
     print(table)
     print(PAPER)
     print("plot:", save_figure(horizon_figure(records), args.out / "horizon")[0])
-    text = [
-        "# The horizon sweep at a budget for a 2-core machine",
-        "",
+    page.write([
         f"`python benchmarks/horizon_sweep.py {shlex.join(sys.argv[1:])}`, "
         f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; {args.budget} episodes "
         f"per PPO / A2C run, {args.workers} worker(s). Also running: {args.note}.",
@@ -82,9 +85,7 @@ def main() -> None:
         "```",
         "",
         PAPER.replace("\n", " "),
-    ]
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text("\n".join(text) + "\n")
+    ])
     print(f"written: {args.results}")
 
 

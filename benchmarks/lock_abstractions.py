@@ -13,8 +13,9 @@ instead of whole runs; ``benchmarks/homer_combolock.py --compare`` then checks w
 Usage: ``python benchmarks/lock_abstractions.py [--horizon 10] [--seeds 0,1,2,3,4]
 [--layers 1,2,...] [--set FIELD=VALUE ...] [--note TEXT] [--results FILE]`` (``--set``
 overrides a ``HomerConfig`` field, e.g. ``--set transitions=4000``). Prints one line per layer
-and a summary, and writes them as a dated Markdown file (default
-``benchmarks/results/lock_abstractions.md``); one torch thread.
+and a summary, and writes them, dated, into this script's section of a Markdown page
+(``results_page.py``; default ``benchmarks/results/lock_abstractions.md``, whose notes around
+the section are kept); one torch thread.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from machine import machine  # beside this script (run as a script)
+from results_page import ResultsPage  # beside this script
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
@@ -99,8 +101,11 @@ def main() -> None:
                         help="0-based layers of x (default: 1 .. H - 2)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the Markdown file written")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the Markdown page whose section is written")
     args = parser.parse_args()
+    page = ResultsPage.read(args.results, "benchmarks/lock_abstractions.py",
+                            "HOMER's contrastive models on single layers of the lock")
     started = datetime.now(UTC)
     config = HomerConfig()
     for assignment in args.set:
@@ -125,9 +130,7 @@ def main() -> None:
                f"{len(results)}; {np.mean([r['seconds'] for r in results]):.1f} s of training "
                f"per layer")
     print(summary)
-    text = [
-        "# HOMER's contrastive models on single layers of the lock",
-        "",
+    page.write([
         f"`python benchmarks/lock_abstractions.py {shlex.join(sys.argv[1:])}`, "
         f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; H = {args.horizon}, "
         f"settings {', '.join(args.set) or 'default'}; one torch thread. Also running: "
@@ -143,9 +146,7 @@ def main() -> None:
         *rows,
         "",
         summary[0].upper() + summary[1:] + ".",
-    ]
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text("\n".join(text) + "\n")
+    ])
     print(f"written: {args.results}")
 
 

@@ -1,0 +1,95 @@
+"""The benchmarks' results pages: a run rewrites only its script's section and keeps the notes
+written by hand around it (``benchmarks/results_page.py``)."""
+
+import doctest
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
+_spec = importlib.util.spec_from_file_location("results_page", BENCHMARKS / "results_page.py")
+assert _spec is not None and _spec.loader is not None
+results_page = sys.modules["results_page"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(results_page)  # as the scripts import it, from beside them
+ResultsPage, markers = results_page.ResultsPage, results_page.markers
+
+SCRIPT = "benchmarks/bench.py"
+BEGIN, END = markers(SCRIPT)
+NOTES_BEFORE = "# A page\n\nWritten by hand: *before* the section, with a trailing space \n\n"
+NOTES_AFTER = "\n\nNotes:\n\n- by hand, after the section; no newline at the end"
+PAGE = NOTES_BEFORE + BEGIN + "\n\nold figures\n\n" + END + NOTES_AFTER
+
+
+def sectioned_scripts() -> list[Path]:
+    """The benchmark scripts that write a section of their page (``results/<name>.md``)."""
+    return sorted(path for path in BENCHMARKS.glob("*.py")
+                  if "from results_page import ResultsPage" in path.read_text())
+
+
+def test_the_examples_in_the_module_run():
+    assert doctest.testmod(results_page).failed == 0
+
+
+def test_writing_a_section_twice_keeps_the_notes_and_one_section(tmp_path):
+    path = tmp_path / "page.md"
+    path.write_text(PAGE)
+    for figures in (["| a |", "|---|", "| 1 |"], ["| a |", "|---|", "| 2 |", "", "more"]):
+        ResultsPage.read(path, SCRIPT, "unused: the page exists").write(figures)
+    text = path.read_text()
+    assert text.startswith(NOTES_BEFORE + BEGIN)
+    assert text.endswith(END + NOTES_AFTER)
+    assert text.count(BEGIN) == text.count(END) == 1
+    assert "old figures" not in text and "| 1 |" not in text
+    assert text == NOTES_BEFORE + BEGIN + "\n\n| a |\n|---|\n| 2 |\n\nmore\n\n" + END + NOTES_AFTER
+
+
+def test_a_page_not_written_yet_gets_a_title_and_the_section(tmp_path):
+    path = tmp_path / "results" / "new.md"
+    ResultsPage.read(path, SCRIPT, "New figures").write(["figures"])
+    assert path.read_text() == f"# New figures\n\n{BEGIN}\n\nfigures\n\n{END}\n"
+
+
+@pytest.mark.parametrize(("page", "problem"), [
+    (PAGE.replace(BEGIN, ""), f"{BEGIN!r} is missing"),
+    (PAGE.replace(END, ""), f"{END!r} is missing"),
+    (PAGE + "\n" + END + "\n", f"{END!r} appears 2 times"),
+    (PAGE.replace(BEGIN, "@").replace(END, BEGIN).replace("@", END),
+     f"{END!r} comes before {BEGIN!r}"),
+    (PAGE.replace(BEGIN, markers("benchmarks/other.py")[0]), f"{BEGIN!r} is missing"),
+])
+def test_a_page_without_its_section_is_refused_naming_it(tmp_path, page, problem):
+    path = tmp_path / "page.md"
+    path.write_text(page)
+    with pytest.raises(SystemExit) as refusal:
+        ResultsPage.read(path, SCRIPT, "A page")
+    assert str(refusal.value.code).startswith(f"{path}: no section of {SCRIPT} to write")
+    assert problem in str(refusal.value.code)
+    assert path.read_text() == page
+
+
+def test_the_pages_written_whole_are_those_the_module_names():
+    writers = {path.stem for path in BENCHMARKS.glob("*.py")
+               if re.search(r'^RESULTS = .*"results"', path.read_text(), re.MULTILINE)}
+    whole = writers - {path.stem for path in sectioned_scripts()}
+    assert whole == {"learner_scores", "standard_envs"}
+    for name in whole:
+        assert f"``{name}.py``" in str(results_page.__doc__)
+
+
+@pytest.mark.parametrize("script", sectioned_scripts(), ids=lambda path: path.stem)
+def test_each_sectioned_page_has_its_markers_once_as_the_script_writes_them(script, tmp_path):
+    name = f"benchmarks/{script.name}"
+    assert f'ResultsPage.read(args.results, "{name}",' in script.read_text()
+    path = BENCHMARKS / "results" / f"{script.stem}.md"
+    text = path.read_text()
+    begin, end = markers(name)
+    assert text.count(begin) == text.count(end) == 1, path
+    page = ResultsPage.read(path, name, "unused: the page exists")
+    section = text[len(page.before):len(text) - len(page.after)]
+    assert section.startswith(begin + "\n\n") and section.endswith("\n\n" + end), path
+    copy = ResultsPage(tmp_path / path.name, name, page.before, page.after)
+    copy.write(section[len(begin) + 2:-len(end) - 2].split("\n"))
+    assert copy.path.read_bytes() == path.read_bytes()
