@@ -508,7 +508,7 @@ def check_state_split(case) -> Outcome:
     if original != transformed:
         difference = {
             " ".join(k): [number(original.get(k, 0)), number(transformed.get(k, 0))]
-            for k in set(original) | set(transformed)
+            for k in sorted(set(original) | set(transformed))
             if original.get(k, 0) != transformed.get(k, 0)
         }
         return Outcome(False, {"original": spec(mdp), "split": spec(split),
