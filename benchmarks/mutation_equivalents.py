@@ -49,6 +49,9 @@ BLOCKS = ("how the targets of a layer are cut into blocks (block size, count, bo
 
 DTYPE_KIND = ("dtype.kind in 'iu' -> in 'XXiuXX'",
               "a dtype kind is one character, and no dtype has the kind 'X'")
+ENCODER_DEFAULT = ("encoder = HadamardNoise() if encoder is None -> never (None passed on)",
+                   "EncodedObservations replaces a None encoder by HadamardNoise() itself "
+                   "(__post_init__); the caller's default only gives the type checker an Encoder")
 FLOAT_ALREADY = ("np.asarray(x, dtype=float) -> dtype=None / absent",
                  "x comes from a float-mode MDP (float_model): already float64 arrays")
 
@@ -86,7 +89,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                     LP_SHARES),
     **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}" for k in (29, 32)],
                     ZIP_STRICT),
-    "kinematic.cover.x_policy_cover_alpha__mutmut_7": (
+    "kinematic.cover.x_policy_cover_alpha__mutmut_5": (
         "eta_per_layer if given -> always eta(mdp)",
         "the argument is documented as the MDP's eta, already computed: recomputing it gives "
         "the same values"),
@@ -112,11 +115,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                     ZIP_STRICT),
     **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}"
                      for k in (33, 37, 40, 41)], ZIP_STRICT),
-    "kinematic.planning.x_psdp_sampled__mutmut_14": (
-        "for t in range(last_layer, -1, -1) -> range(last_layer, -2, -1)",
-        "the extra pass (t = -1) rolls in with the continuation itself, so every score lies on "
-        "the continuation's action (the first one) at the last layer, and the oracle keeps it"),
-    **dict.fromkeys([f"kinematic.planning.x_psdp_sampled__mutmut_{k}" for k in (73, 74)], (
+    **dict.fromkeys([f"kinematic.planning.x_psdp_sampled__mutmut_{k}" for k in (84, 85)], (
         "propensity 1/|A| -> |A| or 2/|A|",
         "the propensity is the same for every sample: all scores scale by one positive factor "
         "and the argmax does not move")),
@@ -136,6 +135,9 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.planning.x__greedy__mutmut_{k}" for k in (5, 17, 20)], (
         "axis=-1 -> axis=+1",
         "q is always 2-d, (observations, actions): axis 1 is the last axis")),
+    **dict.fromkeys([*(f"kinematic.planning.x__continuation__mutmut_{k}" for k in (13, 16, 17)),
+                     *(f"kinematic.planning.x__state_values__mutmut_{k}" for k in (10, 13, 14))],
+                    ZIP_STRICT),
     **dict.fromkeys([f"kinematic.homing.x__choices_for_targets__mutmut_{k}" for k in (14, 16, 18)],
                     ZIP_STRICT),
     **dict.fromkeys([f"kinematic.homing.x__start_values__mutmut_{k}" for k in (59, 62)],
@@ -417,6 +419,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "layer 1's one class is read only by state_groups, which takes int(label), and by "
         "abstract_cover_alpha, whose np.unique and searchsorted give 0.0 the same class index")),
     # homer/evaluate.py
+    "homer.evaluate.x_evaluate_abstraction__mutmut_6": ENCODER_DEFAULT,
     "homer.evaluate.x_learned_classes__mutmut_17": DTYPE_KIND,
     "homer.evaluate.x_pairwise_agreement__mutmut_7": (
         "one row too many in by_state (states.max() + 2)",
@@ -424,7 +427,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"homer.evaluate.x_exact_partitions__mutmut_{k}" for k in (11, 12, 15)], (
         "ki_partition(mdp, backward, forward) -> None for backward or forward",
         "ki_partition computes a partition it is not given: the same one, again")),
-    **dict.fromkeys([f"homer.evaluate.x_cover_roll_in__mutmut_{k}" for k in (25, 27)],
+    **dict.fromkeys([f"homer.evaluate.x_cover_roll_in__mutmut_{k}" for k in (17, 19)],
                     FLOAT_ALREADY),
     # homer/policy_evaluation.py
     "homer.policy_evaluation.x__action_rows__mutmut_13": DTYPE_KIND,
@@ -440,12 +443,17 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                     FLOAT_ALREADY),
     **dict.fromkeys([f"homer.policy_evaluation.xǁLatentPoliciesǁvisitation__mutmut_{k}"
                      for k in (14, 16)], FLOAT_ALREADY),
+    "homer.policy_evaluation.x_evaluate_policies__mutmut_13": ENCODER_DEFAULT,
     **dict.fromkeys([f"homer.policy_evaluation.x_evaluate_policies__mutmut_{k}"
-                     for k in (47, 49)], (
+                     for k in (51, 53)], (
         "latent.value(policy, name) -> no name / None",
         "the name only enters errors of the policy's first evaluation, made (and kept) by "
         "latent.visitation with the name just before")),
     # homer/summary.py
+    "homer.summary.x__value_lines__mutmut_1": (
+        "values is None or action_standard_errors is None -> and",
+        "evaluate_policies sets both together (None without rewards, lists with them): the "
+        "second test only narrows the type for the type checker"),
     **dict.fromkeys([f"homer.summary.x_abstraction_table__mutmut_{k}" for k in (49, 52, 53)],
                     ZIP_STRICT),
     **dict.fromkeys([f"homer.summary.x_format_evaluation__mutmut_{k}" for k in (29, 32)], (

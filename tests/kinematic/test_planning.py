@@ -287,6 +287,28 @@ def test_an_empty_cover_is_named_by_its_layer():
         psdp_exact(mdp, [[], [], []], mdp.rewards, 2)
 
 
+def test_both_psdps_name_a_last_layer_out_of_range():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    for psdp, extra in ((psdp_exact, {}), (psdp_sampled, {"samples": 10,
+                                                          "rng": np.random.default_rng(0)})):
+        with pytest.raises(UnknownLayer) as error:
+            psdp(mdp, covers, mdp.rewards, 4, **extra)
+        assert str(error.value) == "last_layer 4 is out of range: this MDP has layers 1..3"
+
+
+def test_planned_policies_know_their_mdp_and_print_by_name():
+    """optimal_values, psdp_exact and psdp_sampled return policies built with their MDP, so
+    ``at`` looks names up (a policy without its MDP refuses)."""
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    covers = [[homing_policy(mdp, s) for s in layer] for layer in mdp.layers]
+    for policy in (optimal_values(mdp).policy, psdp_exact(mdp, covers, mdp.rewards, 3),
+                   psdp_sampled(mdp, covers, mdp.rewards, 3, samples=10,
+                                rng=np.random.default_rng(0))):
+        assert policy.mdp is mdp
+        assert set(policy.at("s1a")) == set(mdp.actions)
+
+
 def best_value_deciding_up_to(mdp, last_layer: int):
     """max V(pi) over deterministic observation policies that take the first action after
     layer ``last_layer`` (counted from 1), by enumerating them."""
