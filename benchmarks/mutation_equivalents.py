@@ -160,6 +160,16 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "which layers run in the thread pool, and its size",
         "each layer's induction is the same computation in a thread or not; the pool only "
         "changes where it runs")),
+    **dict.fromkeys([f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}" for k in (3, 5)], (
+        "certified_maximum_visitation(mdp, workers) -> workers None / absent (one per CPU)",
+        "the number of forked processes only: every target layer runs the same layer_eta in "
+        "whichever process (test_certified_induction: forked == sequential)")),
+    **dict.fromkeys([f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}"
+                     for k in (12, 14)], (
+        "a layer's certified eta discarded (values = None, or the test forced False)",
+        "the layer is computed by the Fraction induction (_start_values) instead: the same "
+        "exact Fractions (test_certified_induction: certified == Fraction induction); speed "
+        "only")),
     "kinematic.inseparability.x__group_exact__mutmut_5": (
         "hash key: the entries != 0 -> the entries != 1",
         "the (index, value) pairs of the entries other than 1 still determine the row (the "

@@ -98,6 +98,13 @@ def test_linear_program_over_stochastic_policies_matches(mdp):
             assert all(sum(row) == 1 and min(row) >= 0 for row in table)
 
 
+def test_the_linear_program_policy_knows_its_mdp_and_looks_names_up():
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    policy = lp_maximum_visitation(mdp, "s3a").policy
+    assert policy.mdp is mdp
+    assert set(policy.at("s1a")) == set(mdp.actions)
+
+
 @given(block_mdps(max_splits=0))
 def test_the_reward_linear_program_policy_attains_the_optimal_value(mdp):
     result = lp_optimal_value(mdp, mdp.rewards)
