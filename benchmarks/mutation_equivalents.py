@@ -149,19 +149,20 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "== on arrays, object arrays included, already gives a bool array")),
     "kinematic.homing.x__block_columns__mutmut_9": BLOCKS,
     **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}"
-                     for k in (20, 21, 24, 33, 41, 44, 50, 58)], BLOCKS),
-    "kinematic.homing.x__eta_per_layer__mutmut_26": (
-        "max(widths of later layers, default=1) -> default=None",
-        "there are no later layers only when H = 1, and then no block is cut"),
-    **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (94, 97, 98)],
+                     for k in (23, 24, 27, 44, 47)], BLOCKS),
+    **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (29, 36)], (
+        "max(widths of later layers, default=1) -> default=None / 2",
+        "there are no later layers only when H = 1, and then no block is cut")),
+    **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (97, 100, 101)],
                     ZIP_STRICT),
-    **dict.fromkeys([*(f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (83, 84)),
+    **dict.fromkeys(["kinematic.homing.x__eta_per_layer__mutmut_86",
                      "kinematic.homing.x_eta__mutmut_3"], (
         "which layers run in the thread pool, and its size",
         "each layer's induction is the same computation in a thread or not; the pool only "
         "changes where it runs")),
-    **dict.fromkeys([f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}" for k in (3, 5)], (
-        "certified_maximum_visitation(mdp, workers) -> workers None / absent (one per CPU)",
+    **dict.fromkeys([*(f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}"
+                       for k in (3, 5)), "kinematic.homing.x__eta_per_layer__mutmut_7"], (
+        "the workers passed on to certified_maximum_visitation -> None / absent (one per CPU)",
         "the number of forked processes only: every target layer runs the same layer_eta in "
         "whichever process (test_certified_induction: forked == sequential)")),
     **dict.fromkeys([f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}"
@@ -170,6 +171,11 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the layer is computed by the Fraction induction (_start_values) instead: the same "
         "exact Fractions (test_certified_induction: certified == Fraction induction); speed "
         "only")),
+    **dict.fromkeys([f"kinematic.homing.x__exact_maximum_visitation__mutmut_{k}"
+                     for k in (21, 36)], (
+        "_start_values(..., error 0.0) -> None / 1.0 (exact mode)",
+        "_start_values reads error only in float mode; exact mode's stopping rule has no "
+        "tolerance")),
     "kinematic.inseparability.x__group_exact__mutmut_5": (
         "hash key: the entries != 0 -> the entries != 1",
         "the (index, value) pairs of the entries other than 1 still determine the row (the "

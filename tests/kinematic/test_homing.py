@@ -226,6 +226,15 @@ def test_workers_apply_to_every_state_only():
                                   "one induction")
 
 
+def test_zero_workers_mean_the_default_one_per_cpu_in_both_modes():
+    """``workers=0`` is read as None (``workers or os.cpu_count()``), in the float threads (H >= 3:
+    not sequential) as in the exact processes."""
+    for mdp in (combination_lock(3, 2, 0), with_float_numbers(combination_lock(3, 2, 0))):
+        default = eta(mdp)
+        for expected, values in zip(default, eta(mdp, workers=0), strict=True):
+            assert list(values) == list(expected)
+
+
 def test_homing_policy_choices_name_every_state():
     """One entry per state; layer-1 states need no decision."""
     mdp = combination_lock(horizon=3, actions=2, seed=0)
