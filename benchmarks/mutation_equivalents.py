@@ -192,10 +192,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "to numpy",
         "transition matrices are non-negative, so != 0 and > 0 agree on dense object arrays and "
         "on sparse float arrays alike; a bool or float mask times a float vector is float")),
-    **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁarray__mutmut_{k}" for k in (14, 16)], (
-        "np.asarray(values, dtype=np.float64) -> dtype=None / absent (float mode)",
-        "float mode converts every number with float() before building arrays (the only caller "
-        "passes a list of floats), so the array is float64 either way")),
     "kinematic.numbers.xǁNumberModeǁpositive__mutmut_4": (
         "np.asarray(values > 0, dtype=bool) -> absent",
         "a comparison gives a bool array already, object arrays of Fractions included"),

@@ -313,3 +313,11 @@ def test_backward_ki_in_float_mode_compares_normalised_incoming_columns():
                                "a1": {"t0": 0.25, "t1": 0.25 - d, "u": 0.5 + d}}},
     })
     assert backward_ki_partition(mdp).blocks(2) == [["t0", "t1", "u"]]
+
+
+def test_float_equality_includes_a_difference_of_exactly_atol():
+    """``equal`` is ``|left - right| <= atol``: the bound itself is equal, on either side (a
+    power of two, so the differences are exact)."""
+    mode = NumberMode(exact=False, atol=2.0**-10)
+    assert mode.equal(1 + 2.0**-10, 1.0) and mode.equal(1.0, 1 + 2.0**-10)
+    assert not mode.equal(1 + 2.0**-9, 1.0) and not mode.equal(1.0, 1 + 2.0**-9)

@@ -31,3 +31,7 @@ def test_a_numpy_float_is_rounded_as_a_float_not_written_as_its_binary_fraction(
 
 def test_a_string_from_a_json_result_is_kept_as_it_is():
     assert number_text("12/7") == "12/7"
+
+
+def test_a_float_gets_six_significant_digits_by_default():
+    assert number_text(2 / 3) == "0.666667"
