@@ -104,15 +104,19 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.contrastive.x_f_rho__mutmut_{k}" for k in (39, 42)], (
         "undefined entries: None in exact mode, NaN in float mode -> None in both",
         "NumPy stores None in a float array as NaN")),
-    "kinematic.contrastive.x_level_sets__mutmut_14": RESHAPE_NEGATIVE,
-    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (19, 21)], (
+    "kinematic.contrastive.x_level_sets__mutmut_16": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (21, 23)], (
         "np.asarray(columns, dtype=np.float64) -> dtype=None / absent (float mode)",
         "in float mode the predictor is a float64 array already")),
-    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (32, 36)], (
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (34, 38)], (
         "labels empty -> no sets: branch forced / changed",
         "rho sums to 1, so some x' has rho(x') > 0 and the labels are never empty")),
-    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (39, 42, 43)],
+    **dict.fromkeys([f"kinematic.contrastive.x_level_sets__mutmut_{k}" for k in (41, 44, 45)],
                     ZIP_STRICT),
+    "kinematic.contrastive.x_contrastive_distribution__mutmut_25": (
+        "the roll-in's sum(..., start=mode.zeros(m)) -> start 0",
+        "the cover is non-empty (refused just before otherwise), and 0 + an array is that array "
+        "(an object array of Fractions stays one)"),
     **dict.fromkeys([f"kinematic.cover.x_policy_cover_alpha__mutmut_{k}"
                      for k in (33, 37, 40, 41)], ZIP_STRICT),
     **dict.fromkeys([f"kinematic.planning.x_psdp_sampled__mutmut_{k}" for k in (84, 85)], (
@@ -120,11 +124,11 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the propensity is the same for every sample: all scores scale by one positive factor "
         "and the argmax does not move")),
     **dict.fromkeys([f"kinematic.visitation.x_trajectory_distribution__mutmut_{k}"
-                     for k in (11, 17)], (
+                     for k in (13, 19)], (
         "the initial belief zeros(width) -> zeros(1) (condition changed)",
         "a length-1 zero vector broadcasts in the first addition to the full belief")),
     **dict.fromkeys([f"kinematic.visitation.x_trajectory_distribution__mutmut_{k}"
-                     for k in (45, 48)], RESHAPE_FLAT),
+                     for k in (47, 50)], RESHAPE_FLAT),
     **dict.fromkeys([f"kinematic.inseparability.x_ki_partition__mutmut_{k}" for k in (3, 8)], (
         "backward / forward if given -> always recomputed",
         "the arguments are documented as the MDP's own partitions, already computed: "

@@ -435,3 +435,13 @@ def test_the_label_prior_is_a_probability_in_either_number_mode():
                            ("x", r"^positive_probability: 'x' is not a number")):
         with pytest.raises(ValueError, match=message):
             contrastive_distribution(mdp, cover, 2, value)
+
+
+def test_a_label_prior_of_0_or_1_is_allowed_and_leaves_one_label_only():
+    """The bounds of [0, 1] are probabilities too: p = 0 gives only imposter (y = 0) mass,
+    p = 1 only real (y = 1) mass."""
+    mdp = combination_lock(horizon=3, actions=2, seed=0)
+    cover = [uniform_policy(mdp)]
+    for p, empty in ((0, 1), (1, 0), ("0", 1), ("1", 0)):
+        joint = contrastive_distribution(mdp, cover, 2, p).joint
+        assert (joint[..., empty] == 0).all() and joint.sum() == 1
