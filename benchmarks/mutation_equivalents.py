@@ -223,13 +223,6 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.numbers.xǁNumberModeǁzeros__mutmut_{k}" for k in (10, 12)], (
         "np.zeros(shape, dtype=np.float64) -> dtype=None / absent",
         "numpy's default dtype is float64")),
-    "kinematic.transition_tables.x_parse_transitions__mutmut_24": (
-        "skip a last-layer state: continue -> break",
-        "states are visited layer by layer, so the first last-layer state is followed by last-"
-        "layer states only, all of which would be skipped"),
-    "kinematic.transition_tables.x_parse_transitions__mutmut_86": (
-        "a finite float kept as it is -> every value through parse_number",
-        "the test is a fast path: parse_number returns a finite float unchanged"),
     **dict.fromkeys([f"kinematic.transition_tables.x__first_errors__mutmut_{k}"
                      for k in (14, 17, 18)], ZIP_STRICT),
     **dict.fromkeys([f"kinematic.transition_tables.x__check_rows__mutmut_{k}"
