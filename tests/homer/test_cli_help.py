@@ -36,21 +36,23 @@ def test_every_option_with_a_default_shows_it_once(name):
     assert text.count("(default: ") == shown
 
 
-def test_the_help_of_run_shows_the_capacities_and_the_switch_to_allow_small_ones(capsys):
+def _help_text(capsys, command: str) -> str:
+    """``python -m homer COMMAND --help``'s text (exit status 0), whitespace collapsed."""
     with pytest.raises(SystemExit) as stop:
-        cli.main(["run", "--help"])
+        cli.main([command, "--help"])
     assert stop.value.code == 0
-    text = " ".join(capsys.readouterr().out.split())
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_the_help_of_run_shows_the_capacities_and_the_switch_to_allow_small_ones(capsys):
+    text = _help_text(capsys, "run")
     assert "most backward-KI classes of one layer of the MDP; an int >= 2 (default: 2)" in text
     assert ("--allow-small-capacity Run even when a capacity is below the most backward- or "
             "forward-KI classes of a layer") in text
 
 
 def test_the_help_of_evaluate_says_what_it_does_and_names_the_python_api(capsys):
-    with pytest.raises(SystemExit) as stop:
-        cli.main(["evaluate", "--help"])
-    assert stop.value.code == 0
-    text = " ".join(capsys.readouterr().out.split())
+    text = _help_text(capsys, "evaluate")
     assert "Score a state abstraction phi(observations, step) -> classes" in text
     assert ("homer.evaluate.evaluate_abstraction(mdp, phi) and "
             "homer.policy_evaluation.evaluate_policies(mdp, policies), torch-free") in text

@@ -81,6 +81,13 @@ def evaluate(capsys, files: Path, *arguments: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _python(code: str, directory: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh Python in ``directory`` (one BLAS thread; must exit 0)."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", code], cwd=directory, env=environment,
+                          capture_output=True, text=True, check=True)
+
+
 def test_evaluate_and_its_plots_run_without_importing_torch(files):
     """torch takes seconds to import and ``homer evaluate`` needs none of it: the commands
     that do (run, compare, counterexamples) import their modules themselves."""
@@ -88,9 +95,7 @@ def test_evaluate_and_its_plots_run_without_importing_torch(files):
             "main(['evaluate', '--spec', 'lock.json', '--abstraction', 'oracle', '--samples', "
             "'5', '--out', 'out'])\n"
             "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))")
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    finished = subprocess.run([sys.executable, "-c", code], cwd=files, env=environment,
-                              capture_output=True, text=True, check=True)
+    finished = _python(code, files)
     assert finished.stdout.splitlines()[-1] == "[]"
     assert (files / "out" / "confusion.png").is_file()
 
@@ -105,9 +110,7 @@ def test_a_ctrl_c_during_evaluate_imports_no_torch_either(files):
             "status = homer.cli.main(['evaluate', '--spec', 'lock.json', '--abstraction', "
             "'oracle', '--samples', '5'])\n"
             "print(status, sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    finished = subprocess.run([sys.executable, "-c", code], cwd=files, env=environment,
-                              capture_output=True, text=True, check=True)
+    finished = _python(code, files)
     assert finished.stdout.splitlines()[-1] == "130 []"
     assert finished.stderr == ("error: interrupted; the report was not written (or not "
                                "completely); rerun the same command\n")
