@@ -45,9 +45,9 @@ from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.user_code import load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
-from kinematic.cli import DefaultsHelpFormatter
+from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
-from kinematic.families import combination_lock
+from kinematic.families import LOCK_VARIANTS, combination_lock
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
@@ -110,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--lock-seed", type=random_seed(), default=None,
                      help="combolock: seed of the good actions (default: the value "
                           "of --seed)")
+    run.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
+                     help=LOCK_VARIANT_HELP)
     run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=HadamardNoise().noise_variance,
@@ -435,7 +437,11 @@ def _run(args: argparse.Namespace) -> int:
         if args.env:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
             encoder.check_fits(3, args.horizon)  # before building a lock that cannot run
-            mdp = combination_lock(args.horizon, args.actions, lock_seed)
+            mdp = combination_lock(args.horizon, args.actions, lock_seed,
+                                   variant=args.lock_variant or "paper")
+        elif args.lock_variant is not None:
+            raise ValueError("--lock-variant applies to --env combolock only; a --spec file "
+                             "holds its own rewards")
         else:
             mdp = load_spec(args.spec)
         result = run_homer(mdp, args.out, config, seed=args.seed,

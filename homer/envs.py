@@ -92,8 +92,18 @@ class RichObservationEnv(gym.Env):
 
 
 def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
-                     noise_variance: float = DEFAULT_NOISE_VARIANCE) -> RichObservationEnv:
-    """The paper's environment: :func:`kinematic.families.combination_lock` with
-    :class:`HadamardNoise`; its anti-shaped reward is drawn as ``0.1 x Ber(1/2)``."""
-    return RichObservationEnv(combination_lock(horizon, actions, seed),
+                     noise_variance: float = DEFAULT_NOISE_VARIANCE,
+                     variant: str = "paper") -> RichObservationEnv:
+    """The paper's environment: :func:`kinematic.families.combination_lock` (with the rewards of
+    ``variant``, one of :data:`kinematic.families.LOCK_VARIANTS`) and :class:`HadamardNoise`;
+    its anti-shaped reward is drawn as ``0.1 x Ber(1/2)``. Registered with gymnasium as
+    ``kinematic/DiabolicalCombinationLock-v0``, whose keyword arguments are these.
+
+    >>> import gymnasium
+    >>> env = gymnasium.make("kinematic/DiabolicalCombinationLock-v0", horizon=3, actions=2,
+    ...                      variant="released")
+    >>> env.unwrapped.mdp.name
+    'combolock-released-H3-K2-seed0'
+    """
+    return RichObservationEnv(combination_lock(horizon, actions, seed, variant=variant),
                               HadamardNoise(noise_variance), seed=seed)

@@ -220,9 +220,12 @@ def claim_run_directory(run_dir: Path, identity: RunIdentity, resume: bool,
             differ = [key for key, value in expected.items()
                       if not isinstance(stored, dict) or stored.get(key) != value]
             if differ:
+                names = (f"; its MDP is {stored['mdp']}, this one {identity.mdp}"
+                         if "mdp" in differ and isinstance(stored, dict)
+                         and isinstance(stored.get("mdp"), str) else "")
                 raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} differ "
-                                 f"in {config}): use another directory, or {setting('force')} to "
-                                 "replace it")
+                                 f"in {config}{names}): use another directory, or "
+                                 f"{setting('force')} to replace it")
     else:
         raise FileExistsError(
             f"{run_dir} holds a run ({', '.join(present)}): pass {setting('resume')} to "

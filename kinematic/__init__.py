@@ -44,7 +44,13 @@ from kinematic.errors import (
     UnknownLayer,
     UnknownName,
 )
-from kinematic.families import combination_lock, figure2_canonical, figure2_split, random_sparse_mdp
+from kinematic.families import (
+    LOCK_VARIANTS,
+    combination_lock,
+    figure2_canonical,
+    figure2_split,
+    random_sparse_mdp,
+)
 from kinematic.figures import draw_partitions
 from kinematic.finite_envs import InexactTable, from_gymnasium
 from kinematic.graph import draw_block_mdp, to_networkx
@@ -70,6 +76,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_ATOL",
+    "LOCK_VARIANTS",
     "AmbiguousTolerance",
     "BlockMDP",
     "ContrastiveDistribution",

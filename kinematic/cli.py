@@ -23,7 +23,7 @@ from kinematic.analysis import analyze, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
-from kinematic.families import combination_lock, figure2_canonical, figure2_split
+from kinematic.families import LOCK_VARIANTS, combination_lock, figure2_canonical, figure2_split
 from kinematic.finite_envs import from_gymnasium
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
@@ -49,6 +49,14 @@ class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
             return action.help
         return super()._get_help_string(action)
 
+
+LOCK_VARIANT_HELP = (
+    "combolock: its rewards - paper: the paper's text, 1 for the last good action, "
+    "V* = 1; released: the authors' released code, 5 for the last good action, -1/(H-1) for "
+    "each good action before it, the anti-shaped reward also at the last step, V* = 4 "
+    "(default: paper)")
+"""``--help`` of ``--lock-variant`` (:func:`kinematic.families.combination_lock`'s ``variant``),
+shared by every command that builds the lock."""
 
 _REPORTS: dict[str, Callable[[dict], str]] = {
     "json": json.dumps, "markdown": markdown_report, "latex": latex_report,
@@ -125,6 +133,8 @@ def _parser() -> argparse.ArgumentParser:
     family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
     family_cmd.add_argument("--seed", type=random_seed(), default=0,
                             help="combolock: seed of u, v")
+    family_cmd.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
+                            help=LOCK_VARIANT_HELP)
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )
@@ -297,8 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             chosen = [flag for flag in _REPORTS if getattr(args, flag)]
             print(_REPORTS[chosen[0]](result) if chosen else format_report(result))
             return 0
+        if args.lock_variant is not None and args.family != "combolock":
+            raise ValueError(f"--lock-variant applies to family combolock only, not to "
+                             f"family {args.family}")
         if args.family == "combolock":
-            mdp = combination_lock(args.horizon, args.actions, args.seed)
+            mdp = combination_lock(args.horizon, args.actions, args.seed,
+                                   variant=args.lock_variant or "paper")
         elif args.family == "gymnasium":
             with _warnings_as_lines(""):
                 mdp = _gymnasium_family(args)

@@ -1,6 +1,7 @@
 """Named Block MDPs and transformations of them:
 
-- the diabolical combination lock of Section 7 (:func:`combination_lock`, its good actions and
+- the diabolical combination lock of Section 7 (:func:`combination_lock`, with the rewards of
+  the paper's text or of the authors' released code, :data:`LOCK_VARIANTS`; its good actions and
   optimal policy: :func:`combination_lock_good_actions`, :func:`combination_lock_optimal_choices`);
 - the pair of Figure ``fig:mdp-canonical`` (Section 3): :func:`figure2_canonical` and its
   non-canonical :func:`figure2_split`;
@@ -29,6 +30,7 @@ from kinematic.resources import check_memory
 from kinematic.spec import from_spec, to_spec
 
 __all__ = [
+    "LOCK_VARIANTS",
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
@@ -39,6 +41,10 @@ __all__ = [
     "split_state",
     "unequal_split",
 ]
+
+LOCK_VARIANTS = ("paper", "released")
+"""The rewards :func:`combination_lock` can give the lock: ``"paper"``, the paper's text (Section
+7), and ``"released"``, the authors' released baseline code."""
 
 LOCK_BYTES_PER_LAYER_ACTION = 2500
 """Peak memory of building :func:`combination_lock` per layer and action (measured with
@@ -64,41 +70,80 @@ def combination_lock_good_actions(
 
 def combination_lock_optimal_choices(horizon: int, actions: int, seed: int) -> dict[str, str]:
     """The optimal policy ``pi*`` of Section 7 on latent states: ``u_h`` at ``s{h}a``, ``v_h`` at
-    ``s{h}b`` (any action at ``s{h}c``). Lift it with :func:`kinematic.policies.state_policy`."""
+    ``s{h}b`` (any action at ``s{h}c``), for either variant of :func:`combination_lock`. Lift it
+    with :func:`kinematic.policies.state_policy`."""
     u, v = combination_lock_good_actions(horizon, actions, seed)
     choices = {f"s{h + 1}a": action for h, action in enumerate(u)}
     choices.update({f"s{h + 1}b": action for h, action in enumerate(v)})
     return choices
 
 
-def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
+def combination_lock(horizon: int, actions: int, seed: int, variant: str = "paper") -> BlockMDP:
     """The diabolical combination lock of Section 7 ("The environment"), exact.
 
     States ``s{h}a, s{h}b`` for every ``h`` and ``s{h}c`` for ``h >= 2``; actions ``a1 .. aK``;
     start uniform over ``{s1a, s1b}``. The good action (``u_h`` at ``s{h}a``, ``v_h`` at
-    ``s{h}b``) moves uniformly to ``{s{h+1}a, s{h+1}b}``; every other action, and every action at
-    ``s{h}c``, moves to ``s{h+1}c``.
+    ``s{h}b``, :func:`combination_lock_good_actions`) moves uniformly to ``{s{h+1}a,
+    s{h+1}b}``; every other action, and every action at ``s{h}c``, moves to ``s{h+1}c``.
+    ``variant`` (one of :data:`LOCK_VARIANTS`) chooses the rewards; the dead states ``s{h}c``
+    pay 0 in both.
 
-    Rewards: 1 for the good action at layer H; the anti-shaped ``0.1 x Ber(1/2)`` (a stochastic
-    reward ``{1/10: 1/2, 0: 1/2}``, ``1/20`` in expectation) for leaving a good state for the
-    bad one (layers ``h < H``); 0 otherwise (at layer H there is no next state, so no
-    anti-shaped reward). Hence ``V* = 1`` and ``eta_min = 1/2``.
+    ``variant="paper"`` (the paper's text): 1 for the good action at layer H; the anti-shaped
+    ``0.1 x Ber(1/2)`` (a stochastic reward ``{1/10: 1/2, 0: 1/2}``, ``1/20`` in expectation)
+    for leaving a good state for the bad one (layers ``h < H``); 0 otherwise (at layer H there
+    is no next state, so no anti-shaped reward). Hence ``V* = 1`` and ``eta_min = 1/2``. Its
+    name is ``combolock-H{H}-K{K}-seed{seed}``.
 
-    Raises :class:`~kinematic.errors.TooLarge` at once when the lock would not fit in memory.
+    ``variant="released"``: the lock of the authors' released baseline code (cereb-rl,
+    ``rl_acid_environment.py``'s ``DiabolicalCombinationLock`` as ``environment_wrapper.py``
+    builds it for ``diabcombolock``), named ``combolock-released-H{H}-K{K}-seed{seed}``. The
+    same states, actions, transitions, good actions (so the same KI partitions, ``eta_min = 1/2``
+    and :func:`combination_lock_optimal_choices`); its rewards differ from the paper's text:
+
+    - the good action at layer H pays 5, not 1 (their ``optimal_reward``);
+    - the good action at a layer ``h < H`` pays ``-1/(H-1)``: their reward of a step between
+      two live states, so the optimal policy collects ``-1`` on its way and ``V* = 5 - 1 = 4``
+      for ``H >= 2`` (their ``get_optimal_value()`` reports 5, the final reward alone);
+    - a wrong action at a live state of layer H also pays the anti-shaped ``0.1 x Ber(1/2)``:
+      their H-th action still moves into a dead state and is paid for it (the paper's text has
+      no reward there). A policy that always takes a wrong action is worth ``1/20``.
+
+    For ``H = 1`` there is no step between live states, hence no penalty: the good action pays
+    5, every other the anti-shaped reward, and ``V* = 5``. Not part of this spec: the released
+    code draws its good actions with its own generator (so a seed here does not reproduce one of
+    its locks), and its observation encoder differs from :class:`homer.encoders.HadamardNoise`
+    (see that class).
+
+    >>> from kinematic.planning import optimal_values
+    >>> lock = combination_lock(horizon=4, actions=3, seed=0, variant="released")
+    >>> lock.name, optimal_values(lock).value
+    ('combolock-released-H4-K3-seed0', Fraction(4, 1))
+    >>> optimal_values(combination_lock(horizon=4, actions=3, seed=0)).value
+    Fraction(1, 1)
+
+    Raises ``ValueError`` naming ``variant`` for a name not in :data:`LOCK_VARIANTS`, and
+    :class:`~kinematic.errors.TooLarge` at once when the lock would not fit in memory.
     """
+    if variant not in LOCK_VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(LOCK_VARIANTS)}, got {variant!r}")
     check_memory(LOCK_BYTES_PER_LAYER_ACTION * horizon * actions,
                  f"combination_lock(horizon={horizon}, actions={actions})")
     u, v = combination_lock_good_actions(horizon, actions, seed)
+    released = variant == "released"
     action_names = [f"a{k + 1}" for k in range(actions)]
     half, anti_shaped = "1/2", {"1/10": "1/2", "0": "1/2"}
+    final = "5" if released else "1"
+    step_penalty = str(Fraction(-1, horizon - 1)) if released and horizon > 1 else None
     layers = [["s1a", "s1b"]] + [[f"s{h}a", f"s{h}b", f"s{h}c"] for h in range(2, horizon + 1)]
     transitions: dict[str, dict[str, dict[str, str]]] = {}
     rewards: dict[str, dict[str, str | dict[str, str]]] = {}
     for h in range(1, horizon + 1):
         good = {f"s{h}a": u[h - 1], f"s{h}b": v[h - 1]}
         for state, good_action in good.items():
+            wrong: dict[str, str | dict[str, str]] = {
+                a: anti_shaped for a in action_names if a != good_action}
             if h == horizon:
-                rewards[state] = {good_action: "1"}
+                rewards[state] = {**(wrong if released else {}), good_action: final}
                 continue
             transitions[state] = {
                 action: (
@@ -108,12 +153,14 @@ def combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
                 )
                 for action in action_names
             }
-            rewards[state] = {a: anti_shaped for a in action_names if a != good_action}
+            rewards[state] = wrong if step_penalty is None else {**wrong,
+                                                                 good_action: step_penalty}
         if 1 < h < horizon:
             transitions[f"s{h}c"] = {a: {f"s{h + 1}c": "1"} for a in action_names}
     return from_spec(
         {
-            "name": f"combolock-H{horizon}-K{actions}-seed{seed}",
+            "name": f"combolock{'-released' if released else ''}-H{horizon}-K{actions}"
+                    f"-seed{seed}",
             "horizon": horizon,
             "actions": action_names,
             "layers": layers,

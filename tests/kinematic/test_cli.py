@@ -151,7 +151,8 @@ def help_text(capsys, argv: list[str], command=main) -> str:
                    "--eta-error ETA_ERROR float-mode specs: bound on the error of every eta "
                    "(default: 1e-3 atol);"]),
     (["family"], ["combolock, gymnasium: H (default: 10)", "combolock: K (default: 10)",
-                  "seed of u, v (default: 0)", "repeatable (default: none)",
+                  "seed of u, v (default: 0)", "V* = 4 (default: paper)",
+                  "repeatable (default: none)",
                   "simple fraction (default: auto)", "(default: standard output)"]),
     (["find-counterexample"], ["(0, 1] (default: 1/2)", "(default: 3000)",
                                "(default: only printed)", "(default: not written)"]),
