@@ -42,7 +42,8 @@ def counting_runner(task: SweepTask) -> dict:
     with (Path(task.out) / "calls.txt").open("a") as calls:
         calls.write(task.key + "\n")
     return {"value": 1.0, "optimal_value": 1.0, "episodes": 10 * task.horizon,
-            "episodes_to_half": 10 * task.horizon, "seconds": 0.0}
+            "episodes_to_half": 10 * task.horizon, "seconds": 0.0,
+            "training_returns": [[10 * task.horizon, 1.0]], "state_visits": {"s1a": 10}}
 
 
 def failing_runner(task: SweepTask) -> dict:
@@ -86,7 +87,7 @@ def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
                         runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert len(failed) == 1 and failed[0]["horizon"] == 4
-    assert "boom at a-H4-seed0-budget5" in failed[0]["error"] and failed[0]["attempts"] == 2
+    assert "boom at a-paper-H4-seed0-budget5" in failed[0]["error"] and failed[0]["attempts"] == 2
 
 
 def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
@@ -104,7 +105,7 @@ def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
     keys = [json.dumps([r["algorithm"], r["horizon"]]) for r in records_of(tmp_path)]
     assert len(keys) == len(set(keys)) == 4  # every task recorded once
     calls = (tmp_path / "calls.txt").read_text().split()
-    first_key = f"{first[0]['algorithm']}-H{first[0]['horizon']}-seed0-budget5"
+    first_key = f"{first[0]['algorithm']}-paper-H{first[0]['horizon']}-seed0-budget5"
     assert calls.count(first_key) == 1  # the recorded task did not run again
 
 
@@ -113,7 +114,7 @@ def test_a_failed_task_is_retried_once_and_reported_locally(tmp_path):
                         workers=1, runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert [r["horizon"] for r in failed] == [4]
-    assert "RuntimeError: boom at a-H4-seed0-budget5" in failed[0]["error"]
+    assert "RuntimeError: boom at a-paper-H4-seed0-budget5" in failed[0]["error"]
     assert "failed" in sweep_table(records).splitlines()[0]
 
 
@@ -131,8 +132,13 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
          "--seeds", "1", "--budget", "100", "--out", str(tmp_path), "--executor", "local",
          "--workers", "1"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "table.txt").read_text().startswith("algorithm")
-    assert (tmp_path / "horizon.png").exists() and (tmp_path / "horizon.svg").exists()
+    assert (tmp_path / "table.txt").read_text().startswith("lock")
+    for figure in ("horizon", "value", "traces"):
+        assert (tmp_path / f"{figure}.png").exists() and (tmp_path / f"{figure}.svg").exists()
+    verdicts = (tmp_path / "verdicts.md").read_text()
+    [pcid] = [line for line in verdicts.splitlines() if line.startswith("| paper | pcid | 3 |")]
+    assert pcid.startswith("| paper | pcid | 3 | fails | 1 (") and "| own schedule |" in pcid
+    assert "| paper | ppo | 3 | solves | 0 | - | - | - | not run |" in verdicts
 
 
 def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_path):
@@ -148,8 +154,9 @@ def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_pa
     assert [r["horizon"] for r in records] == [3, 4]
     assert sorted(r["horizon"] for r in records_of(tmp_path)) == [3, 4]  # one parseable line each
     calls = (tmp_path / "calls.txt").read_text().split()
-    torn_key = f"a-H{torn['horizon']}-seed0-budget5"
-    assert sorted(calls) == sorted(["a-H3-seed0-budget5", "a-H4-seed0-budget5", torn_key])
+    torn_key = f"a-paper-H{torn['horizon']}-seed0-budget5"
+    assert sorted(calls) == sorted(["a-paper-H3-seed0-budget5", "a-paper-H4-seed0-budget5",
+                                   torn_key])
 
 
 def test_a_malformed_record_before_the_last_is_an_error_naming_the_line(tmp_path):
@@ -164,7 +171,7 @@ def test_another_budget_is_another_task(tmp_path):
         run_sweep(["a"], [3], seeds=1, budget=budget, out=tmp_path, executor="local",
                   workers=1, runner=counting_runner)
     assert (tmp_path / "calls.txt").read_text().split() == [
-        "a-H3-seed0-budget5", "a-H3-seed0-budget6"]
+        "a-paper-H3-seed0-budget5", "a-paper-H3-seed0-budget6"]
 
 
 def sleeping_runner(task: SweepTask) -> dict:
@@ -260,7 +267,7 @@ def test_a_planted_link_as_the_runs_directory_is_refused_before_any_task_runs(tm
 def test_a_homer_task_refuses_a_link_planted_as_its_run_directory(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
-    task = SweepTask("homer", 1, 0, 1, str(tmp_path / "sweep"))
+    task = SweepTask("homer", "paper", 1, 0, 1, str(tmp_path / "sweep"))
     (tmp_path / "sweep" / "runs").mkdir(parents=True)
     (tmp_path / "sweep" / "runs" / task.key).symlink_to(outside)
     with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'sweep' / 'runs' / task.key}: a "
@@ -297,7 +304,7 @@ def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypat
     monkeypatch.setattr(cli, "write_atomically", disk_full)
     assert main([*SWEEP, "--out", str(out)]) == 2  # every task done: none runs again
     captured = capsys.readouterr()
-    assert captured.out.startswith("algorithm")  # the table is not lost
+    assert captured.out.startswith("lock")  # the table is not lost
     assert captured.err.strip().splitlines() == [
         f"error: {out / 'table.txt'}: cannot write there (No space left on device)"]
     assert (out / "calls.txt").read_text() == calls
@@ -321,7 +328,7 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
         f"error: interrupted; the finished runs are kept in {out / 'records.jsonl'}: rerun the "
         "same command to run the others"]
     [kept] = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
-    finished = f"a-H{kept['horizon']}-seed0-budget100000"  # either run may finish first
+    finished = f"a-paper-H{kept['horizon']}-seed0-budget100000"  # either run may finish first
     monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: real_run_sweep(
         *args[:5], "local", None, 1, runner=counting_runner))
     assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
