@@ -1,26 +1,39 @@
 """The sweep: on a local Ray instance, resumed after a stop without repeating a task, and with a
-failing task reported (after one retry) with its error."""
+failing task reported (after one retry) with its error; lock variants in the task key; records
+with their thinned return curves and state visits, checked when read; HOMER's per-step log of
+returns and visits."""
 
+import argparse
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import homer.algorithm as algorithm
 from homer import cli
+from homer.algorithm import run_homer
 from homer.cli import main
+from homer.config import HomerConfig
 from homer.safe_files import UnsafePathError
+from homer.sampler import BatchSampler
 from homer.sweep import (
+    MAX_CURVE_POINTS,
     RECORDS,
     SweepTask,
     horizon_figure,
     run_sweep,
     run_task,
     sweep_table,
+    thin_curve,
 )
+from kinematic.families import combination_lock
 
 ray = pytest.importorskip("ray")
 
@@ -350,3 +363,210 @@ def test_the_sweep_command_prints_a_warning_as_one_line(tmp_path, monkeypatch, c
     assert cli.main(arguments) == 0
     assert capsys.readouterr().err.splitlines() == [
         f"warning: {out / RECORDS}: dropped a torn last line (line 1); its task runs again"]
+
+
+def test_every_lock_variant_is_its_own_task_and_named_in_its_record(tmp_path):
+    records = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                        runner=counting_runner, variants=["paper", "released"])
+    assert [(r["variant"], r["horizon"]) for r in records] == [("paper", 3), ("released", 3)]
+    assert sorted((tmp_path / "calls.txt").read_text().split()) == [
+        "a-paper-H3-seed0-budget5", "a-released-H3-seed0-budget5"]
+    assert sweep_table(records).splitlines()[2].startswith("released a ")
+    run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1, runner=counting_runner,
+              variants=["released"])  # done: not run again
+    assert len((tmp_path / "calls.txt").read_text().split()) == 2
+
+
+def test_an_unknown_or_repeated_lock_variant_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown lock variants \['cereb'\]; known: paper, "
+                                         "released"):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner,
+                  variants=["paper", "cereb"])
+    with pytest.raises(ValueError, match="lock variant 'paper' given twice"):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner,
+                  variants=["paper", "paper"])
+    assert cli._lock_variants("released,paper") == ["released", "paper"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown lock variant 'cereb'"):
+        cli._lock_variants("paper,cereb")
+
+
+def test_the_released_lock_is_not_built_by_this_version(tmp_path):
+    with pytest.raises(ValueError, match="lock variant 'released': this version builds only"):
+        run_task(SweepTask("pcid", "released", 3, 0, 1, str(tmp_path)))
+
+
+def done_record(**changes) -> dict:
+    record = {"algorithm": "a", "variant": "paper", "horizon": 3, "seed": 0, "budget": 5,
+              "out": "x", "status": "done", "value": 1.0, "optimal_value": 1.0,
+              "episodes": 30, "episodes_to_half": 30, "seconds": 1.0,
+              "training_returns": [[10, 0.0], [30, 1.0]], "state_visits": {"s3c": 4}}
+    record.update(changes)
+    return {name: value for name, value in record.items() if value is not DROP}
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"variant": DROP}, "no field 'variant'; records written before lock variants were of the "
+                        "paper's lock: add \"variant\": \"paper\" to each of them"),
+    ({"variant": "cereb"}, "field 'variant' must be one of paper, released, got 'cereb'"),
+    ({"seconds": DROP}, "no field 'seconds'"),
+    ({"optimal_value": 0.0}, "field 'optimal_value' must be a finite number > 0"),
+    ({"training_returns": DROP}, "no field 'training_returns'"),
+    ({"training_returns": [[30, 1.0], [10, 0.0]]}, "field 'training_returns' must be a list"),
+    ({"training_returns": [[10, "1"]]}, "field 'training_returns' must be a list"),
+    ({"training_returns": [[e, 0.0] for e in range(2001)]},
+     "field 'training_returns' must be a list of at most 2000"),
+    ({"state_visits": DROP}, "no field 'state_visits'"),
+    ({"state_visits": {"s3d": 1}}, "field 'state_visits' must be a mapping from lock states"),
+    ({"state_visits": {"s3a": -1}}, "field 'state_visits' must be a mapping from lock states"),
+    ({"state_visits": {"s4a": 1}}, "field 'state_visits' names 's4a', beyond horizon 3"),
+])
+def test_a_record_with_a_missing_or_malformed_field_is_an_error_naming_file_and_line(
+        tmp_path, changes, message):
+    good = json.dumps(done_record(horizon=4, state_visits={"s4a": 1}))
+    (tmp_path / RECORDS).write_text(good + "\n" + json.dumps(done_record(**changes)) + "\n"
+                                    + good + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / RECORDS}, line 2: not a sweep "
+                                                   f"record ({message}")):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                  runner=counting_runner)
+    assert not (tmp_path / "calls.txt").exists()
+
+
+def test_the_reference_record_is_accepted(tmp_path):
+    (tmp_path / RECORDS).write_text(json.dumps(done_record()) + "\n")
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner)
+    assert record == done_record() and not (tmp_path / "calls.txt").exists()
+
+
+def malformed_runner(task: SweepTask) -> dict:
+    return {**counting_runner(task), "state_visits": {"s9a": 1}}
+
+
+def test_a_runner_giving_a_malformed_record_is_a_failed_task_not_a_broken_file(tmp_path):
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=malformed_runner)
+    assert record["status"] == "failed" and record["attempts"] == 2
+    assert "field 'state_visits' names 's9a', beyond horizon 3" in record["error"]
+    assert "wall_seconds" in record
+    run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+              runner=counting_runner)  # the file stays readable; the task runs again
+
+
+def long_curve_runner(task: SweepTask) -> dict:
+    import time
+
+    time.sleep(0.2)
+    return {**counting_runner(task), "episodes": 100_000, "seconds": 12.5,
+            "training_returns": [[100 * (k + 1), k % 3] for k in range(1000)],
+            "state_visits": {"s1a": np.int64(7), "s2c": 3}}
+
+
+def test_a_record_keeps_a_thinned_curve_its_visits_and_its_wall_clock(tmp_path):
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=long_curve_runner)
+    assert record["status"] == "done" and record["seconds"] == 12.5
+    assert record["wall_seconds"] >= 0.2
+    assert record["state_visits"] == {"s1a": 7, "s2c": 3}
+    curve = record["training_returns"]
+    assert len(curve) <= MAX_CURVE_POINTS and curve[-1][0] == 100_000
+    assert records_of(tmp_path) == [record]
+
+
+def test_thinning_keeps_every_episode_s_return_and_the_early_points():
+    points = [[10 * (k + 1), float(k % 7)] for k in range(50_000)]
+    thinned = thin_curve(points, most=300)
+    assert len(thinned) <= 300
+    assert thinned[:5] == points[:5]  # early points (narrow buckets) are kept as they are
+    assert thinned[-1][0] == points[-1][0]
+    total = sum(10 * mean for _, mean in points)  # 10 episodes behind each point
+    previous, kept = 0, 0.0
+    for episodes, mean in thinned:
+        kept += (episodes - previous) * mean
+        previous = episodes
+    assert kept == pytest.approx(total, rel=1e-12)
+    assert thin_curve(points[:300], most=300) == points[:300]
+
+
+TINY = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
+                   psdp_samples=100, eval_samples=100, evaluation_episodes=50)
+"""An H = 3 lock run of a few seconds (one torch thread)."""
+
+
+def test_homer_logs_each_step_s_episodes_returns_and_visits(tmp_path, monkeypatch):
+    batches = []
+    original_run = BatchSampler.run
+
+    def recording_run(self, *args, **kwargs):
+        batch = original_run(self, *args, **kwargs)
+        batches.append(batch)
+        return batch
+
+    monkeypatch.setattr(BatchSampler, "run", recording_run)
+    mdp = combination_lock(3, 10, 0)
+    result = run_homer(mdp, tmp_path, TINY, seed=0, progress=False)
+    assert len(result.log) == 2
+    remaining = list(batches)
+    phases = [entry["episodes"] for entry in result.log]
+    phases.append(result.episodes - sum(phases))  # the reward-sensitive PSDP
+    expected_visits: Counter[str] = Counter()
+    expected_curve, episodes = [], 0
+    for number, count in enumerate(phases):
+        mine = []
+        while sum(len(b.actions) for b in mine) < count:
+            mine.append(remaining.pop(0))
+        assert sum(len(b.actions) for b in mine) == count
+        return_sum = sum(float(b.rewards.sum()) for b in mine)
+        visits = Counter(mdp.layers[t][s] for b in mine for row in b.states
+                         for t, s in enumerate(row))
+        if number < len(result.log):
+            entry = result.log[number]
+            assert entry["return_sum"] == pytest.approx(return_sum, abs=1e-12)
+            assert entry["visits"] == dict(visits)
+            assert max(int(name[1:-1]) for name in visits) == entry["step"]
+        expected_visits.update(visits)
+        episodes += count
+        expected_curve.append((episodes, return_sum / count))
+    assert [len(b.actions) for b in remaining] == [TINY.evaluation_episodes]  # not counted
+    assert result.state_visits == dict(expected_visits)
+    assert sum(result.state_visits[s] for s in ("s1a", "s1b")) == result.episodes
+    assert [e for e, _ in result.training_returns] == [e for e, _ in expected_curve]
+    assert [m for _, m in result.training_returns] == pytest.approx(
+        [m for _, m in expected_curve], abs=1e-12)
+    summary = result.summary()
+    assert summary["state_visits"] == result.state_visits
+    assert summary["training_returns"] == [list(p) for p in result.training_returns]
+
+
+def test_homer_s_returns_and_visits_survive_a_resume(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 10, 0)
+    whole = run_homer(mdp, tmp_path / "whole", TINY, seed=0, progress=False)
+    original = algorithm.write_checkpoint
+
+    def save_then_stop(run_dir, checkpoint):
+        original(run_dir, checkpoint)
+        raise KeyboardInterrupt  # killed right after the first step's checkpoint
+
+    monkeypatch.setattr(algorithm, "write_checkpoint", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_homer(mdp, tmp_path / "stopped", TINY, seed=0, progress=False)
+    monkeypatch.setattr(algorithm, "write_checkpoint", original)
+    resumed = run_homer(mdp, tmp_path / "stopped", TINY, seed=0, resume=True, progress=False)
+    assert resumed.log[0]["visits"] == whole.log[0]["visits"]  # read back from the checkpoint
+    assert resumed.training_returns == whole.training_returns
+    assert resumed.state_visits == whole.state_visits
+
+
+def test_a_checkpoint_log_without_returns_or_visits_is_refused_naming_the_record():
+    from homer.run_state import CheckpointError, _log
+
+    entry = {"step": 2, "episodes": 10, "return_sum": 1.0, "visits": {"s1a": 10}}
+    assert _log({"log": [entry]}, 1) == [entry]
+    for broken in ({**entry, "return_sum": float("nan")}, {**entry, "visits": {"s1a": -1}},
+                   {"step": 2, "episodes": 10}):
+        with pytest.raises(CheckpointError, match="needs step 2, a number of episodes >= 0, "
+                                                  "a finite return sum and the visits"):
+            _log({"log": [broken]}, 1)
