@@ -10,6 +10,7 @@ from homer.config import DEFAULT_TORCH_THREADS
 from homer.sweep_verdicts import (
     PAPER_BUDGET,
     PAPER_HORIZONS,
+    SCHEDULE_EXPONENT,
     paper_claim,
     projected_core_hours,
     sweep_verdicts,
@@ -137,8 +138,9 @@ def test_a_longer_lock_is_never_projected_faster_per_step():
 
 def test_own_schedules_are_projected_from_their_seconds_per_run():
     homer = [run("homer", 5, 0, 100, 100, seconds=10.0)]
-    assert projected_core_hours(homer, "homer", 10) == pytest.approx(  # H^2 from one horizon
-        5 * 40.0 * DEFAULT_TORCH_THREADS / 3600)
+    assert projected_core_hours(homer, "homer", 10) == pytest.approx(  # H^1.1, one horizon
+        5 * 10.0 * 2**SCHEDULE_EXPONENT * DEFAULT_TORCH_THREADS / 3600)
+    assert SCHEDULE_EXPONENT == 1.1
     flat = [run("pcid", 4, 0, None, 100, seconds=10.0), run("pcid", 16, 0, None, 100,
                                                           seconds=20.0)]
     assert projected_core_hours(flat, "pcid", 64) == pytest.approx(  # at least linear in H
