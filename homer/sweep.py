@@ -120,10 +120,21 @@ def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, An
 
 
 def run_task(task: SweepTask) -> dict[str, Any]:
-    """Run one task on its lock (:func:`lock_of`); the summary of its run."""
+    """Run one task on its lock (:func:`lock_of`); the summary of its run (a baseline's whole
+    summary; HOMER's :data:`DONE_FIELDS`)."""
     mdp = lock_of(task)
     if task.algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
+    if task.algorithm == "homer":
+        from homer.algorithm import run_homer
+        from homer.run_directory import CONFIG
+
+        run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
+        result = run_homer(mdp, run_dir, seed=task.seed,
+                           resume=(run_dir / CONFIG).exists(), progress=False)
+        reached = result.value >= result.optimal_value / 2
+        summary = {**result.summary(), "episodes_to_half": result.episodes if reached else None}
+        return {name: summary[name] for name in DONE_FIELDS}
     if task.algorithm == "pcid":
         from homer.baselines.pcid import run_pcid
 
@@ -132,19 +143,9 @@ def run_task(task: SweepTask) -> dict[str, Any]:
         summary = {"training_returns": [], "state_visits": {}, **summary}
     else:
         run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
-        if task.algorithm != "homer":
-            run_dir.mkdir(parents=True, exist_ok=True)
-            summary = _run_baseline(task, mdp, run_dir)
-        else:
-            from homer.algorithm import run_homer
-            from homer.run_directory import CONFIG
-
-            result = run_homer(mdp, run_dir, seed=task.seed,
-                               resume=(run_dir / CONFIG).exists(), progress=False)
-            summary = result.summary()
-            reached = result.value >= result.optimal_value / 2
-            summary["episodes_to_half"] = result.episodes if reached else None
-    return {name: summary[name] for name in (*DONE_FIELDS, "seconds")}
+        run_dir.mkdir(parents=True, exist_ok=True)
+        summary = _run_baseline(task, mdp, run_dir)
+    return summary
 
 
 def thin_curve(points: Iterable[Sequence[float]], most: int = MAX_CURVE_POINTS
@@ -184,7 +185,7 @@ def _attempt(runner: Callable[[SweepTask], dict], task: SweepTask) -> dict[str, 
         started = time.perf_counter()
         try:
             result = runner(task)
-            record = {**asdict(task), "status": "done", **result,
+            record = {**result, **asdict(task), "status": "done",  # the task names itself
                       "training_returns": thin_curve(result["training_returns"]),
                       "state_visits": {str(name): int(count)
                                        for name, count in result["state_visits"].items()},

@@ -570,3 +570,15 @@ def test_a_checkpoint_log_without_returns_or_visits_is_refused_naming_the_record
         with pytest.raises(CheckpointError, match="needs step 2, a number of episodes >= 0, "
                                                   "a finite return sum and the visits"):
             _log({"log": [broken]}, 1)
+
+
+def self_naming_runner(task: SweepTask) -> dict:
+    """A baseline's summary names its algorithm without the RND suffix."""
+    return {**counting_runner(task), "algorithm": "ppo", "horizon": 99, "curve": [[1, 0.5]]}
+
+
+def test_a_record_keeps_its_task_s_fields_over_the_runner_s(tmp_path):
+    [record] = run_sweep(["ppo_rnd"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=self_naming_runner)
+    assert (record["algorithm"], record["horizon"]) == ("ppo_rnd", 3)
+    assert record["curve"] == [[1, 0.5]]  # the runner's other fields are kept
