@@ -59,7 +59,7 @@ from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
 __all__ = ["ALGORITHMS", "LOCK_VARIANTS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
-           "run_sweep", "run_task", "sweep_table", "thin_curve"]
+           "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_VARIANTS = ("paper", "released")
