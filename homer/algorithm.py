@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -86,11 +87,20 @@ class HomerResult:
     backward_abstractions: dict[int, tuple[np.ndarray, np.ndarray]] = field(repr=False)
     forward_abstractions: dict[int, tuple[np.ndarray, np.ndarray]] = field(repr=False)
     log: list[dict[str, Any]] = field(repr=False)
+    training_returns: list[tuple[int, float]] = field(repr=False)
+    """``(episodes so far, mean extrinsic return of the episodes since the previous point)``
+    after each learned step (its data collection, GPS rounds and PSDP fallbacks), then after
+    the reward-sensitive PSDP: the phases of ``fig:value-function-plot`` before the learned
+    policy's ``value``."""
+    state_visits: dict[str, int] = field(repr=False)
+    """Visits of each latent state by name over every learning episode (``fig:traces``)."""
 
     def summary(self) -> dict[str, Any]:
         return {"value": self.value, "optimal_value": self.optimal_value,
                 "episodes": self.episodes, "seconds": round(self.seconds, 2),
-                "run_dir": self.run_dir}
+                "run_dir": self.run_dir,
+                "training_returns": [list(point) for point in self.training_returns],
+                "state_visits": self.state_visits}
 
 
 def check_run_fits(mdp: BlockMDP, config: HomerConfig, encoder: HadamardNoise) -> None:
@@ -307,8 +317,10 @@ def _learn_step(run: _OpenRun, step: int) -> None:
     checkpoint.backward[step] = (backward.abstraction.weight, backward.abstraction.bias)
     if forward is not None:
         checkpoint.forward[step - 1] = (forward.abstraction.weight, forward.abstraction.bias)
+    collected = sampler.collected()  # every episode of this step (learners never read it)
     checkpoint.log.append({
         "step": step + 1, "episodes": sampler.episodes - episodes_before,
+        "return_sum": collected.return_sum, "visits": collected.visits,
         "transitions": len(batch.actions),
         "backward_loss": backward.validation_loss,
         "forward_loss": None if forward is None else forward.validation_loss,
@@ -332,8 +344,19 @@ def _finish(run: _OpenRun) -> HomerResult:
                   lambda batch, t: batch.rewards[:, t:].sum(axis=1),
                   config.eval_samples, config.ridge)
     learning_episodes = sampler.episodes
+    final = sampler.collected()  # the reward-sensitive PSDP's episodes
     evaluation = sampler.run(config.evaluation_episodes, [], None, policy)
     sampler.episodes = learning_episodes
+    sampler.collected()  # the evaluation's episodes are not learning episodes
+    phases = [(entry["episodes"], entry["return_sum"], entry["visits"])
+              for entry in run.checkpoint.log]
+    phases.append((final.episodes, final.return_sum, final.visits))
+    training_returns, visits, episodes = [], Counter[str](), 0
+    for count, return_sum, visited in phases:
+        episodes += count
+        visits.update(visited)
+        if count:
+            training_returns.append((episodes, return_sum / count))
     result = HomerResult(
         value=float(evaluation.rewards.sum(axis=1).mean()),
         optimal_value=float(optimal_values(mdp).value),
@@ -343,7 +366,7 @@ def _finish(run: _OpenRun) -> HomerResult:
         covers=run.checkpoint.covers, policy=policy,
         backward_abstractions=dict(run.checkpoint.backward),
         forward_abstractions=dict(run.checkpoint.forward),
-        log=run.checkpoint.log,
+        log=run.checkpoint.log, training_returns=training_returns, state_visits=dict(visits),
     )
     write_policy(run.run_dir, policy)
     write_atomically(run.run_dir / RESULT,

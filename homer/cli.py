@@ -41,7 +41,9 @@ from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
-from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.sweep import LOCK_VARIANTS, RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.sweep_figures import traces_figure, value_figure
+from homer.sweep_verdicts import sweep_verdicts, verdict_table
 from homer.user_code import load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
@@ -67,7 +69,11 @@ MAX_WORKERS = 64
 """Most processes of the local executor (each imports torch and HOMER: 343 MiB resident
 before any work, measured on the development machine)."""
 
-SWEEP_OUTPUTS = ("table.txt", "horizon.png", "horizon.svg")
+SWEEP_FIGURES = ("horizon", "value", "traces")
+"""The figures of ``homer sweep`` (``fig:horizon-plot``, ``fig:value-function-plot``,
+``fig:traces``), PNG and SVG."""
+SWEEP_OUTPUTS = ("table.txt", "verdicts.md",
+                 *(f"{figure}.{kind}" for figure in SWEEP_FIGURES for kind in ("png", "svg")))
 """The files ``homer sweep`` writes beside its records (checked before the sweep runs)."""
 EVALUATE_PLOTS = ("confusion", "alpha")
 """The figures of ``homer evaluate --out`` (alpha only with ``--policies``), PNG and SVG."""
@@ -89,6 +95,16 @@ def _output_path(text: str) -> Path:
 def _horizons(text: str) -> list[int]:
     """argparse type of ``--horizons``: ``'3,6,12'`` -> ``[3, 6, 12]``."""
     return [at_least(1)(part) for part in text.split(",")]
+
+
+def _lock_variants(text: str) -> list[str]:
+    """argparse type of ``--lock-variants``: ``'paper,released'`` -> ``['paper', 'released']``."""
+    variants = text.split(",")
+    unknown = [v for v in variants if v not in LOCK_VARIANTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown lock variant {unknown[0]!r}; known: "
+                                         f"{', '.join(LOCK_VARIANTS)}")
+    return variants
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -180,6 +196,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="comma-separated algorithms")
     sweep.add_argument("--horizons", type=_horizons, default="3,6,12,25,50,100",
                        help="comma-separated horizons, each an int >= 1")
+    sweep.add_argument("--lock-variants", type=_lock_variants, default="paper",
+                       help="comma-separated locks: paper (Section 7's, V* = 1) and/or "
+                            "released (the authors' released code: final reward 5, step "
+                            "penalty -1/(H-1), V* = 4)")
     sweep.add_argument("--seeds", type=NumberRange(int, low=1, high=MAX_SEEDS), default=5,
                        help=f"seeds 0 .. SEEDS-1 (at most {MAX_SEEDS:,}; the paper: 5)")
     sweep.add_argument("--budget", type=NumberRange(int, low=1, high=MAX_BUDGET),
@@ -373,30 +393,39 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    """``homer sweep``: runs the missing tasks, prints the table and the verdicts against the
+    paper, and writes them (``table.txt``, ``verdicts.md``) and the figures
+    (:data:`SWEEP_FIGURES`) into ``--out``."""
     def report(record: dict) -> None:
         outcome = (f"value {record['value']:.3f}, {record['episodes']} episodes"
                    if record["status"] == "done"
                    else "FAILED twice:\n" + record["error"])
-        print(f"{record['algorithm']} H={record['horizon']} seed={record['seed']}: {outcome}",
-              flush=True)
+        print(f"{record['algorithm']} {record['variant']} H={record['horizon']} "
+              f"seed={record['seed']}: {outcome}", flush=True)
 
     try:
         for name in SWEEP_OUTPUTS:
             check_own_path(args.out / name)
         records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
-                            on_record=report)
+                            on_record=report, variants=args.lock_variants)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = sweep_table(records)
+    verdicts = verdict_table(sweep_verdicts(records, args.lock_variants))
     print(table)
+    print()
+    print(verdicts)
+    figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
     try:
         write_atomically(args.out / "table.txt", table + "\n")
-        paths = save_figure(horizon_figure(records), args.out / "horizon")
+        write_atomically(args.out / "verdicts.md", verdicts + "\n")
+        paths = [save_figure(figures[name](records), args.out / name)[0]
+                 for name in SWEEP_FIGURES]
     except (OSError, ValueError) as error:
         return _cannot_write(error, args.out)
-    print("plot: " + str(paths[0]))
+    print("plots: " + ", ".join(map(str, paths)))
     return 1 if any(r["status"] == "failed" for r in records) else 0
 
 

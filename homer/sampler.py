@@ -18,7 +18,8 @@ from homer.encoders import HadamardNoise
 from kinematic.model import BlockMDP
 from kinematic.sampling import LatentSampler
 
-__all__ = ["Batch", "BatchSampler", "LinearPolicy", "RewardSampler", "StepPolicy", "batch_bytes"]
+__all__ = ["Batch", "BatchSampler", "Collected", "LinearPolicy", "RewardSampler", "StepPolicy",
+           "batch_bytes"]
 
 
 class RewardSampler:
@@ -122,8 +123,34 @@ class Batch:
     """Which roll-in policy each episode used (-1 without roll-in)."""
 
 
+@dataclass(frozen=True)
+class Collected:
+    """What the episodes a :class:`BatchSampler` ran since its last reading collected
+    (:meth:`BatchSampler.collected`): their number, the sum of their extrinsic returns (the
+    rewards the agent received, over the steps each episode ran) and the visits of each latent
+    state by name (states never visited left out). For the return curve of
+    ``fig:value-function-plot`` and the visitation counts of ``fig:traces``; learners never
+    read it."""
+
+    episodes: int
+    return_sum: float
+    visits: dict[str, int]
+
+
 class BatchSampler:
-    """Runs batches of episodes of ``mdp`` dressed by ``encoder``; counts episodes."""
+    """Runs batches of episodes of ``mdp`` dressed by ``encoder``; counts episodes, and tallies
+    their returns and latent state visits until :meth:`collected` reads them.
+
+    >>> from kinematic.families import combination_lock
+    >>> sampler = BatchSampler(combination_lock(2, 2, 0), HadamardNoise(),
+    ...                        np.random.default_rng(0))
+    >>> batch = sampler.run(5, [], 0)
+    >>> tally = sampler.collected()
+    >>> tally.episodes, sum(tally.visits.values()), tally.return_sum == float(batch.rewards.sum())
+    (5, 10, True)
+    >>> sampler.collected().episodes  # read: the tally starts again
+    0
+    """
 
     def __init__(self, mdp: BlockMDP, encoder: HadamardNoise, rng: np.random.Generator,
                  sample_rewards: bool = True) -> None:
@@ -133,6 +160,21 @@ class BatchSampler:
         self.dimension = self.rotation.shape[0]
         self.latent = LatentSampler(mdp)
         self.episodes = 0
+        self._tallied = 0
+        self._return_sum = 0.0
+        self._visits = [np.zeros(len(layer), dtype=np.int64) for layer in mdp.layers]
+
+    def collected(self) -> Collected:
+        """The episodes run since the last call (or since the sampler was made), their return
+        sum and their state visits; the tally then starts again from zero."""
+        names = self.mdp.layers
+        visits = {names[h][s]: int(layer[s]) for h, layer in enumerate(self._visits)
+                  for s in np.flatnonzero(layer)}
+        tally = Collected(self._tallied, self._return_sum, visits)
+        self._tallied, self._return_sum = 0, 0.0
+        for layer in self._visits:
+            layer[:] = 0
+        return tally
 
     def run(
         self,
@@ -175,4 +217,8 @@ class BatchSampler:
             if t + 1 < mdp.horizon:
                 current = self.latent.step(t, current, acted, rng)
         self.episodes += samples
+        self._tallied += samples
+        self._return_sum += float(rewards.sum())
+        for t in range(steps):
+            self._visits[t] += np.bincount(states[:, t], minlength=len(self._visits[t]))
         return Batch(observations, actions, rewards, states, ids, chosen)

@@ -1,11 +1,22 @@
-"""The horizon sweep of Figure ``fig:horizon-plot``: algorithms x horizons x seeds on the
-diabolical combination lock (K = 10), each (algorithm, horizon, seed) one task.
+"""The horizon sweep of Figure ``fig:horizon-plot``: algorithms x lock variants x horizons x
+seeds on the diabolical combination lock (K = 10), each (algorithm, variant, horizon, seed) one
+task.
 
-Tasks run on Ray (``executor="ray"``: a local Ray instance, or a cluster at ``address``) or on
-a local process pool (``executor="local"``). Each finished task is appended to
-``records.jsonl`` in the output directory as soon as it completes, so a stopped sweep resumes
-without redoing finished tasks. A task that raises is retried once; if it fails again its error
-is recorded (``status: failed``) and reported, and a later run of the sweep tries it again.
+The lock variant is ``"paper"`` (Section 7's lock, ``V* = 1``) or ``"released"`` (the lock of
+the authors' released baselines, cereb-rl's ``rl_acid_environment.py``: final reward 5, a step
+penalty of ``-1/(H-1)``, ``V* = 4``). Tasks run on Ray (``executor="ray"``: a local Ray
+instance, or a cluster at ``address``) or on a local process pool (``executor="local"``). Each
+finished task is appended to ``records.jsonl`` in the output directory as soon as it completes,
+so a stopped sweep resumes without redoing finished tasks; HOMER and the PPO / A2C runs keep
+run directories under ``runs/``, so a task stopped midway resumes there. A task that raises is
+retried once; if it fails again its error is recorded (``status: failed``) and reported, and a
+later run of the sweep tries it again.
+
+Every record carries the run's wall-clock seconds and episodes, its return curve through
+training (``training_returns``: (episodes so far, mean extrinsic return per episode), thinned to
+at most :data:`MAX_CURVE_POINTS` points) and its latent state visits during training
+(``state_visits``): what :mod:`homer.sweep_figures` draws (``fig:value-function-plot``,
+``fig:traces``) and :mod:`homer.sweep_verdicts` judges against the paper.
 """
 
 from __future__ import annotations
@@ -14,18 +25,22 @@ import ctypes
 import ctypes.util
 import json
 import os
+import re
 import signal
 import statistics
 import sys
+import time
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -37,41 +52,79 @@ from homer.safe_files import (
     read_regular_file,
     write_atomically,
 )
-from kinematic.arguments import NumberRange, at_least
+from kinematic.arguments import NumberRange, at_least, nonnegative, positive
 from kinematic.errors import short_repr
 from kinematic.figures import new_figure
 from kinematic.json_input import read_json
+from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "SweepTask", "horizon_figure", "run_sweep", "run_task", "sweep_table"]
+__all__ = ["ALGORITHMS", "LOCK_VARIANTS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
+           "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
+LOCK_VARIANTS = ("paper", "released")
+"""The combination locks a sweep runs on (Section 7's, and the authors' released one)."""
+LOCK_ACTIONS = 10
+"""K of every lock of the sweep (``fig:horizon-plot``)."""
 RECORDS = "records.jsonl"
 RUNS = "runs"
-"""The directory of a sweep where HOMER's runs keep their run directories."""
+"""The directory of a sweep where its runs keep their run directories (one per task)."""
+MAX_CURVE_POINTS = 2000
+"""Most points of a record's ``training_returns`` (:func:`thin_curve`)."""
 
 
 @dataclass(frozen=True)
 class SweepTask:
+    """One run of the sweep.
+
+    >>> SweepTask("ppo_rnd", "released", 25, 0, 10**7, "out").key
+    'ppo_rnd-released-H25-seed0-budget10000000'
+    """
+
     algorithm: str
+    variant: str
+    """The lock: one of :data:`LOCK_VARIANTS`."""
     horizon: int
     seed: int
     budget: int
     """Episodes for PPO / A2C (+RND); HOMER and PCID use their own schedules and report the
     episodes they used."""
     out: str
-    """The sweep's output directory (HOMER keeps its run directory there, to resume)."""
+    """The sweep's output directory (runs keep their run directories there, to resume)."""
 
     @property
     def key(self) -> str:
         """Every parameter that changes a result (a rerun with another budget is new work)."""
-        return f"{self.algorithm}-H{self.horizon}-seed{self.seed}-budget{self.budget}"
+        return (f"{self.algorithm}-{self.variant}-H{self.horizon}-seed{self.seed}"
+                f"-budget{self.budget}")
+
+
+def lock_of(task: SweepTask) -> BlockMDP:
+    """The lock of ``task``: ``combination_lock(H, 10, seed)`` of its variant."""
+    from kinematic.families import combination_lock
+
+    if task.variant != "paper":
+        raise ValueError(f"lock variant {task.variant!r}: this version builds only the "
+                         "paper's lock")
+    return combination_lock(task.horizon, LOCK_ACTIONS, task.seed)
+
+
+def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, Any]:
+    """The summary of a PPO / A2C (+RND) run of ``task`` on ``mdp`` (``run_dir``: its own
+    directory under the sweep's ``runs/``, where a stopped run resumes)."""
+    from homer.baselines.actor_critic import run_actor_critic
+
+    summary = run_actor_critic(mdp, task.algorithm.split("_")[0], task.budget,
+                               rnd=task.algorithm.endswith("_rnd"), seed=task.seed).summary()
+    return {**summary, "training_returns": [], "state_visits": {}}
 
 
 def run_task(task: SweepTask) -> dict[str, Any]:
-    """Run one task on the lock ``combination_lock(H, 10, seed)``; the summary of its run."""
-    from kinematic.families import combination_lock
-
-    mdp = combination_lock(task.horizon, 10, task.seed)
+    """Run one task on its lock (:func:`lock_of`); the summary of its run (a baseline's whole
+    summary; HOMER's :data:`DONE_FIELDS`)."""
+    mdp = lock_of(task)
+    if task.algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
     if task.algorithm == "homer":
         from homer.algorithm import run_homer
         from homer.run_directory import CONFIG
@@ -80,42 +133,98 @@ def run_task(task: SweepTask) -> dict[str, Any]:
         result = run_homer(mdp, run_dir, seed=task.seed,
                            resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
-        return {"value": result.value, "optimal_value": result.optimal_value,
-                "episodes": result.episodes, "seconds": result.seconds,
-                "episodes_to_half": result.episodes if reached else None}
+        summary = {**result.summary(), "episodes_to_half": result.episodes if reached else None}
+        return {name: summary[name] for name in DONE_FIELDS}
     if task.algorithm == "pcid":
         from homer.baselines.pcid import run_pcid
 
         summary = run_pcid(mdp, seed=task.seed).result.summary()
-    elif task.algorithm in ("ppo", "ppo_rnd", "a2c", "a2c_rnd"):
-        from homer.baselines.actor_critic import run_actor_critic
-
-        summary = run_actor_critic(mdp, task.algorithm.split("_")[0], task.budget,
-                                   rnd=task.algorithm.endswith("_rnd"),
-                                   seed=task.seed).summary()
+        # PCID's result has no return curve or visit counts unless its runner reports them
+        summary = {"training_returns": [], "state_visits": {}, **summary}
     else:
-        raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
-    summary.pop("algorithm")
+        run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        summary = _run_baseline(task, mdp, run_dir)
     return summary
 
 
+def thin_curve(points: Iterable[Sequence[float]], most: int = MAX_CURVE_POINTS
+               ) -> list[list[float]]:
+    """``points`` ``(episodes so far, mean return per episode since the previous point)`` with
+    at most ``most`` points: consecutive points merged within buckets of geometrically growing
+    width (the curves are drawn against log episodes, so early points are kept), each merged
+    point at its bucket's last episode count with the mean return of all its episodes.
+
+    >>> thin_curve([(10, 1.0), (20, 0.0), (30, 0.5)], most=2)
+    [[10, 1.0], [30, 0.25]]
+    """
+    rows = [(int(episodes), float(mean)) for episodes, mean in points]
+    if len(rows) <= most:
+        return [list(row) for row in rows]
+    episodes = np.array([e for e, _ in rows], dtype=np.float64)
+    means = np.array([m for _, m in rows])
+    weights = np.diff(episodes, prepend=0.0)
+    edges = np.geomspace(max(episodes[0], 1.0), episodes[-1], most + 1)[1:-1]
+    buckets = np.searchsorted(edges, episodes, side="left")
+    thinned = []
+    for bucket in np.unique(buckets):
+        chosen = buckets == bucket
+        weight = weights[chosen]
+        mean = (float(np.average(means[chosen], weights=weight)) if weight.sum() > 0
+                else float(means[chosen].mean()))
+        thinned.append([int(episodes[chosen][-1]), mean])
+    return thinned
+
+
 def _attempt(runner: Callable[[SweepTask], dict], task: SweepTask) -> dict[str, Any]:
-    """Run ``task`` (retried once); the record to append, never an exception."""
+    """Run ``task`` (retried once); the checked record to append, never an exception. Its
+    ``wall_seconds`` is the time of the attempt that produced it; the curve is thinned
+    (:func:`thin_curve`) and the visits made plain ints, so the record is small JSON."""
     errors = []
     for _ in range(2):
+        started = time.perf_counter()
         try:
-            return {**asdict(task), "status": "done", **runner(task)}
+            result = runner(task)
+            record = {**result, **asdict(task), "status": "done",  # the task names itself
+                      "training_returns": thin_curve(result["training_returns"]),
+                      "state_visits": {str(name): int(count)
+                                       for name, count in result["state_visits"].items()},
+                      "wall_seconds": round(time.perf_counter() - started, 3)}
+            return _record(json.dumps(record).encode("utf-8"))
         except Exception:  # reported in the record, never dropped
             errors.append(traceback.format_exc())
-    return {**asdict(task), "status": "failed", "error": errors[-1], "attempts": 2}
+    return {**asdict(task), "status": "failed", "error": errors[-1], "attempts": 2,
+            "wall_seconds": round(time.perf_counter() - started, 3)}
 
 
 def _task_of(record: dict) -> SweepTask:
     return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__})
 
 
+def _is_curve(value: object) -> bool:
+    """A list of at most :data:`MAX_CURVE_POINTS` ``[episodes >= 0, finite mean return]``
+    pairs, the episodes non-decreasing."""
+    if not (isinstance(value, list) and len(value) <= MAX_CURVE_POINTS and all(
+            isinstance(p, list) and len(p) == 2 and at_least(0).contains(p[0])
+            and NumberRange(float).contains(p[1]) for p in value)):
+        return False
+    return all(a[0] <= b[0] for a, b in pairwise(value))
+
+
+LOCK_STATE = re.compile(r"s([1-9][0-9]*)([abc])")
+"""A latent state of the lock: ``s{h}a``, ``s{h}b`` or ``s{h}c`` (``h`` 1-based)."""
+
+
+def _is_visits(value: object) -> bool:
+    """A mapping from lock states (``s{h}a|b|c``) to counts >= 0."""
+    return isinstance(value, dict) and all(
+        LOCK_STATE.fullmatch(name) and at_least(0).contains(count)
+        for name, count in value.items())
+
+
 RECORD_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
     "algorithm": ("a non-empty string", lambda v: isinstance(v, str) and v != ""),
+    "variant": (f"one of {', '.join(LOCK_VARIANTS)}", lambda v: v in LOCK_VARIANTS),
     "horizon": ("an int >= 1", at_least(1).contains),
     "seed": ("an int >= 0", at_least(0).contains),
     "budget": ("an int >= 1", at_least(1).contains),
@@ -126,11 +235,20 @@ RECORD_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
 
 DONE_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
     "value": ("a finite number", NumberRange(float).contains),
+    "optimal_value": ("a finite number > 0", positive().contains),
     "episodes": ("an int >= 0", at_least(0).contains),
     "episodes_to_half": ("an int >= 0 or null",
                          lambda v: v is None or at_least(0).contains(v)),
+    "seconds": ("a finite number >= 0", nonnegative().contains),
+    "training_returns": (f"a list of at most {MAX_CURVE_POINTS} [episodes, mean return] pairs "
+                         "(episodes ints >= 0, non-decreasing; returns finite)", _is_curve),
+    "state_visits": ("a mapping from lock states s{h}a|b|c to ints >= 0", _is_visits),
 }
-"""Fields of a finished task's record that the table, the figure and the report read."""
+"""Fields of a finished task's record that the table, the figures, the verdicts and the report
+read (``seconds``: the run's own time, over every session of a resumed run)."""
+
+OLD_RECORDS = ("records written before lock variants were of the paper's lock: add "
+               "\"variant\": \"paper\" to each of them")
 
 
 def _record(line: bytes) -> dict[str, Any]:
@@ -142,10 +260,17 @@ def _record(line: bytes) -> dict[str, Any]:
         "error": ("a string", lambda v: isinstance(v, str))})}
     for name, (wanted, valid) in required.items():
         if name not in record:
-            raise ValueError(f"no field {name!r}")
+            raise ValueError(f"no field {name!r}" + (f"; {OLD_RECORDS}" if name == "variant"
+                                                     else ""))
         if not valid(record[name]):
             shown = short_repr(record[name])
             raise ValueError(f"field {name!r} must be {wanted}, got {shown}")
+    if record["status"] == "done":
+        beyond = [name for name in record["state_visits"]
+                  if int(LOCK_STATE.fullmatch(name)[1]) > record["horizon"]]  # type: ignore[index]
+        if beyond:
+            raise ValueError(f"field 'state_visits' names {beyond[0]!r}, beyond horizon "
+                             f"{record['horizon']}")
     return record
 
 
@@ -223,26 +348,44 @@ def _local_results(tasks: list[SweepTask], runner: Callable, workers: int
 def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, budget: int,
               out: str | Path, executor: str = "ray", address: str | None = None,
               workers: int = 2, runner: Callable[[SweepTask], dict] = run_task,
-              on_record: Callable[[dict], None] = lambda record: None) -> list[dict]:
-    """Run every task not yet finished in ``out``; all records (old and new) in task order."""
-    algorithms, horizons = list(algorithms), list(horizons)
-    for name, values in (("algorithm", algorithms), ("horizon", horizons)):
+              on_record: Callable[[dict], None] = lambda record: None,
+              variants: Iterable[str] = ("paper",)) -> list[dict]:
+    """Run every task (each algorithm, lock variant, horizon and seed) not yet finished in
+    ``out``; all records (old and new) in task order.
+
+    ``runner`` runs one task (default :func:`run_task`); it returns ``value``,
+    ``optimal_value``, ``episodes``, ``episodes_to_half``, ``seconds``, ``training_returns``
+    and ``state_visits`` (:data:`DONE_FIELDS`). A record that fails those checks is a failed
+    task, so ``records.jsonl`` only ever holds records the next sweep can read.
+
+    >>> run_sweep(["homer"], [3], 1, 10, "out", variants=["paper", "new"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown lock variants ['new']; known: paper, released
+    """
+    algorithms, horizons, variants = list(algorithms), list(horizons), list(variants)
+    for name, values in (("algorithm", algorithms), ("horizon", horizons),
+                         ("lock variant", variants)):
         repeated = [value for value, count in Counter(values).items() if count > 1]
         if repeated:
             raise ValueError(f"{name} {repeated[0]!r} given twice: each task runs once")
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown and runner is run_task:
         raise ValueError(f"unknown algorithms {unknown}; known: {', '.join(ALGORITHMS)}")
-    if seeds < 1 or budget < 1 or not algorithms or not horizons:
-        raise ValueError("need at least one algorithm, horizon and seed, and a positive budget")
+    unknown = [v for v in variants if v not in LOCK_VARIANTS]
+    if unknown:
+        raise ValueError(f"unknown lock variants {unknown}; known: {', '.join(LOCK_VARIANTS)}")
+    if seeds < 1 or budget < 1 or not algorithms or not horizons or not variants:
+        raise ValueError("need at least one algorithm, lock variant, horizon and seed, and a "
+                         "positive budget")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} is a file, not a sweep directory")
     out.mkdir(parents=True, exist_ok=True)
     check_own_path(out / RECORDS)  # appended to: a planted link would get the records
-    check_own_path(out / RUNS, directory=True)  # HOMER's run directories go there
-    tasks = [SweepTask(a, h, s, budget, str(out)) for a in algorithms for h in horizons
-             for s in range(seeds)]
+    check_own_path(out / RUNS, directory=True)  # the runs' directories go there
+    tasks = [SweepTask(a, v, h, s, budget, str(out)) for v in variants for a in algorithms
+             for h in horizons for s in range(seeds)]
     finished = _finished(out)
     todo = [t for t in tasks if t.key not in finished]
     if executor == "ray":
@@ -271,51 +414,71 @@ def _reached(record: dict) -> int | None:
 
 
 def sweep_table(records: list[dict]) -> str:
-    """One line per (algorithm, horizon): successes and the median episodes to half value."""
-    groups: dict[tuple[str, int], list[dict]] = {}
+    """One line per (lock variant, algorithm, horizon): successes and the median episodes to
+    half value."""
+    groups: dict[tuple[str, str, int], list[dict]] = {}
     for record in records:
-        groups.setdefault((record["algorithm"], record["horizon"]), []).append(record)
-    lines = [f"{'algorithm':<10} {'H':>4} {'runs':>4} {'failed':>6} {'reached 1/2':>11} "
-             f"{'median episodes to 1/2':>22} {'budget':>9}"]
-    for (algorithm, horizon), group in sorted(groups.items()):
+        groups.setdefault((record["variant"], record["algorithm"], record["horizon"]),
+                          []).append(record)
+    lines = [f"{'lock':<8} {'algorithm':<10} {'H':>4} {'runs':>4} {'failed':>6} "
+             f"{'reached 1/2':>11} {'median episodes to 1/2':>22} {'budget':>9}"]
+    for (variant, algorithm, horizon), group in sorted(groups.items()):
         done = [r for r in group if r["status"] == "done"]
         reached = [e for e in map(_reached, done) if e is not None]
         median = f"{statistics.median(reached):.0f}" if reached else "-"
-        lines.append(f"{algorithm:<10} {horizon:>4} {len(group):>4} "
+        lines.append(f"{variant:<8} {algorithm:<10} {horizon:>4} {len(group):>4} "
                      f"{len(group) - len(done):>6} {len(reached):>5} / {len(done):<3} "
                      f"{median:>22} {group[0]['budget']:>9}")
     return "\n".join(lines)
 
 
+def algorithm_colour(algorithm: str, algorithms: Sequence[str]) -> str:
+    """The colour of ``algorithm`` in every figure of the sweep: by its place in
+    :data:`ALGORITHMS`, then in ``algorithms`` (the others drawn)."""
+    known = [*ALGORITHMS, *sorted(a for a in set(algorithms) if a not in ALGORITHMS)]
+    return f"C{known.index(algorithm) % 10}"
+
+
+def variants_of(records: list[dict]) -> list[str]:
+    """The lock variants of ``records``, in the order of :data:`LOCK_VARIANTS`."""
+    present = {r["variant"] for r in records}
+    return [v for v in LOCK_VARIANTS if v in present]
+
+
 def horizon_figure(records: list[dict]) -> Figure:
     """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
-    horizon (log scale), one line per algorithm; where most runs never got there, an ``x`` at
-    the budget."""
-    figure = new_figure(figsize=(6, 4))
-    axes = figure.add_subplot()
+    horizon (log scale), one line per algorithm and one panel per lock variant; where most runs
+    never got there, an ``x`` at the budget."""
+    variants = variants_of(records) or ["paper"]
+    figure = new_figure(figsize=(6 * len(variants), 4))
     algorithms = sorted({r["algorithm"] for r in records})
-    for index, algorithm in enumerate(algorithms):
-        colour = f"C{index}"
-        shift = 0.08 * (index - (len(algorithms) - 1) / 2)  # markers at the budget side by side
-        mine = [r for r in records if r["algorithm"] == algorithm and r["status"] == "done"]
-        medians, missed = [], []
-        for horizon in sorted({r["horizon"] for r in mine}):
-            group = [r for r in mine if r["horizon"] == horizon]
-            reached = [e for e in map(_reached, group) if e is not None]
-            if 2 * len(reached) > len(group):
-                medians.append((horizon, statistics.median(reached)))
-            else:
-                missed.append((horizon * (1 + shift / 10), group[0]["budget"]))
-        if medians:
-            axes.plot(*zip(*medians, strict=True), marker="o", color=colour, label=algorithm)
-        if missed:
-            axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
-                         label=None if medians else algorithm)
-    axes.set_yscale("log")
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("horizon H")
-    axes.set_ylabel("episodes to reach half the optimal value")
-    axes.set_title("combination lock, K = 10 (x: not reached within the budget)")
-    if algorithms:
-        axes.legend(fontsize=8)
+    for column, variant in enumerate(variants, start=1):
+        axes = figure.add_subplot(1, len(variants), column)
+        for index, algorithm in enumerate(algorithms):
+            colour = algorithm_colour(algorithm, algorithms)
+            shift = 0.08 * (index - (len(algorithms) - 1) / 2)  # markers at the budget apart
+            mine = [r for r in records if r["algorithm"] == algorithm
+                    and r["variant"] == variant and r["status"] == "done"]
+            medians, missed = [], []
+            for horizon in sorted({r["horizon"] for r in mine}):
+                group = [r for r in mine if r["horizon"] == horizon]
+                reached = [e for e in map(_reached, group) if e is not None]
+                if 2 * len(reached) > len(group):
+                    medians.append((horizon, statistics.median(reached)))
+                else:
+                    missed.append((horizon * (1 + shift / 10), group[0]["budget"]))
+            if medians:
+                axes.plot(*zip(*medians, strict=True), marker="o", color=colour,
+                          label=algorithm)
+            if missed:
+                axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
+                             label=None if medians else algorithm)
+        axes.set_yscale("log")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel("horizon H")
+        axes.set_ylabel("episodes to reach half the optimal value")
+        axes.set_title(f"{variant} lock, K = {LOCK_ACTIONS} (x: not reached within the budget)",
+                       fontsize=9)
+        if axes.get_legend_handles_labels()[0]:
+            axes.legend(fontsize=8)
     return figure

@@ -108,6 +108,8 @@ def test_a_stopped_run_resumes_with_identical_results(tmp_path, monkeypatch):
     assert resumed.episodes == whole.episodes
     assert resumed.value == whole.value
     assert resumed.log == whole.log
+    assert resumed.training_returns == whole.training_returns
+    assert resumed.state_visits == whole.state_visits
     for first, second in zip(resumed.policy.weights, whole.policy.weights, strict=True):
         assert np.array_equal(first, second)
     with pytest.raises(ValueError, match="another run"):

@@ -1,26 +1,39 @@
 """The sweep: on a local Ray instance, resumed after a stop without repeating a task, and with a
-failing task reported (after one retry) with its error."""
+failing task reported (after one retry) with its error; lock variants in the task key; records
+with their thinned return curves and state visits, checked when read; HOMER's per-step log of
+returns and visits."""
 
+import argparse
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import homer.algorithm as algorithm
 from homer import cli
+from homer.algorithm import run_homer
 from homer.cli import main
+from homer.config import HomerConfig
 from homer.safe_files import UnsafePathError
+from homer.sampler import BatchSampler
 from homer.sweep import (
+    MAX_CURVE_POINTS,
     RECORDS,
     SweepTask,
     horizon_figure,
     run_sweep,
     run_task,
     sweep_table,
+    thin_curve,
 )
+from kinematic.families import combination_lock
 
 ray = pytest.importorskip("ray")
 
@@ -42,7 +55,8 @@ def counting_runner(task: SweepTask) -> dict:
     with (Path(task.out) / "calls.txt").open("a") as calls:
         calls.write(task.key + "\n")
     return {"value": 1.0, "optimal_value": 1.0, "episodes": 10 * task.horizon,
-            "episodes_to_half": 10 * task.horizon, "seconds": 0.0}
+            "episodes_to_half": 10 * task.horizon, "seconds": 0.0,
+            "training_returns": [[10 * task.horizon, 1.0]], "state_visits": {"s1a": 10}}
 
 
 def failing_runner(task: SweepTask) -> dict:
@@ -86,7 +100,7 @@ def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
                         runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert len(failed) == 1 and failed[0]["horizon"] == 4
-    assert "boom at a-H4-seed0-budget5" in failed[0]["error"] and failed[0]["attempts"] == 2
+    assert "boom at a-paper-H4-seed0-budget5" in failed[0]["error"] and failed[0]["attempts"] == 2
 
 
 def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
@@ -104,7 +118,7 @@ def test_a_stopped_sweep_resumes_without_repeating_tasks(tmp_path):
     keys = [json.dumps([r["algorithm"], r["horizon"]]) for r in records_of(tmp_path)]
     assert len(keys) == len(set(keys)) == 4  # every task recorded once
     calls = (tmp_path / "calls.txt").read_text().split()
-    first_key = f"{first[0]['algorithm']}-H{first[0]['horizon']}-seed0-budget5"
+    first_key = f"{first[0]['algorithm']}-paper-H{first[0]['horizon']}-seed0-budget5"
     assert calls.count(first_key) == 1  # the recorded task did not run again
 
 
@@ -113,7 +127,7 @@ def test_a_failed_task_is_retried_once_and_reported_locally(tmp_path):
                         workers=1, runner=failing_runner)
     failed = [r for r in records if r["status"] == "failed"]
     assert [r["horizon"] for r in failed] == [4]
-    assert "RuntimeError: boom at a-H4-seed0-budget5" in failed[0]["error"]
+    assert "RuntimeError: boom at a-paper-H4-seed0-budget5" in failed[0]["error"]
     assert "failed" in sweep_table(records).splitlines()[0]
 
 
@@ -131,8 +145,13 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
          "--seeds", "1", "--budget", "100", "--out", str(tmp_path), "--executor", "local",
          "--workers", "1"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "table.txt").read_text().startswith("algorithm")
-    assert (tmp_path / "horizon.png").exists() and (tmp_path / "horizon.svg").exists()
+    assert (tmp_path / "table.txt").read_text().startswith("lock")
+    for figure in ("horizon", "value", "traces"):
+        assert (tmp_path / f"{figure}.png").exists() and (tmp_path / f"{figure}.svg").exists()
+    verdicts = (tmp_path / "verdicts.md").read_text()
+    [pcid] = [line for line in verdicts.splitlines() if line.startswith("| paper | pcid | 3 |")]
+    assert pcid.startswith("| paper | pcid | 3 | fails | 1 (") and "| own schedule |" in pcid
+    assert "| paper | ppo | 3 | solves | 0 | - | - | - | not run |" in verdicts
 
 
 def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_path):
@@ -148,8 +167,9 @@ def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_pa
     assert [r["horizon"] for r in records] == [3, 4]
     assert sorted(r["horizon"] for r in records_of(tmp_path)) == [3, 4]  # one parseable line each
     calls = (tmp_path / "calls.txt").read_text().split()
-    torn_key = f"a-H{torn['horizon']}-seed0-budget5"
-    assert sorted(calls) == sorted(["a-H3-seed0-budget5", "a-H4-seed0-budget5", torn_key])
+    torn_key = f"a-paper-H{torn['horizon']}-seed0-budget5"
+    assert sorted(calls) == sorted(["a-paper-H3-seed0-budget5", "a-paper-H4-seed0-budget5",
+                                   torn_key])
 
 
 def test_a_malformed_record_before_the_last_is_an_error_naming_the_line(tmp_path):
@@ -164,7 +184,7 @@ def test_another_budget_is_another_task(tmp_path):
         run_sweep(["a"], [3], seeds=1, budget=budget, out=tmp_path, executor="local",
                   workers=1, runner=counting_runner)
     assert (tmp_path / "calls.txt").read_text().split() == [
-        "a-H3-seed0-budget5", "a-H3-seed0-budget6"]
+        "a-paper-H3-seed0-budget5", "a-paper-H3-seed0-budget6"]
 
 
 def sleeping_runner(task: SweepTask) -> dict:
@@ -260,7 +280,7 @@ def test_a_planted_link_as_the_runs_directory_is_refused_before_any_task_runs(tm
 def test_a_homer_task_refuses_a_link_planted_as_its_run_directory(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
-    task = SweepTask("homer", 1, 0, 1, str(tmp_path / "sweep"))
+    task = SweepTask("homer", "paper", 1, 0, 1, str(tmp_path / "sweep"))
     (tmp_path / "sweep" / "runs").mkdir(parents=True)
     (tmp_path / "sweep" / "runs" / task.key).symlink_to(outside)
     with pytest.raises(UnsafePathError, match=f"^{tmp_path / 'sweep' / 'runs' / task.key}: a "
@@ -297,7 +317,7 @@ def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypat
     monkeypatch.setattr(cli, "write_atomically", disk_full)
     assert main([*SWEEP, "--out", str(out)]) == 2  # every task done: none runs again
     captured = capsys.readouterr()
-    assert captured.out.startswith("algorithm")  # the table is not lost
+    assert captured.out.startswith("lock")  # the table is not lost
     assert captured.err.strip().splitlines() == [
         f"error: {out / 'table.txt'}: cannot write there (No space left on device)"]
     assert (out / "calls.txt").read_text() == calls
@@ -321,7 +341,7 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
         f"error: interrupted; the finished runs are kept in {out / 'records.jsonl'}: rerun the "
         "same command to run the others"]
     [kept] = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
-    finished = f"a-H{kept['horizon']}-seed0-budget100000"  # either run may finish first
+    finished = f"a-paper-H{kept['horizon']}-seed0-budget100000"  # either run may finish first
     monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: real_run_sweep(
         *args[:5], "local", None, 1, runner=counting_runner))
     assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
@@ -343,3 +363,222 @@ def test_the_sweep_command_prints_a_warning_as_one_line(tmp_path, monkeypatch, c
     assert cli.main(arguments) == 0
     assert capsys.readouterr().err.splitlines() == [
         f"warning: {out / RECORDS}: dropped a torn last line (line 1); its task runs again"]
+
+
+def test_every_lock_variant_is_its_own_task_and_named_in_its_record(tmp_path):
+    records = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                        runner=counting_runner, variants=["paper", "released"])
+    assert [(r["variant"], r["horizon"]) for r in records] == [("paper", 3), ("released", 3)]
+    assert sorted((tmp_path / "calls.txt").read_text().split()) == [
+        "a-paper-H3-seed0-budget5", "a-released-H3-seed0-budget5"]
+    assert sweep_table(records).splitlines()[2].startswith("released a ")
+    run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1, runner=counting_runner,
+              variants=["released"])  # done: not run again
+    assert len((tmp_path / "calls.txt").read_text().split()) == 2
+
+
+def test_an_unknown_or_repeated_lock_variant_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown lock variants \['cereb'\]; known: paper, "
+                                         "released"):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner,
+                  variants=["paper", "cereb"])
+    with pytest.raises(ValueError, match="lock variant 'paper' given twice"):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner,
+                  variants=["paper", "paper"])
+    assert cli._lock_variants("released,paper") == ["released", "paper"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown lock variant 'cereb'"):
+        cli._lock_variants("paper,cereb")
+
+
+def test_the_released_lock_is_not_built_by_this_version(tmp_path):
+    with pytest.raises(ValueError, match="lock variant 'released': this version builds only"):
+        run_task(SweepTask("pcid", "released", 3, 0, 1, str(tmp_path)))
+
+
+def done_record(**changes) -> dict:
+    record = {"algorithm": "a", "variant": "paper", "horizon": 3, "seed": 0, "budget": 5,
+              "out": "x", "status": "done", "value": 1.0, "optimal_value": 1.0,
+              "episodes": 30, "episodes_to_half": 30, "seconds": 1.0,
+              "training_returns": [[10, 0.0], [30, 1.0]], "state_visits": {"s3c": 4}}
+    record.update(changes)
+    return {name: value for name, value in record.items() if value is not DROP}
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"variant": DROP}, "no field 'variant'; records written before lock variants were of the "
+                        "paper's lock: add \"variant\": \"paper\" to each of them"),
+    ({"variant": "cereb"}, "field 'variant' must be one of paper, released, got 'cereb'"),
+    ({"seconds": DROP}, "no field 'seconds'"),
+    ({"optimal_value": 0.0}, "field 'optimal_value' must be a finite number > 0"),
+    ({"training_returns": DROP}, "no field 'training_returns'"),
+    ({"training_returns": [[30, 1.0], [10, 0.0]]}, "field 'training_returns' must be a list"),
+    ({"training_returns": [[10, "1"]]}, "field 'training_returns' must be a list"),
+    ({"training_returns": [[e, 0.0] for e in range(2001)]},
+     "field 'training_returns' must be a list of at most 2000"),
+    ({"state_visits": DROP}, "no field 'state_visits'"),
+    ({"state_visits": {"s3d": 1}}, "field 'state_visits' must be a mapping from lock states"),
+    ({"state_visits": {"s3a": -1}}, "field 'state_visits' must be a mapping from lock states"),
+    ({"state_visits": {"s4a": 1}}, "field 'state_visits' names 's4a', beyond horizon 3"),
+])
+def test_a_record_with_a_missing_or_malformed_field_is_an_error_naming_file_and_line(
+        tmp_path, changes, message):
+    good = json.dumps(done_record(horizon=4, state_visits={"s4a": 1}))
+    (tmp_path / RECORDS).write_text(good + "\n" + json.dumps(done_record(**changes)) + "\n"
+                                    + good + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / RECORDS}, line 2: not a sweep "
+                                                   f"record ({message}")):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                  runner=counting_runner)
+    assert not (tmp_path / "calls.txt").exists()
+
+
+def test_the_reference_record_is_accepted(tmp_path):
+    (tmp_path / RECORDS).write_text(json.dumps(done_record()) + "\n")
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner)
+    assert record == done_record() and not (tmp_path / "calls.txt").exists()
+
+
+def malformed_runner(task: SweepTask) -> dict:
+    return {**counting_runner(task), "state_visits": {"s9a": 1}}
+
+
+def test_a_runner_giving_a_malformed_record_is_a_failed_task_not_a_broken_file(tmp_path):
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=malformed_runner)
+    assert record["status"] == "failed" and record["attempts"] == 2
+    assert "field 'state_visits' names 's9a', beyond horizon 3" in record["error"]
+    assert "wall_seconds" in record
+    run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+              runner=counting_runner)  # the file stays readable; the task runs again
+
+
+def long_curve_runner(task: SweepTask) -> dict:
+    import time
+
+    time.sleep(0.2)
+    return {**counting_runner(task), "episodes": 100_000, "seconds": 12.5,
+            "training_returns": [[100 * (k + 1), k % 3] for k in range(1000)],
+            "state_visits": {"s1a": np.int64(7), "s2c": 3}}
+
+
+def test_a_record_keeps_a_thinned_curve_its_visits_and_its_wall_clock(tmp_path):
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=long_curve_runner)
+    assert record["status"] == "done" and record["seconds"] == 12.5
+    assert record["wall_seconds"] >= 0.2
+    assert record["state_visits"] == {"s1a": 7, "s2c": 3}
+    curve = record["training_returns"]
+    assert len(curve) <= MAX_CURVE_POINTS and curve[-1][0] == 100_000
+    assert records_of(tmp_path) == [record]
+
+
+def test_thinning_keeps_every_episode_s_return_and_the_early_points():
+    points = [[10 * (k + 1), float(k % 7)] for k in range(50_000)]
+    thinned = thin_curve(points, most=300)
+    assert len(thinned) <= 300
+    assert thinned[:5] == points[:5]  # early points (narrow buckets) are kept as they are
+    assert thinned[-1][0] == points[-1][0]
+    total = sum(10 * mean for _, mean in points)  # 10 episodes behind each point
+    previous, kept = 0, 0.0
+    for episodes, mean in thinned:
+        kept += (episodes - previous) * mean
+        previous = episodes
+    assert kept == pytest.approx(total, rel=1e-12)
+    assert thin_curve(points[:300], most=300) == points[:300]
+
+
+TINY = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
+                   psdp_samples=100, eval_samples=100, evaluation_episodes=50)
+"""An H = 3 lock run of a few seconds (one torch thread)."""
+
+
+def test_homer_logs_each_step_s_episodes_returns_and_visits(tmp_path, monkeypatch):
+    batches = []
+    original_run = BatchSampler.run
+
+    def recording_run(self, *args, **kwargs):
+        batch = original_run(self, *args, **kwargs)
+        batches.append(batch)
+        return batch
+
+    monkeypatch.setattr(BatchSampler, "run", recording_run)
+    mdp = combination_lock(3, 10, 0)
+    result = run_homer(mdp, tmp_path, TINY, seed=0, progress=False)
+    assert len(result.log) == 2
+    remaining = list(batches)
+    phases = [entry["episodes"] for entry in result.log]
+    phases.append(result.episodes - sum(phases))  # the reward-sensitive PSDP
+    expected_visits: Counter[str] = Counter()
+    expected_curve, episodes = [], 0
+    for number, count in enumerate(phases):
+        mine = []
+        while sum(len(b.actions) for b in mine) < count:
+            mine.append(remaining.pop(0))
+        assert sum(len(b.actions) for b in mine) == count
+        return_sum = sum(float(b.rewards.sum()) for b in mine)
+        visits = Counter(mdp.layers[t][s] for b in mine for row in b.states
+                         for t, s in enumerate(row))
+        if number < len(result.log):
+            entry = result.log[number]
+            assert entry["return_sum"] == pytest.approx(return_sum, abs=1e-12)
+            assert entry["visits"] == dict(visits)
+            assert max(int(name[1:-1]) for name in visits) == entry["step"]
+        expected_visits.update(visits)
+        episodes += count
+        expected_curve.append((episodes, return_sum / count))
+    assert [len(b.actions) for b in remaining] == [TINY.evaluation_episodes]  # not counted
+    assert result.state_visits == dict(expected_visits)
+    assert sum(result.state_visits[s] for s in ("s1a", "s1b")) == result.episodes
+    assert [e for e, _ in result.training_returns] == [e for e, _ in expected_curve]
+    assert [m for _, m in result.training_returns] == pytest.approx(
+        [m for _, m in expected_curve], abs=1e-12)
+    summary = result.summary()
+    assert summary["state_visits"] == result.state_visits
+    assert summary["training_returns"] == [list(p) for p in result.training_returns]
+
+
+def test_homer_s_returns_and_visits_survive_a_resume(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 10, 0)
+    whole = run_homer(mdp, tmp_path / "whole", TINY, seed=0, progress=False)
+    original = algorithm.write_checkpoint
+
+    def save_then_stop(run_dir, checkpoint):
+        original(run_dir, checkpoint)
+        raise KeyboardInterrupt  # killed right after the first step's checkpoint
+
+    monkeypatch.setattr(algorithm, "write_checkpoint", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_homer(mdp, tmp_path / "stopped", TINY, seed=0, progress=False)
+    monkeypatch.setattr(algorithm, "write_checkpoint", original)
+    resumed = run_homer(mdp, tmp_path / "stopped", TINY, seed=0, resume=True, progress=False)
+    assert resumed.log[0]["visits"] == whole.log[0]["visits"]  # read back from the checkpoint
+    assert resumed.training_returns == whole.training_returns
+    assert resumed.state_visits == whole.state_visits
+
+
+def test_a_checkpoint_log_without_returns_or_visits_is_refused_naming_the_record():
+    from homer.run_state import CheckpointError, _log
+
+    entry = {"step": 2, "episodes": 10, "return_sum": 1.0, "visits": {"s1a": 10}}
+    assert _log({"log": [entry]}, 1) == [entry]
+    for broken in ({**entry, "return_sum": float("nan")}, {**entry, "visits": {"s1a": -1}},
+                   {"step": 2, "episodes": 10}):
+        with pytest.raises(CheckpointError, match="needs step 2, a number of episodes >= 0, "
+                                                  "a finite return sum and the visits"):
+            _log({"log": [broken]}, 1)
+
+
+def self_naming_runner(task: SweepTask) -> dict:
+    """A baseline's summary names its algorithm without the RND suffix."""
+    return {**counting_runner(task), "algorithm": "ppo", "horizon": 99, "curve": [[1, 0.5]]}
+
+
+def test_a_record_keeps_its_task_s_fields_over_the_runner_s(tmp_path):
+    [record] = run_sweep(["ppo_rnd"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=self_naming_runner)
+    assert (record["algorithm"], record["horizon"]) == ("ppo_rnd", 3)
+    assert record["curve"] == [[1, 0.5]]  # the runner's other fields are kept
