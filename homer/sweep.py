@@ -103,10 +103,7 @@ def lock_of(task: SweepTask) -> BlockMDP:
     """The lock of ``task``: ``combination_lock(H, 10, seed)`` of its variant."""
     from kinematic.families import combination_lock
 
-    if task.variant != "paper":
-        raise ValueError(f"lock variant {task.variant!r}: this version builds only the "
-                         "paper's lock")
-    return combination_lock(task.horizon, LOCK_ACTIONS, task.seed)
+    return combination_lock(task.horizon, LOCK_ACTIONS, task.seed, variant=task.variant)
 
 
 def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from homer.sweep import (
     RECORDS,
     SweepTask,
     horizon_figure,
+    lock_of,
     run_sweep,
     run_task,
     sweep_table,
@@ -390,9 +391,13 @@ def test_an_unknown_or_repeated_lock_variant_is_refused(tmp_path):
         cli._lock_variants("paper,cereb")
 
 
-def test_the_released_lock_is_not_built_by_this_version(tmp_path):
-    with pytest.raises(ValueError, match="lock variant 'released': this version builds only"):
-        run_task(SweepTask("pcid", "released", 3, 0, 1, str(tmp_path)))
+def test_a_task_of_the_released_variant_runs_on_the_released_lock(tmp_path):
+    from kinematic.planning import optimal_values
+
+    released = lock_of(SweepTask("pcid", "released", 3, 0, 1, str(tmp_path)))
+    paper = lock_of(SweepTask("pcid", "paper", 3, 0, 1, str(tmp_path)))
+    assert released.name == "combolock-released-H3-K10-seed0"
+    assert (optimal_values(released).value, optimal_values(paper).value) == (4, 1)
 
 
 def done_record(**changes) -> dict:
