@@ -348,15 +348,16 @@ def _finish(run: _OpenRun) -> HomerResult:
     evaluation = sampler.run(config.evaluation_episodes, [], None, policy)
     sampler.episodes = learning_episodes
     sampler.collected()  # the evaluation's episodes are not learning episodes
-    phases = [(entry["episodes"], entry["return_sum"], entry["visits"])
-              for entry in run.checkpoint.log]
-    phases.append((final.episodes, final.return_sum, final.visits))
     training_returns, visits, episodes = [], Counter[str](), 0
-    for count, return_sum, visited in phases:
-        episodes += count
-        visits.update(visited)
-        if count:
-            training_returns.append((episodes, return_sum / count))
+    if all("visits" in entry for entry in run.checkpoint.log):  # else begun before recording
+        phases = [(entry["episodes"], entry["return_sum"], entry["visits"])
+                  for entry in run.checkpoint.log]
+        phases.append((final.episodes, final.return_sum, final.visits))
+        for count, return_sum, visited in phases:
+            episodes += count
+            visits.update(visited)
+            if count:
+                training_returns.append((episodes, return_sum / count))
     result = HomerResult(
         value=float(evaluation.rewards.sum(axis=1).mean()),
         optimal_value=float(optimal_values(mdp).value),

@@ -41,7 +41,7 @@ from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
-from homer.sweep import LOCK_VARIANTS, RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
 from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_table
 from homer.user_code import load_abstraction, load_policies

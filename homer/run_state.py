@@ -177,8 +177,9 @@ def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) 
 
 def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
     """One record per learned step, in order (steps 2 .. completed_step + 1, 1-based), each
-    with its episode count, the sum of their returns and their visits of the latent states
-    (name -> count), which a run's ``training_returns`` and ``state_visits`` add up."""
+    with its episode count and, in runs written since they are recorded, the sum of their
+    returns and their visits of the latent states (name -> count), which a run's
+    ``training_returns`` and ``state_visits`` add up. A record has both or neither."""
     log = state["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
         raise CheckpointError("log is not a list of records")
@@ -188,15 +189,18 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
     for number, entry in enumerate(log, start=2):
         step = entry.get("step")
         visits = entry.get("visits")
+        recorded = "return_sum" in entry or "visits" in entry
         if not (isinstance(step, int) and step == number
                 and at_least(0).contains(entry.get("episodes"))
-                and NumberRange(float).contains(entry.get("return_sum"))
-                and isinstance(visits, dict)
-                and all(isinstance(name, str) and at_least(0).contains(count)
-                        for name, count in visits.items())):
+                and (not recorded
+                     or (NumberRange(float).contains(entry.get("return_sum"))
+                         and isinstance(visits, dict)
+                         and all(isinstance(name, str) and at_least(0).contains(count)
+                                 for name, count in visits.items())))):
             raise CheckpointError(f"log record {short_repr(entry, limit=190)}: needs step "
-                                  f"{number}, a number of episodes >= 0, a finite return sum "
-                                  "and the visits of the latent states (name -> count >= 0)")
+                                  f"{number}, a number of episodes >= 0, and either both a "
+                                  "finite return sum and the visits of the latent states "
+                                  "(name -> count >= 0) or neither")
     return log
 
 

@@ -54,16 +54,15 @@ from homer.safe_files import (
 )
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive
 from kinematic.errors import short_repr
+from kinematic.families import LOCK_VARIANTS, combination_lock
 from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "LOCK_VARIANTS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
+__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
            "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
-LOCK_VARIANTS = ("paper", "released")
-"""The combination locks a sweep runs on (Section 7's, and the authors' released one)."""
 LOCK_ACTIONS = 10
 """K of every lock of the sweep (``fig:horizon-plot``)."""
 RECORDS = "records.jsonl"
@@ -83,7 +82,7 @@ class SweepTask:
 
     algorithm: str
     variant: str
-    """The lock: one of :data:`LOCK_VARIANTS`."""
+    """The lock: one of :data:`kinematic.families.LOCK_VARIANTS`."""
     horizon: int
     seed: int
     budget: int
@@ -101,8 +100,6 @@ class SweepTask:
 
 def lock_of(task: SweepTask) -> BlockMDP:
     """The lock of ``task``: ``combination_lock(H, 10, seed)`` of its variant."""
-    from kinematic.families import combination_lock
-
     return combination_lock(task.horizon, LOCK_ACTIONS, task.seed, variant=task.variant)
 
 

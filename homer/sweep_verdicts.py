@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 
 from homer.config import DEFAULT_TORCH_THREADS
-from homer.sweep import ALGORITHMS, LOCK_VARIANTS
+from homer.sweep import ALGORITHMS
 from kinematic.arguments import format_duration
+from kinematic.families import LOCK_VARIANTS
 
 __all__ = ["OWN_SCHEDULE", "PAPER_BUDGET", "PAPER_HORIZONS", "PAPER_SEEDS", "CellVerdict",
            "paper_claim", "projected_core_hours", "sweep_verdicts", "verdict_table"]

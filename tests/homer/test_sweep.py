@@ -565,16 +565,38 @@ def test_homer_s_returns_and_visits_survive_a_resume(tmp_path, monkeypatch):
     assert resumed.state_visits == whole.state_visits
 
 
-def test_a_checkpoint_log_without_returns_or_visits_is_refused_naming_the_record():
+def test_a_checkpoint_log_with_half_or_broken_returns_and_visits_is_refused_naming_the_record():
     from homer.run_state import CheckpointError, _log
 
     entry = {"step": 2, "episodes": 10, "return_sum": 1.0, "visits": {"s1a": 10}}
+    older = {"step": 2, "episodes": 10}  # a run begun before returns and visits were recorded
     assert _log({"log": [entry]}, 1) == [entry]
+    assert _log({"log": [older]}, 1) == [older]
     for broken in ({**entry, "return_sum": float("nan")}, {**entry, "visits": {"s1a": -1}},
-                   {"step": 2, "episodes": 10}):
+                   {**older, "visits": {"s1a": 10}}, {**older, "return_sum": 1.0}):
         with pytest.raises(CheckpointError, match="needs step 2, a number of episodes >= 0, "
-                                                  "a finite return sum and the visits"):
+                                                  "and either both a finite return sum"):
             _log({"log": [broken]}, 1)
+
+
+def test_a_run_begun_before_returns_were_recorded_resumes_without_them(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 10, 0)
+    original = algorithm.write_checkpoint
+
+    def forget_then_stop(run_dir, checkpoint):
+        for entry in checkpoint.log:  # as an older version wrote its log
+            entry.pop("return_sum")
+            entry.pop("visits")
+        original(run_dir, checkpoint)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(algorithm, "write_checkpoint", forget_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_homer(mdp, tmp_path / "old", TINY, seed=0, progress=False)
+    monkeypatch.setattr(algorithm, "write_checkpoint", original)
+    resumed = run_homer(mdp, tmp_path / "old", TINY, seed=0, resume=True, progress=False)
+    assert (resumed.training_returns, resumed.state_visits) == ([], {})  # not made up
+    assert resumed.value >= resumed.optimal_value / 2
 
 
 def self_naming_runner(task: SweepTask) -> dict:
