@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import copy
+import json
+from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
-from homer.baselines.batched import BatchedConfig, BatchedLearner
+from homer.baselines.actor_critic import run_actor_critic
+from homer.baselines.batched import BatchedConfig, BatchedLearner, run_batched_baseline
+from homer.baselines.batched_checkpoint import CHECKPOINT
+from homer.run_state import CheckpointError
+from homer.safe_files import UnsafePathError
 from kinematic.families import combination_lock
 
 SMALL = BatchedConfig(workers=8, ppo_minibatch=10, ppo_epochs=2)
@@ -74,3 +81,101 @@ def test_a_flat_step_is_torchs_rmsprop_after_torchs_gradient_clipping():
         torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-7)
     assert not torch.equal(learner.network.heads.weight, BatchedLearner(
         combination_lock(3, 2, seed=0), "ppo", seed=0, config=SMALL).network.heads.weight)
+
+
+def _checkpoint(run_dir) -> dict[str, np.ndarray]:
+    with np.load(run_dir / CHECKPOINT, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+RUN: dict[str, Any] = {"algorithm": "ppo", "episodes": 48, "rnd": True, "seed": 2, "config": SMALL,
+       "evaluate_every": 16, "checkpoint_every": 1}
+
+
+def test_a_run_interrupted_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 2, seed=0)
+    whole = run_batched_baseline(mdp, run_dir=tmp_path / "whole", **RUN)
+    update = BatchedLearner.update
+    calls = {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise KeyboardInterrupt
+        update(self)
+
+    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batched_baseline(mdp, run_dir=tmp_path / "parts", **RUN)
+    assert _checkpoint(tmp_path / "parts")["curve"].shape == (1, 2)  # 24 episodes: one value
+    calls["n"] = -100  # no more interruptions; count the updates the resumed run makes
+    resumed = run_batched_baseline(mdp, run_dir=tmp_path / "parts", **RUN)
+    assert calls["n"] == -100 + 3  # it resumed after 3 of its 6 updates
+    first, second = _checkpoint(tmp_path / "whole"), _checkpoint(tmp_path / "parts")
+    assert first.keys() == second.keys()
+    for name in first:
+        if name != "metadata":  # it holds the seconds run
+            assert np.array_equal(first[name], second[name]), name
+    assert resumed.curve == whole.curve and resumed.visits == whole.visits
+    assert resumed.training_returns == whole.training_returns
+    assert len(whole.curve) == 3 and whole.episodes == 48
+
+
+def test_resuming_with_another_seed_or_configuration_is_refused(tmp_path):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
+    with pytest.raises(ValueError, match="seed differs"):
+        run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "seed": 3})
+    with pytest.raises(ValueError, match="config differs"):
+        run_batched_baseline(mdp, run_dir=tmp_path,
+                             **{**RUN, "config": BatchedConfig(workers=8, ppo_epochs=3)})
+    with pytest.raises(ValueError, match="mdp, mdp_sha256 differ"):
+        run_batched_baseline(combination_lock(3, 2, seed=1), run_dir=tmp_path, **RUN)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda arrays: arrays.pop("square_average"), "entry 'square_average' is missing"),
+    (lambda arrays: arrays.update(parameters=arrays["parameters"][:-1]),
+     "entry 'parameters' is float32 of shape"),
+    (lambda arrays: arrays.update(extra=np.zeros(1)), "entry 'extra' is not a checkpoint"),
+    (lambda arrays: arrays.update(metadata=np.frombuffer(b'{"episodes": 8}', np.uint8)),
+     "entry 'metadata' has no field"),
+])
+def test_a_malformed_checkpoint_is_refused_naming_the_file_and_entry(tmp_path, change, message):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
+    arrays = _checkpoint(tmp_path)
+    change(arrays)
+    np.savez(tmp_path / CHECKPOINT, **arrays)
+    with pytest.raises(CheckpointError, match=f"{CHECKPOINT}: {message}"):
+        run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 16})
+
+
+def test_a_checkpoint_that_is_a_symbolic_link_is_refused(tmp_path):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path / "run", **{**RUN, "episodes": 8})
+    (tmp_path / "run" / CHECKPOINT).rename(tmp_path / "elsewhere.npz")
+    (tmp_path / "run" / CHECKPOINT).symlink_to(tmp_path / "elsewhere.npz")
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        run_batched_baseline(mdp, run_dir=tmp_path / "run", **{**RUN, "episodes": 16})
+
+
+def test_stop_at_half_stops_at_the_first_evaluation_reaching_half_the_optimal_value():
+    mdp = combination_lock(3, 2, seed=0)
+    result = run_batched_baseline(mdp, "ppo", 5000, seed=0, evaluate_every=100,
+                                  stop_at_half=True)
+    assert result.episodes_to_half == result.episodes < 1000
+    assert result.curve[-1][1] >= result.optimal_value / 2 > max(v for _, v in result.curve[:-1])
+    summary = json.loads(json.dumps(result.summary()))
+    assert summary["episodes_to_half"] == result.episodes
+    assert sum(summary["visits"].values()) == result.episodes * mdp.horizon
+    assert [e for e, _ in summary["training_returns"]] == list(range(100, result.episodes + 1,
+                                                                     100))
+
+
+def test_the_reference_implementation_solves_the_same_lock_within_the_same_budget():
+    """Cross-check: stable-baselines3's PPO (run_actor_critic) also reaches half the optimal
+    value of the H = 3 lock within 1000 episodes, as the batched PPO does above."""
+    result = run_actor_critic(combination_lock(3, 2, seed=0), "ppo", 1000, seed=0,
+                              evaluations=10)
+    assert result.episodes_to_half is not None and result.episodes_to_half <= 1000
