@@ -146,7 +146,7 @@ def test_a_malformed_checkpoint_is_refused_naming_the_file_and_entry(tmp_path, c
     run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
     arrays = _checkpoint(tmp_path)
     change(arrays)
-    np.savez(tmp_path / CHECKPOINT, **arrays)
+    np.savez(tmp_path / CHECKPOINT, allow_pickle=False, **arrays)
     with pytest.raises(CheckpointError, match=f"{CHECKPOINT}: {message}"):
         run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 16})
 
