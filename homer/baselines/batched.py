@@ -193,27 +193,45 @@ class _Thinned:
         return [*self.points, (self.last_episodes, self.pending / self.pending_count)]
 
 
-def _forward(layers: list[nn.Linear], x: torch.Tensor) -> list[torch.Tensor]:
-    """The inputs of every layer of a ReLU MLP and its output (no autograd graph)."""
-    activations = [x]
-    for k, layer in enumerate(layers):
-        out = torch.addmm(layer.bias, activations[-1], layer.weight.t())
-        activations.append(out.clamp_(min=0.0) if k + 1 < len(layers) else out)
-    return activations
+@dataclass(frozen=True)
+class _Layers:
+    """The linear layers of a ReLU MLP as the hand-written passes use them: each weight
+    transposed (a view), and the views of the flat gradient that receive its gradients."""
 
+    weights: list[torch.Tensor]
+    transposed: list[torch.Tensor]
+    biases: list[torch.Tensor]
+    weight_gradients: list[torch.Tensor]
+    bias_gradients: list[torch.Tensor]
 
-def _backward(layers: list[nn.Linear], activations: list[torch.Tensor],
-              gradient: torch.Tensor) -> None:
-    """Write the gradient of the loss w.r.t. every weight and bias of the MLP into their
-    ``.grad`` (views of the flat gradient), given its gradient w.r.t. the output."""
-    for k in reversed(range(len(layers))):
-        layer, inputs = layers[k], activations[k]
-        assert layer.weight.grad is not None and layer.bias.grad is not None, "flat gradients"
-        torch.mm(gradient.t(), inputs, out=layer.weight.grad)
-        torch.sum(gradient, 0, out=layer.bias.grad)
-        if k:
-            gradient = torch.ops.aten.threshold_backward(torch.mm(gradient, layer.weight),
-                                                         inputs, 0.0)  # ReLU's: 0 where <= 0
+    @classmethod
+    def of(cls, module: nn.Module) -> _Layers:
+        layers = [layer for layer in module.modules() if isinstance(layer, nn.Linear)]
+        weights = [layer.weight for layer in layers]
+        return cls(weights, [w.t() for w in weights], [layer.bias for layer in layers],
+                   [w.grad if w.grad is not None else torch.empty(0) for w in weights],
+                   [layer.bias.grad if layer.bias.grad is not None else torch.empty(0)
+                    for layer in layers])
+
+    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """The inputs of every layer and the output (no autograd graph)."""
+        activations = [x]
+        last = len(self.weights) - 1
+        for k, (bias, transposed) in enumerate(zip(self.biases, self.transposed, strict=True)):
+            out = torch.addmm(bias, activations[-1], transposed)
+            activations.append(out if k == last else out.clamp_(min=0.0))
+        return activations
+
+    def backward(self, activations: list[torch.Tensor], gradient: torch.Tensor) -> None:
+        """Write the gradient of the loss w.r.t. every weight and bias into the flat gradient,
+        given its gradient w.r.t. the output."""
+        for k in reversed(range(len(self.weights))):
+            inputs = activations[k]
+            torch.mm(gradient.t(), inputs, out=self.weight_gradients[k])
+            torch.sum(gradient, 0, out=self.bias_gradients[k])
+            if k:
+                gradient = torch.ops.aten.threshold_backward(  # ReLU's: 0 where input <= 0
+                    torch.mm(gradient, self.weights[k]), inputs, 0.0)
 
 
 class _FlatRMSprop:
@@ -249,7 +267,9 @@ class _FlatRMSprop:
         """Scale the gradient of ``part`` to norm at most ``max_norm`` (torch's
         ``clip_grad_norm_``: by ``min(1, max_norm / (norm + 1e-6))``)."""
         grad = self.grad[part]
-        grad.mul_((max_norm / (torch.linalg.vector_norm(grad) + 1e-6)).clamp(max=1.0))
+        norm = float(torch.linalg.vector_norm(grad))
+        if norm + 1e-6 > max_norm:  # torch multiplies by 1.0 otherwise
+            grad.mul_(max_norm / (norm + 1e-6))
 
     def step(self, part: slice) -> None:
         grad, average = self.grad[part], self.square_average[part]
@@ -290,12 +310,8 @@ class BatchedLearner:
         self.optimiser = _FlatRMSprop([self.network, self.predictor], config.learning_rate)
         for module in (self.network, self.predictor, self.target):
             module.requires_grad_(False)  # gradients by hand: no autograd graph
-        self.network_layers = [layer for layer in self.network.modules()
-                               if isinstance(layer, nn.Linear)]
-        self.predictor_layers = [layer for layer in self.predictor.modules()
-                                 if isinstance(layer, nn.Linear)]
-        self.target_layers = [layer for layer in self.target.modules()
-                              if isinstance(layer, nn.Linear)]
+        self.network_layers, self.predictor_layers, self.target_layers = (
+            _Layers.of(self.network), _Layers.of(self.predictor), _Layers.of(self.target))
         self.network_part, self.predictor_part = self.optimiser.part(0), self.optimiser.part(1)
         self.normaliser = _BonusNormaliser(config.normalise_bonus)
         self.episodes = self.updates = 0
@@ -303,14 +319,14 @@ class BatchedLearner:
     def probabilities(self, step: int, encodings: np.ndarray) -> np.ndarray:
         """The policy's action probabilities at ``encodings`` (any ``step``: it is stationary,
         the step is in the observation)."""
-        out = _forward(self.network_layers, torch.from_numpy(encodings))[-1]
+        out = self.network_layers.forward(torch.from_numpy(encodings))[-1]
         return torch.softmax(out[:, :-1], dim=1).numpy()
 
     def _rnd_step(self, observations: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """One predictor step on ``observations``; the per-sample losses before it."""
-        activations = _forward(self.predictor_layers, observations)
+        activations = self.predictor_layers.forward(observations)
         error = activations[-1] - targets
-        _backward(self.predictor_layers, activations, error * (2.0 / error.numel()))
+        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
         self.optimiser.step(self.predictor_part)
         return error.pow(2).mean(dim=1)
 
@@ -329,7 +345,7 @@ class BatchedLearner:
         for t in range(horizon):
             assert current is not None, "every episode lasts H steps"
             x = observations[t] = torch.from_numpy(current)
-            out = _forward(self.network_layers, x)[-1]
+            out = self.network_layers.forward(x)[-1]
             log_probabilities, value = torch.log_softmax(out[:, :-1], dim=1), out[:, -1]
             actions[t] = categorical(log_probabilities.exp().numpy(), self.rng)
             chosen = torch.from_numpy(actions[t])
@@ -338,7 +354,7 @@ class BatchedLearner:
             reward, current = env.step(actions[t])
             rewards[t] = reward
             if self.rnd:
-                targets[t] = _forward(self.target_layers, x)[-1]
+                targets[t] = self.target_layers.forward(x)[-1]
                 bonus = config.intrinsic_coefficient * self._rnd_step(x, targets[t]).numpy()
                 rewards[t] += self.normaliser(bonus.astype(np.float64)).astype(np.float32)
         values[horizon] = 0.0  # the episodes end with the rollout: masks 0 at the last step
@@ -370,7 +386,7 @@ class BatchedLearner:
         back-propagated through the layers by hand, which costs a third of autograd's
         overhead on minibatches this small."""
         config, n = self.config, len(x)
-        activations = _forward(self.network_layers, x)
+        activations = self.network_layers.forward(x)
         out = activations[-1]
         log_probabilities = torch.log_softmax(out[:, :-1], dim=1)
         probabilities = log_probabilities.exp()
@@ -389,14 +405,14 @@ class BatchedLearner:
         # through log_softmax: dz = g - softmax * sum(g)
         torch.sub(d_log, probabilities * d_log.sum(dim=1, keepdim=True), out=gradient[:, :-1])
         gradient[:, -1] = (out[:, -1] - returns) * (2.0 * config.value_loss_coefficient / n)
-        _backward(self.network_layers, activations, gradient)
+        self.network_layers.backward(activations, gradient)
 
     def _predictor_gradient(self, x: torch.Tensor, targets: torch.Tensor) -> None:
         """The gradient of the RND loss ``mean((f_hat(x) - f(x))^2)`` on these rows, written
         into the predictor's part of the flat gradient."""
-        activations = _forward(self.predictor_layers, x)
+        activations = self.predictor_layers.forward(x)
         error = activations[-1] - targets
-        _backward(self.predictor_layers, activations, error * (2.0 / error.numel()))
+        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
 
     def update(self) -> None:
         """One rollout and what the algorithm learns from it."""
