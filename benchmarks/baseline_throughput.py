@@ -73,6 +73,36 @@ def batched(mdp: BlockMDP, algorithm: str, rnd: bool, updates: int) -> tuple[flo
     return timed(work)
 
 
+def breakdown(mdp: BlockMDP, updates: int) -> list[tuple[str, float]]:
+    """CPU milliseconds per update of the batched PPO+RND, by part: the environment alone
+    (uniform actions), the rollout (environment, policy, RND bonus and predictor steps) and
+    the PPO epochs (an update less its rollout)."""
+    learner = BatchedLearner(mdp, "ppo", True, seed=0, encoder=HadamardNoise())
+    learner.update()
+    env, rng = learner.env, np.random.default_rng(0)
+
+    def environment() -> None:
+        for _ in range(updates):
+            env.reset()
+            while env.step(rng.integers(mdp.number_of_actions, size=env.workers))[1] is not None:
+                pass
+
+    def rollouts() -> None:
+        for _ in range(updates):
+            learner._rollout()
+
+    def whole() -> None:
+        for _ in range(updates):
+            learner.update()
+
+    alone, rollout, update = (1000 * timed(work)[1] / updates
+                              for work in (environment, rollouts, whole))
+    return [("environment alone (VectorEnv, uniform actions)", alone),
+            ("rollout: environment, policy, RND bonus and 25 predictor steps", rollout),
+            ("PPO epochs: 160 minibatch steps of PPO and RND (update less rollout)",
+             update - rollout), ("whole update", update)]
+
+
 class Sb3VectorEnv(VecEnv):
     """stable-baselines3's ``VecEnv`` interface over :class:`VectorEnv`: every episode ends
     at the same step, where the next batch starts (SB3 resets finished environments itself)."""
@@ -245,6 +275,8 @@ def main() -> None:
                         help="timed updates of each batched learner (100 x H steps each)")
     parser.add_argument("--current-episodes", type=int, default=200,
                         help="episodes of the current run_actor_critic PPO+RND")
+    parser.add_argument("--threads", default="1",
+                        help="torch thread counts for the batched PPO+RND, e.g. 1,2")
     parser.add_argument("--torchrl", action="store_true",
                         help="also time TorchRL's ClipPPOLoss and GAE (needs torchrl)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
@@ -268,12 +300,21 @@ def main() -> None:
         for algorithm, rnd in (("ppo", True), ("ppo", False), ("a2c", True), ("a2c", False)):
             report(f"batched {algorithm.upper()}{'+RND' if rnd else ''} (plain torch)", steps,
                    batched(mdp, algorithm, rnd, args.updates))
+        parts = breakdown(mdp, max(1, args.updates // 2))
+    for threads in (int(n) for n in args.threads.split(",") if int(n) != 1):
+        with process_state(threads):
+            report(f"batched PPO+RND with {threads} torch threads", steps,
+                   batched(mdp, "ppo", True, args.updates))
+    for name, milliseconds in parts:
+        print(f"{name:<72} {milliseconds:>7.1f} ms CPU per update")
+    with process_state(1):
         report("stable-baselines3 PPO on an SB3 VecEnv of 100 (no RND)", steps,
                sb3_vector(mdp, args.updates))
     # run_actor_critic sets its own process state (one thread, the project's default)
     report("current: run_actor_critic(..., 'ppo', rnd=True), one env",
            args.current_episodes * args.horizon, current(mdp, args.current_episodes))
-    target, reference = rows[0], rows[-1]
+    target = rows[0]
+    reference = rows[-1]
     wall_ratio = (target[1] / target[2]) / (reference[1] / reference[2])
     cpu_ratio = (target[1] / target[3]) / (reference[1] / reference[3])
     print(f"batched PPO+RND / current: {wall_ratio:.1f}x wall, {cpu_ratio:.1f}x CPU")
@@ -286,7 +327,8 @@ def main() -> None:
     after = os.getloadavg()
     lines = [
         f"`python benchmarks/baseline_throughput.py {shlex.join(sys.argv[1:])}`, "
-        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; one torch thread; "
+        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; one torch thread "
+        "unless a row says otherwise; "
         f"load average {load[0]:.2f} before, {after[0]:.2f} after. Also running: {args.note}.",
         "",
         f"`combination_lock({args.horizon}, 10, 0)` with `HadamardNoise()`, the paper's "
@@ -300,6 +342,12 @@ def main() -> None:
         "",
         f"Batched PPO+RND / current: **{wall_ratio:.1f}x** by wall-clock, **{cpu_ratio:.1f}x** "
         "by CPU time.",
+        "",
+        "The batched PPO+RND by part, CPU milliseconds per update (2,500 steps):",
+        "",
+        "| part | ms |",
+        "|---|---|",
+        *(f"| {name} | {ms:.1f} |" for name, ms in parts),
     ]
     if torchrl_rows:
         lines += ["", "One PPO minibatch step (160 rows: loss, gradient, clipping, RMSprop) and "
