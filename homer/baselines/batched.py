@@ -560,8 +560,9 @@ def run_batched_baseline(
     With ``run_dir``, the run writes its identity and, every ``checkpoint_every`` updates and
     at the end, a checkpoint (:mod:`.batched_checkpoint`); a directory holding a checkpoint of
     the same run resumes from it (and ends as the uninterrupted run would), another run's is
-    refused. The run's thread counts and global generators are set by
-    :func:`homer.process_state.process_state` and restored after it.
+    refused (its identity holds ``evaluate_every``: to extend a run's budget, pass the same
+    ``evaluate_every`` rather than its default). The run's thread counts and global
+    generators are set by :func:`homer.process_state.process_state` and restored after it.
 
     >>> from kinematic.families import combination_lock
     >>> result = run_batched_baseline(combination_lock(2, 2, seed=0), "ppo", 8, rnd=True,

@@ -6,7 +6,10 @@ whose run it is, and its checkpoint, as data.
   when it resumes: another identity is refused, naming the fields that differ.
 - ``checkpoint.npz``: every array of the run (network weights, optimiser states, RND target and
   predictor, visit counts, curves) and one ``metadata`` entry, the UTF-8 JSON of the rest
-  (counters, generator states, bonus normaliser, the identity again). One file, written
+  (counters, the states of the environment's and the learner's numpy generators, the bonus
+  normaliser, the identity again; torch draws nothing after the networks are initialised from
+  the seed - actions and minibatches are numpy's draws - so no torch generator state is
+  needed). One file, written
   atomically (:func:`homer.safe_files.write_atomically`), so a stopped run never leaves a torn
   or mixed checkpoint; read with ``allow_pickle=False`` through
   :func:`homer.safe_files.read_regular_file` (a link is refused), every entry checked against

@@ -11,7 +11,13 @@ import pytest
 import torch
 
 from homer.baselines.actor_critic import run_actor_critic
-from homer.baselines.batched import BatchedConfig, BatchedLearner, run_batched_baseline
+from homer.baselines.batched import (
+    BatchedConfig,
+    BatchedLearner,
+    _BonusNormaliser,
+    _Thinned,
+    run_batched_baseline,
+)
 from homer.baselines.batched_checkpoint import CHECKPOINT
 from homer.run_state import CheckpointError
 from homer.safe_files import UnsafePathError
@@ -179,3 +185,41 @@ def test_the_reference_implementation_solves_the_same_lock_within_the_same_budge
     result = run_actor_critic(combination_lock(3, 2, seed=0), "ppo", 1000, seed=0,
                               evaluations=10)
     assert result.episodes_to_half is not None and result.episodes_to_half <= 1000
+
+
+def test_training_returns_are_thinned_to_at_most_2000_points_keeping_their_mean():
+    thinned = _Thinned()
+    means = np.random.default_rng(0).random(10_000)
+    for update, mean in enumerate(means, start=1):
+        thinned.add(100 * update, float(mean))
+    curve = thinned.curve()
+    assert 1000 <= len(thinned.points) < 2000 and thinned.stride == 8
+    assert curve[-1][0] == 100 * len(means) and [e for e, _ in curve] == sorted(
+        {e for e, _ in curve})
+    whole = len(thinned.points) * thinned.stride  # updates in whole points
+    assert np.isclose(np.mean([v for _, v in thinned.points]), means[:whole].mean())
+
+
+def test_the_bonus_normaliser_tracks_the_mean_and_variance_of_every_bonus_seen():
+    normaliser, rng = _BonusNormaliser(True), np.random.default_rng(1)
+    batches = [rng.normal(3.0, 2.0, size=100) for _ in range(20)]
+    for batch in batches:
+        out = normaliser(batch)
+    seen = np.concatenate(batches)
+    assert np.isclose(normaliser.mean, seen.mean(), rtol=1e-5)
+    assert np.isclose(normaliser.var, seen.var(), rtol=1e-5)
+    assert np.allclose(out, (batches[-1] - normaliser.mean) / np.sqrt(normaliser.var + 1e-8))
+    assert _BonusNormaliser(False)(batches[0]) is batches[0]
+
+
+@pytest.mark.parametrize("normalise_bonus", [False, True])
+def test_a2c_with_rnd_learns_from_one_gradient_step_per_rollout(normalise_bonus):
+    config = BatchedConfig(workers=8, normalise_bonus=normalise_bonus)
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "a2c", rnd=True, seed=0,
+                             config=config)
+    before = learner.optimiser.data.clone()
+    learner.update()
+    network, predictor = learner.network_part, learner.predictor_part
+    assert not torch.equal(before[network], learner.optimiser.data[network])
+    assert not torch.equal(before[predictor], learner.optimiser.data[predictor])
+    assert learner.episodes == 8 and learner.updates == 1
