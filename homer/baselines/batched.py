@@ -1,0 +1,615 @@
+"""A2C, PPO and their RND variants on many episodes at once (:class:`.vector_env.VectorEnv`),
+as DeepRL's agents ran them for the paper (Section 7, Appendix ``app:appendix-experiment``,
+Tables ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``), in plain torch.
+
+The learner (DeepRL's ``run.py`` and ``PPO_agent.py``, as the authors' cereb-rl copy sets
+them): ``workers`` (100) episodes per update, each update one episode per worker (the rollout
+is ``H`` steps and every episode lasts ``H`` steps); ONE network, a shared body of two hidden
+layers of 64 ReLU units with an action head and a value head (orthogonal weights, zero biases,
+the heads scaled by 1e-3); RMSprop (lr 1e-3, torch's defaults otherwise, as DeepRL); the value
+target is the discounted return ``r_t + gamma m_t R_{t+1}`` and the advantage GAE(0.99, 0.95),
+both computed backwards with masks ``m_t = 1 - terminal``; loss = policy loss - 0.01 mean
+entropy + 0.5 mean ``(R - v)^2``.
+
+- PPO: advantages normalised over the rollout (mean, unbiased std); 10 epochs, each a random
+  permutation cut into minibatches of 160 (the remainder is a last, smaller minibatch); ratio
+  clip 0.2; gradient norm clipped to 5.
+- A2C: one gradient step per rollout on all of it, gradient norm clipped to 0.5. DeepRL's A2C
+  does not normalise advantages, and neither does this one. Choices where DeepRL's A2C is not
+  known here: the policy loss is ``-mean(log pi(a|x) A)``; A2C+RND steps the RND predictor
+  once per environment step only (there are no minibatches).
+- RND (both): a fixed random target and a trained predictor, each
+  Linear(d, 100)-ReLU-Linear(100, 100)-ReLU-Linear(100, 100) with torch's default
+  initialisation (DeepRL's is not known here); RMSprop with the learner's learning rate. At
+  every rollout step, on the CURRENT observations: ``loss_i`` = mean over the 100 outputs of
+  the squared error; the reward gets ``coefficient (100) x loss_i`` (the loss before the step),
+  also at the last step, through the bonus normaliser (off by default, as ``run.py``; on:
+  DeepRL's running mean/std normaliser, clipped to +-10); then one predictor step on
+  ``mean(loss_i)``. During PPO one more predictor step per minibatch, on its observations.
+  The PPO and RND losses of a minibatch share one backward pass (their parameters are
+  disjoint, so the gradients are those of two passes), the PPO gradient is clipped alone, and
+  each network's RMSprop steps as it would alone; the target's outputs are computed once per
+  observation, at the rollout step.
+
+Deviations from :func:`homer.baselines.actor_critic.run_actor_critic` (stable-baselines3, kept
+as the reference implementation): that one has separate actor and critic networks, one
+environment (no workers; PPO's rollout rounded up to whole episodes holding a minibatch), RND
+as a wrapper with Adam and a bonus on the NEXT observation, and value targets from GAE. The
+hyperparameters with the same name mean the same (:class:`BatchedConfig`).
+
+Which route, by measurement (``benchmarks/baseline_throughput.py``, results in
+``benchmarks/results/baseline_throughput.md``; 2-core AMD EPYC, one torch thread, CPU time,
+the paper's lock at ``H = 25``, ``K = 10``, 100 workers, while other jobs held the load near 4):
+
+- one PPO minibatch step (160 rows: loss, gradient, clipping, RMSprop; actor-critic only):
+  TorchRL 0.14.1's ``ClipPPOLoss`` 2.42 ms; a plain-torch autograd loss with
+  ``torch.optim.RMSprop`` 0.94 ms; the hand-written gradient and flat RMSprop here 0.32 ms.
+  TorchRL's ``generalized_advantage_estimate`` on one rollout 0.26 ms, the recursion here in
+  numpy 0.08 ms. (TorchRL would install beside torch 2.13.0 without changing it - pip's dry
+  run adds tensordict 0.14.3 and five small packages - but it loses, so it is not a
+  dependency.)
+- whole PPO updates without RND: stable-baselines3's PPO on an SB3 ``VecEnv`` over the same
+  batched environment (``n_envs`` 100, ``n_steps`` H, ``batch_size`` 160, ``n_epochs`` 10)
+  8,100 steps/s; the batched PPO here 39,900 steps/s.
+- PPO+RND here: 17,500 steps/s (the current stable-baselines3 version: 1,380, 12.7x less);
+  per update (2,500 steps) the environment takes 2.7 ms, the rollout with its 25 RND steps
+  18.5 ms and the 160 PPO+RND minibatch steps 117 ms, of which about half is the matrix
+  products themselves (~85 GFLOP/s on one core). ``torch.compile`` of the hand-written
+  passes compiled offline in 20 s but was no faster (0.79 vs 0.70 ms per PPO+RND minibatch
+  step); two torch threads were 20x slower while other jobs ran (their threads spin).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from homer.baselines.batched_checkpoint import claim, read_checkpoint, write_checkpoint
+from homer.baselines.evaluation import BaselineResult, ValueEvaluator
+from homer.baselines.vector_env import VectorEnv
+from homer.config import DEFAULT_TORCH_THREADS
+from homer.encoders import HadamardNoise
+from homer.process_state import process_state
+from homer.run_directory import mdp_fingerprint
+from kinematic.arguments import at_least
+from kinematic.model import BlockMDP
+from kinematic.sampling import categorical
+
+__all__ = ["ALGORITHMS", "BatchedConfig", "BatchedLearner", "run_batched_baseline"]
+
+ALGORITHMS = ("a2c", "ppo")
+"""The algorithms :func:`run_batched_baseline` runs (each with or without RND)."""
+
+
+@dataclass(frozen=True)
+class BatchedConfig:
+    """Hyperparameters of the batched A2C / PPO (+RND): Tables ``tab:aac-hyperparam`` and
+    ``tab:ppo-hyperparam`` (their labels in the comments) and DeepRL's ``run.py``."""
+
+    learning_rate: float = 1e-3  # "learning rate"
+    gamma: float = 0.99  # discount
+    gae_lambda: float = 0.95  # "GAE tau"
+    entropy_bonus: float = 0.01  # "entropy coefficient"
+    value_loss_coefficient: float = 0.5
+    a2c_gradient_clipping: float = 0.5  # "gradient clipping" (A2C)
+    ppo_gradient_clipping: float = 5.0  # "gradient clipping" (PPO)
+    ppo_epochs: int = 10  # "optimisation epochs"
+    ppo_minibatch: int = 160  # "minibatch size"
+    ppo_ratio_clip: float = 0.2  # "ratio clip"
+    hidden: int = 64  # "hidden layers: 2 x 64"
+    workers: int = 100  # "number of workers"
+    rnd_hidden: int = 100
+    rnd_embedding: int = 100
+    intrinsic_coefficient: float = 100.0  # "intrinsic reward coefficient" (bonus_coeff)
+    normalise_bonus: bool = False  # run.py's normalize_bonus_rewards (default 0)
+    torch_threads: int = DEFAULT_TORCH_THREADS  # homer/process_state.py
+
+    def __post_init__(self) -> None:
+        for name in ("ppo_epochs", "ppo_minibatch", "hidden", "workers", "rnd_hidden",
+                     "rnd_embedding", "torch_threads"):
+            at_least(1).check(getattr(self, name), name)
+
+
+def _orthogonal(layer: nn.Linear, scale: float, generator: torch.Generator) -> nn.Linear:
+    """DeepRL's ``layer_init``: orthogonal weights times ``scale``, zero biases."""
+    with torch.no_grad():
+        nn.init.orthogonal_(layer.weight, generator=generator)
+        layer.weight.mul_(scale)
+        layer.bias.zero_()
+    return layer
+
+
+class _ActorCritic(nn.Module):
+    """The shared body and the two heads; the heads are one ``Linear(64, |A| + 1)`` whose rows
+    are the action head's and the value head's (initialised separately, as two layers)."""
+
+    def __init__(self, dimension: int, actions: int, hidden: int,
+                 generator: torch.Generator) -> None:
+        super().__init__()
+        self.body = nn.Sequential(_orthogonal(nn.Linear(dimension, hidden), 1.0, generator),
+                                  nn.ReLU(),
+                                  _orthogonal(nn.Linear(hidden, hidden), 1.0, generator),
+                                  nn.ReLU())
+        action = _orthogonal(nn.Linear(hidden, actions), 1e-3, generator)
+        value = _orthogonal(nn.Linear(hidden, 1), 1e-3, generator)
+        self.heads = nn.Linear(hidden, actions + 1)
+        with torch.no_grad():
+            self.heads.weight.copy_(torch.cat([action.weight, value.weight]))
+            self.heads.bias.zero_()
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Action log-probabilities ``(n, |A|)`` and values ``(n,)``."""
+        out = self.heads(self.body(x))
+        return torch.log_softmax(out[:, :-1], dim=1), out[:, -1]
+
+
+def _rnd_network(dimension: int, hidden: int, embedding: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(dimension, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
+                         nn.ReLU(), nn.Linear(hidden, embedding))
+
+
+class _BonusNormaliser:
+    """DeepRL's ``MeanStdNormalizer``: running mean and variance of the bonuses (count starts
+    at 1e-4), ``(x - mean) / sqrt(var + 1e-8)`` clipped to +-10; the identity when off."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.mean, self.var, self.count = on, 0.0, 1.0, 1e-4
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if not self.on:
+            return x
+        batch_mean, batch_var, n = float(x.mean()), float(x.var()), len(x)
+        delta, total = batch_mean - self.mean, self.count + n
+        self.mean += delta * n / total
+        self.var = (self.var * self.count + batch_var * n
+                    + delta ** 2 * self.count * n / total) / total
+        self.count = total
+        return np.clip((x - self.mean) / math.sqrt(self.var + 1e-8), -10.0, 10.0)
+
+
+@dataclass
+class _Thinned:
+    """Per-update means kept as at most ``limit`` points: when full, neighbouring points are
+    merged (mean of equally many updates) and each later point averages twice as many."""
+
+    limit: int = 2000
+    stride: int = 1
+    points: list[tuple[int, float]] = field(default_factory=list)
+    pending: float = 0.0
+    pending_count: int = 0
+    last_episodes: int = 0
+
+    def add(self, episodes: int, mean: float) -> None:
+        self.last_episodes = episodes
+        self.pending += mean
+        self.pending_count += 1
+        if self.pending_count == self.stride:
+            self.points.append((episodes, self.pending / self.stride))
+            self.pending, self.pending_count = 0.0, 0
+            if len(self.points) >= self.limit:
+                self.points = [(b[0], (a[1] + b[1]) / 2)
+                               for a, b in zip(self.points[::2], self.points[1::2],
+                                               strict=False)]
+                self.stride *= 2
+
+    def curve(self) -> list[tuple[int, float]]:
+        """The points, and the mean of the updates not yet making a whole point."""
+        if not self.pending_count:
+            return list(self.points)
+        return [*self.points, (self.last_episodes, self.pending / self.pending_count)]
+
+
+@dataclass(frozen=True)
+class _Layers:
+    """The linear layers of a ReLU MLP as the hand-written passes use them: each weight
+    transposed (a view), and the views of the flat gradient that receive its gradients."""
+
+    weights: list[torch.Tensor]
+    transposed: list[torch.Tensor]
+    biases: list[torch.Tensor]
+    weight_gradients: list[torch.Tensor]
+    bias_gradients: list[torch.Tensor]
+
+    @classmethod
+    def of(cls, module: nn.Module) -> _Layers:
+        layers = [layer for layer in module.modules() if isinstance(layer, nn.Linear)]
+        weights = [layer.weight for layer in layers]
+        return cls(weights, [w.t() for w in weights], [layer.bias for layer in layers],
+                   [w.grad if w.grad is not None else torch.empty(0) for w in weights],
+                   [layer.bias.grad if layer.bias.grad is not None else torch.empty(0)
+                    for layer in layers])
+
+    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """The inputs of every layer and the output (no autograd graph)."""
+        activations = [x]
+        last = len(self.weights) - 1
+        for k, (bias, transposed) in enumerate(zip(self.biases, self.transposed, strict=True)):
+            out = torch.addmm(bias, activations[-1], transposed)
+            activations.append(out if k == last else out.clamp_(min=0.0))
+        return activations
+
+    def backward(self, activations: list[torch.Tensor], gradient: torch.Tensor) -> None:
+        """Write the gradient of the loss w.r.t. every weight and bias into the flat gradient,
+        given its gradient w.r.t. the output."""
+        for k in reversed(range(len(self.weights))):
+            inputs = activations[k]
+            torch.mm(gradient.t(), inputs, out=self.weight_gradients[k])
+            torch.sum(gradient, 0, out=self.bias_gradients[k])
+            if k:
+                gradient = torch.ops.aten.threshold_backward(  # ReLU's: 0 where input <= 0
+                    torch.mm(gradient, self.weights[k]), inputs, 0.0)
+
+
+class _FlatRMSprop:
+    """The parameters of ``modules`` as views of one flat tensor and their gradients as views
+    of another, with torch's RMSprop (``alpha`` 0.99, ``eps`` 1e-8, no momentum, not centred)
+    written on the flat tensors: ``v <- alpha v + (1 - alpha) g^2``, ``p <- p - lr g / (sqrt(v)
+    + eps)``, element by element as :class:`torch.optim.RMSprop` computes it. On a CPU
+    torch's ``foreach`` optimisers loop over the tensors; here a step is four operations on
+    a slice (:meth:`step`), which is most of what makes a minibatch cheap."""
+
+    def __init__(self, modules: list[nn.Module], learning_rate: float) -> None:
+        parameters = [p for module in modules for p in module.parameters()]
+        total = sum(p.numel() for p in parameters)
+        self.data, self.grad = torch.zeros(total), torch.zeros(total)
+        self.square_average = torch.zeros(total)
+        self.learning_rate, self.alpha, self.eps = learning_rate, 0.99, 1e-8
+        self.bounds: list[int] = [0]
+        offset = 0
+        for module in modules:
+            for p in module.parameters():
+                n = p.numel()
+                self.data[offset:offset + n].copy_(p.detach().reshape(-1))
+                p.data = self.data[offset:offset + n].view_as(p)
+                p.grad = self.grad[offset:offset + n].view_as(p)
+                offset += n
+            self.bounds.append(offset)
+
+    def part(self, index: int) -> slice:
+        """The slice of the flat tensors holding ``modules[index]``."""
+        return slice(self.bounds[index], self.bounds[index + 1])
+
+    def clip(self, part: slice, max_norm: float) -> None:
+        """Scale the gradient of ``part`` to norm at most ``max_norm`` (torch's
+        ``clip_grad_norm_``: by ``min(1, max_norm / (norm + 1e-6))``)."""
+        grad = self.grad[part]
+        norm = float(torch.linalg.vector_norm(grad))
+        if norm + 1e-6 > max_norm:  # torch multiplies by 1.0 otherwise
+            grad.mul_(max_norm / (norm + 1e-6))
+
+    def step(self, part: slice) -> None:
+        grad, average = self.grad[part], self.square_average[part]
+        average.mul_(self.alpha).addcmul_(grad, grad, value=1 - self.alpha)
+        self.data[part].addcdiv_(grad, average.sqrt().add_(self.eps), value=-self.learning_rate)
+
+
+class BatchedLearner:
+    """One A2C or PPO learner (+RND when ``rnd``) and its :class:`.vector_env.VectorEnv`.
+    :meth:`update` runs one rollout (one episode per worker) and learns from it.
+
+    >>> from kinematic.families import combination_lock
+    >>> learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", rnd=True, seed=0,
+    ...                          config=BatchedConfig(workers=4))
+    >>> learner.update(); learner.episodes
+    4
+    >>> learner.probabilities(0, learner.env.reset()).shape
+    (4, 2)
+    """
+
+    def __init__(self, mdp: BlockMDP, algorithm: str, rnd: bool = False, seed: int = 0,
+                 encoder: HadamardNoise | None = None, config: BatchedConfig | None = None,
+                 sample_rewards: bool = True) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}: expected 'a2c' or 'ppo'")
+        self.config = config = config or BatchedConfig()
+        self.algorithm, self.rnd = algorithm, rnd
+        self.env = VectorEnv(mdp, config.workers, encoder, sample_rewards, seed)
+        self.rng = np.random.default_rng([seed, 1])
+        """The learner's draws: actions and minibatch permutations."""
+        d, actions = self.env.dimension, mdp.number_of_actions
+        generator = torch.Generator().manual_seed(seed)
+        self.network = _ActorCritic(d, actions, config.hidden, generator)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(torch.randint(2**31, (1,), generator=generator)))
+            self.target = _rnd_network(d, config.rnd_hidden, config.rnd_embedding)
+            self.predictor = _rnd_network(d, config.rnd_hidden, config.rnd_embedding)
+        self.optimiser = _FlatRMSprop([self.network, self.predictor], config.learning_rate)
+        for module in (self.network, self.predictor, self.target):
+            module.requires_grad_(False)  # gradients by hand: no autograd graph
+        self.network_layers, self.predictor_layers, self.target_layers = (
+            _Layers.of(self.network), _Layers.of(self.predictor), _Layers.of(self.target))
+        self.network_part, self.predictor_part = self.optimiser.part(0), self.optimiser.part(1)
+        self.normaliser = _BonusNormaliser(config.normalise_bonus)
+        self.episodes = self.updates = 0
+
+    def probabilities(self, step: int, encodings: np.ndarray) -> np.ndarray:
+        """The policy's action probabilities at ``encodings`` (any ``step``: it is stationary,
+        the step is in the observation)."""
+        out = self.network_layers.forward(torch.from_numpy(encodings))[-1]
+        return torch.softmax(out[:, :-1], dim=1).numpy()
+
+    def _rnd_step(self, observations: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """One predictor step on ``observations``; the per-sample losses before it."""
+        activations = self.predictor_layers.forward(observations)
+        error = activations[-1] - targets
+        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
+        self.optimiser.step(self.predictor_part)
+        return error.pow(2).mean(dim=1)
+
+    def _rollout(self) -> tuple[torch.Tensor, ...]:
+        """One episode per worker: observations ``(H * W, d)``, actions, old log-probabilities,
+        value targets, advantages and RND targets, rows ordered step by step."""
+        env, config, horizon = self.env, self.config, self.env.mdp.horizon
+        workers = config.workers
+        observations = torch.empty(horizon, workers, env.dimension)
+        targets = torch.empty(horizon, workers, config.rnd_embedding)
+        actions = np.empty((horizon, workers), dtype=np.intp)
+        rewards = np.empty((horizon, workers), dtype=np.float32)
+        values = np.empty((horizon + 1, workers), dtype=np.float32)
+        old = torch.empty(horizon, workers)
+        current: np.ndarray | None = env.reset()
+        for t in range(horizon):
+            assert current is not None, "every episode lasts H steps"
+            x = observations[t] = torch.from_numpy(current)
+            out = self.network_layers.forward(x)[-1]
+            log_probabilities, value = torch.log_softmax(out[:, :-1], dim=1), out[:, -1]
+            actions[t] = categorical(log_probabilities.exp().numpy(), self.rng)
+            chosen = torch.from_numpy(actions[t])
+            old[t] = log_probabilities.gather(1, chosen[:, None])[:, 0]
+            values[t] = value.numpy()
+            reward, current = env.step(actions[t])
+            rewards[t] = reward
+            if self.rnd:
+                targets[t] = self.target_layers.forward(x)[-1]
+                bonus = config.intrinsic_coefficient * self._rnd_step(x, targets[t]).numpy()
+                rewards[t] += self.normaliser(bonus.astype(np.float64)).astype(np.float32)
+        values[horizon] = 0.0  # the episodes end with the rollout: masks 0 at the last step
+        returns = np.empty((horizon, workers), dtype=np.float32)
+        advantages = np.empty((horizon, workers), dtype=np.float32)
+        following_return = np.zeros(workers, dtype=np.float32)
+        following_advantage = np.zeros(workers, dtype=np.float32)
+        for t in reversed(range(horizon)):
+            mask = 0.0 if t == horizon - 1 else 1.0
+            following_return = rewards[t] + config.gamma * mask * following_return
+            delta = rewards[t] + config.gamma * mask * values[t + 1] - values[t]
+            following_advantage = (delta + config.gamma * config.gae_lambda * mask
+                                   * following_advantage)
+            returns[t], advantages[t] = following_return, following_advantage
+        self.episodes += workers
+        return (observations.reshape(-1, env.dimension), torch.from_numpy(actions.reshape(-1)),
+                old.reshape(-1), torch.from_numpy(returns.reshape(-1)),
+                torch.from_numpy(advantages.reshape(-1)),
+                targets.reshape(-1, config.rnd_embedding))
+
+    def _network_gradient(self, x: torch.Tensor, actions: torch.Tensor, old: torch.Tensor,
+                          returns: torch.Tensor, advantages: torch.Tensor) -> None:
+        """The gradient of the actor-critic loss on these rows, written into the network's
+        part of the flat gradient. The loss is ``policy - c_H mean entropy + c_V mean (R -
+        v)^2`` with ``policy = -mean(min(r A, clip(r, 1 - eps, 1 + eps) A))`` (PPO, ``r`` the
+        ratio of the new to the old probability of the action) or ``-mean(log pi(a|x) A)``
+        (A2C); its gradient w.r.t. the logits ``z`` and value ``v`` is written out (what
+        autograd computes: ``tests/homer/test_batched.py`` compares them), then
+        back-propagated through the layers by hand, which costs a third of autograd's
+        overhead on minibatches this small."""
+        config, n = self.config, len(x)
+        activations = self.network_layers.forward(x)
+        out = activations[-1]
+        log_probabilities = torch.log_softmax(out[:, :-1], dim=1)
+        probabilities = log_probabilities.exp()
+        # d loss / d log pi, taking log pi as free: entropy term, then the chosen action's
+        d_log = probabilities * (log_probabilities + 1.0) * (config.entropy_bonus / n)
+        chosen = log_probabilities.gather(1, actions[:, None])[:, 0]
+        if self.algorithm == "ppo":
+            ratio = (chosen - old).exp()
+            clipped = ratio.clamp(1.0 - config.ppo_ratio_clip, 1.0 + config.ppo_ratio_clip)
+            unclipped = ratio * advantages <= clipped * advantages
+            d_chosen = -(advantages * unclipped) * ratio / n
+        else:
+            d_chosen = -advantages / n
+        d_log.scatter_add_(1, actions[:, None], d_chosen[:, None])
+        gradient = torch.empty_like(out)
+        # through log_softmax: dz = g - softmax * sum(g)
+        torch.sub(d_log, probabilities * d_log.sum(dim=1, keepdim=True), out=gradient[:, :-1])
+        gradient[:, -1] = (out[:, -1] - returns) * (2.0 * config.value_loss_coefficient / n)
+        self.network_layers.backward(activations, gradient)
+
+    def _predictor_gradient(self, x: torch.Tensor, targets: torch.Tensor) -> None:
+        """The gradient of the RND loss ``mean((f_hat(x) - f(x))^2)`` on these rows, written
+        into the predictor's part of the flat gradient."""
+        activations = self.predictor_layers.forward(x)
+        error = activations[-1] - targets
+        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
+
+    def update(self) -> None:
+        """One rollout and what the algorithm learns from it."""
+        x, actions, old, returns, advantages, targets = self._rollout()
+        config, optimiser, network = self.config, self.optimiser, self.network_part
+        if self.algorithm == "a2c":
+            self._network_gradient(x, actions, old, returns, advantages)
+            optimiser.clip(network, config.a2c_gradient_clipping)
+            optimiser.step(network)
+        else:
+            advantages = (advantages - advantages.mean()) / advantages.std()
+            rows, size = len(x), config.ppo_minibatch
+            both = slice(network.start, self.predictor_part.stop)
+            for _ in range(config.ppo_epochs):
+                order = torch.from_numpy(self.rng.permutation(rows))
+                shuffled = [tensor.index_select(0, order) for tensor in
+                            (x, actions, old, returns, advantages,
+                             *((targets,) if self.rnd else ()))]
+                for start in range(0, rows, size):
+                    xb, ab, ob, rb, vb, *tb = (t[start:start + size] for t in shuffled)
+                    self._network_gradient(xb, ab, ob, rb, vb)
+                    if self.rnd:
+                        self._predictor_gradient(xb, tb[0])
+                    optimiser.clip(network, config.ppo_gradient_clipping)
+                    optimiser.step(both if self.rnd else network)
+        self.updates += 1
+
+    # -- checkpoint: every array and the rest of the state, as data --------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The state as checkpoint entries: the trained parameters (network, then predictor)
+        as one flat array and RMSprop's running averages of their squared gradients beside
+        it, the RND target's weights, and the visit counts of each layer (1-based)."""
+        arrays = {"parameters": self.optimiser.data.numpy().copy(),
+                  "square_average": self.optimiser.square_average.numpy().copy()}
+        arrays.update({f"target/{key}": value.numpy().copy()
+                       for key, value in self.target.state_dict().items()})
+        arrays.update({f"visits/{h + 1}": counts.copy()
+                       for h, counts in enumerate(self.env.visits)})
+        return arrays
+
+    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """Set the state :meth:`arrays` gave (entries already checked by name and shape)."""
+        self.optimiser.data.copy_(torch.from_numpy(arrays["parameters"]))
+        self.optimiser.square_average.copy_(torch.from_numpy(arrays["square_average"]))
+        self.target.load_state_dict({key: torch.from_numpy(arrays[f"target/{key}"].copy())
+                                     for key in self.target.state_dict()})
+        for h, counts in enumerate(self.env.visits):
+            counts[:] = arrays[f"visits/{h + 1}"]
+
+    def metadata(self) -> dict[str, Any]:
+        """Counters, generator states and the bonus normaliser (JSON)."""
+        n = self.normaliser
+        return {"episodes": self.episodes, "updates": self.updates,
+                "environment_rng": self.env.rng.bit_generator.state,
+                "learner_rng": self.rng.bit_generator.state,
+                "normaliser": [n.mean, n.var, n.count]}
+
+    def load_metadata(self, metadata: dict[str, Any]) -> None:
+        self.episodes, self.updates = metadata["episodes"], metadata["updates"]
+        self.env.rng.bit_generator.state = metadata["environment_rng"]
+        self.rng.bit_generator.state = metadata["learner_rng"]
+        self.normaliser.mean, self.normaliser.var, self.normaliser.count = (
+            float(value) for value in metadata["normaliser"])
+
+
+def _identity(mdp: BlockMDP, algorithm: str, rnd: bool, seed: int, encoder: HadamardNoise,
+              config: BatchedConfig, sample_rewards: bool, evaluate_every: int,
+              samples: int) -> dict[str, Any]:
+    return {"kind": "batched baseline", "algorithm": algorithm, "rnd": rnd, "seed": seed,
+            "config": asdict(config), "mdp": mdp.name, "mdp_sha256": mdp_fingerprint(mdp),
+            "encoder": asdict(encoder), "rewards": "sampled" if sample_rewards else "expected",
+            "evaluate_every": evaluate_every, "samples": samples}
+
+
+_METADATA_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "identity": dict, "episodes": int, "updates": int, "environment_rng": dict,
+    "learner_rng": dict, "normaliser": list, "seconds": (int, float), "stride": int,
+    "pending": (int, float), "pending_count": int, "evaluated": int, "stopped": bool}
+
+
+def _save(run_dir: Path, learner: BatchedLearner, evaluator: ValueEvaluator,
+          returns: _Thinned, identity: dict[str, Any], seconds: float, evaluated: int,
+          stopped: bool) -> None:
+    arrays = {**learner.arrays(),
+              "curve": np.array(evaluator.curve, dtype=np.float64).reshape(-1, 2),
+              "training_returns": np.array(returns.points, dtype=np.float64).reshape(-1, 2)}
+    write_checkpoint(run_dir, arrays, {
+        **learner.metadata(), "identity": identity, "seconds": seconds,
+        "stride": returns.stride, "pending": returns.pending,
+        "pending_count": returns.pending_count, "evaluated": evaluated, "stopped": stopped})
+
+
+def _load(run_dir: Path, learner: BatchedLearner, evaluator: ValueEvaluator,
+          returns: _Thinned, identity: dict[str, Any]) -> tuple[float, int, bool]:
+    """Restore a checkpoint; the seconds run so far, the evaluations made and whether the run
+    had stopped at half the optimal value."""
+    expected: dict[str, tuple[tuple[int, ...], np.dtype]] = {
+        name: (array.shape, array.dtype) for name, array in learner.arrays().items()}
+    expected["curve"] = expected["training_returns"] = ((-1, 2), np.dtype(np.float64))
+    arrays, metadata = read_checkpoint(run_dir, expected, _METADATA_FIELDS)
+    if metadata["identity"] != json.loads(json.dumps(identity)):
+        raise ValueError(f"{run_dir}: the checkpoint holds another run's state than its "
+                         "identity file says; use another directory")
+    learner.load_arrays(arrays)
+    learner.load_metadata(metadata)
+    evaluator.curve = [(int(e), float(v)) for e, v in arrays["curve"]]
+    returns.points = [(int(e), float(v)) for e, v in arrays["training_returns"]]
+    returns.stride, returns.pending = metadata["stride"], float(metadata["pending"])
+    returns.pending_count = metadata["pending_count"]
+    returns.last_episodes = metadata["episodes"]
+    return float(metadata["seconds"]), metadata["evaluated"], metadata["stopped"]
+
+
+def run_batched_baseline(
+    mdp: BlockMDP, algorithm: str, episodes: int, rnd: bool = False, seed: int = 0,
+    run_dir: Path | str | None = None, encoder: HadamardNoise | None = None,
+    config: BatchedConfig | None = None, evaluate_every: int | None = None,
+    stop_at_half: bool = False, sample_rewards: bool = True, samples: int = 200,
+    checkpoint_every: int = 100,
+) -> BaselineResult:
+    """Train ``algorithm`` (``'a2c'`` or ``'ppo'``, with RND if ``rnd``) for ``episodes``
+    episodes, rounded up to whole updates of ``config.workers`` episodes; evaluate the exact
+    value of its stochastic policy (:class:`.evaluation.ValueEvaluator`, ``samples`` encodings
+    per latent observation) each time another ``evaluate_every`` episodes are done (default:
+    a twentieth of the budget) and at the end. With ``stop_at_half`` the run stops at the first
+    evaluation whose value is at least half the optimal value (the metric of
+    ``fig:horizon-plot``).
+
+    With ``run_dir``, the run writes its identity and, every ``checkpoint_every`` updates and
+    at the end, a checkpoint (:mod:`.batched_checkpoint`); a directory holding a checkpoint of
+    the same run resumes from it (and ends as the uninterrupted run would), another run's is
+    refused (its identity holds ``evaluate_every``: to extend a run's budget, pass the same
+    ``evaluate_every`` rather than its default). The run's thread counts and global
+    generators are set by :func:`homer.process_state.process_state` and restored after it.
+
+    >>> from kinematic.families import combination_lock
+    >>> result = run_batched_baseline(combination_lock(2, 2, seed=0), "ppo", 8, rnd=True,
+    ...                               config=BatchedConfig(workers=4), evaluate_every=4)
+    >>> result.algorithm, result.episodes, [e for e, _ in result.curve]
+    ('ppo_rnd', 8, [4, 8])
+    """
+    at_least(1).check(episodes, "episodes")
+    config = config or BatchedConfig()
+    encoder = encoder or HadamardNoise()
+    every = max(1, episodes // 20) if evaluate_every is None else evaluate_every
+    at_least(1).check(every, "evaluate_every")
+    at_least(1).check(checkpoint_every, "checkpoint_every")
+    with process_state(config.torch_threads):
+        started = time.perf_counter()
+        learner = BatchedLearner(mdp, algorithm, rnd, seed, encoder, config, sample_rewards)
+        evaluator = ValueEvaluator(mdp, encoder, samples, seed)
+        returns = _Thinned()
+        identity = _identity(mdp, algorithm, rnd, seed, encoder, config, sample_rewards,
+                             every, samples)
+        directory = None if run_dir is None else Path(run_dir)
+        before, evaluated, stopped = 0.0, 0, False
+        if directory is not None and claim(directory, identity):
+            before, evaluated, stopped = _load(directory, learner, evaluator, returns, identity)
+        updates = math.ceil(episodes / config.workers)
+        probabilities: Callable[[int, np.ndarray], np.ndarray] = learner.probabilities
+        while learner.updates < updates and not stopped:
+            learner.update()
+            returns.add(learner.episodes, float(learner.env.returns.mean()))
+            due = learner.episodes // every > evaluated or learner.updates == updates
+            if due:
+                evaluated = learner.episodes // every
+                value = evaluator.record(learner.episodes, probabilities)
+                stopped = stop_at_half and value >= evaluator.optimal_value / 2
+            if directory is not None and (learner.updates % checkpoint_every == 0
+                                          or learner.updates == updates or stopped):
+                _save(directory, learner, evaluator, returns, identity,
+                      before + time.perf_counter() - started, evaluated, stopped)
+        if not evaluator.curve:  # resumed from a finished run with a smaller budget
+            evaluator.record(learner.episodes, probabilities)
+        visits = {state: int(count) for layer, counts in zip(mdp.layers, learner.env.visits,
+                                                              strict=True)
+                  for state, count in zip(layer, counts, strict=True)}
+        return BaselineResult(
+            algorithm=algorithm + ("_rnd" if rnd else ""), value=evaluator.curve[-1][1],
+            optimal_value=evaluator.optimal_value, episodes=learner.episodes,
+            episodes_to_half=evaluator.episodes_to_half(),
+            seconds=before + time.perf_counter() - started, curve=evaluator.curve,
+            visitation=evaluator.visitation(probabilities), visits=visits,
+            training_returns=returns.curve())

@@ -1,0 +1,225 @@
+"""The batched A2C / PPO (+RND): gradients, optimiser, learning, checkpoints."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from homer.baselines.actor_critic import run_actor_critic
+from homer.baselines.batched import (
+    BatchedConfig,
+    BatchedLearner,
+    _BonusNormaliser,
+    _Thinned,
+    run_batched_baseline,
+)
+from homer.baselines.batched_checkpoint import CHECKPOINT
+from homer.run_state import CheckpointError
+from homer.safe_files import UnsafePathError
+from kinematic.families import combination_lock
+
+SMALL = BatchedConfig(workers=8, ppo_minibatch=10, ppo_epochs=2)
+
+
+def _autograd_loss(learner: BatchedLearner, network: torch.nn.Module, x, actions, old, returns,
+                   advantages) -> torch.Tensor:
+    """The loss of DeepRL's agents, written as they write it, for autograd."""
+    config = learner.config
+    log_probabilities, values = network(x)
+    chosen = log_probabilities.gather(1, actions[:, None])[:, 0]
+    entropy = -(log_probabilities.exp() * log_probabilities).sum(dim=1).mean()
+    if learner.algorithm == "ppo":
+        ratio = (chosen - old).exp()
+        clipped = ratio.clamp(1 - config.ppo_ratio_clip, 1 + config.ppo_ratio_clip)
+        policy = -torch.minimum(ratio * advantages, clipped * advantages).mean()
+    else:
+        policy = -(chosen * advantages).mean()
+    return (policy - config.entropy_bonus * entropy
+            + config.value_loss_coefficient * (returns - values).pow(2).mean())
+
+
+@pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
+def test_hand_written_gradients_are_autograds(algorithm):
+    learner = BatchedLearner(combination_lock(3, 4, seed=0), algorithm, rnd=True, seed=1,
+                             config=SMALL)
+    generator = torch.Generator().manual_seed(0)
+    n, d = 12, learner.env.dimension
+    x = torch.randn(n, d, generator=generator)
+    actions = torch.randint(4, (n,), generator=generator)
+    old = torch.log(torch.rand(n, generator=generator)) * 0.1 - 1.4  # ratios in and out of clip
+    returns, advantages = torch.randn(n, generator=generator), torch.randn(n, generator=generator)
+    targets = torch.randn(n, learner.config.rnd_embedding, generator=generator)
+    network = copy.deepcopy(learner.network).requires_grad_(True)
+    predictor = copy.deepcopy(learner.predictor).requires_grad_(True)
+    loss = (_autograd_loss(learner, network, x, actions, old, returns, advantages)
+            + (predictor(x) - targets).pow(2).mean())
+    loss.backward()
+    learner._network_gradient(x, actions, old, returns, advantages)
+    learner._predictor_gradient(x, targets)
+    for mine, theirs in zip([*learner.network.parameters(), *learner.predictor.parameters()],
+                            [*network.parameters(), *predictor.parameters()], strict=True):
+        assert theirs.grad is not None and mine.grad is not None
+        torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-7)
+
+
+def test_a_flat_step_is_torchs_rmsprop_after_torchs_gradient_clipping():
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", seed=0, config=SMALL)
+    network = copy.deepcopy(learner.network).requires_grad_(True)
+    reference = torch.optim.RMSprop(network.parameters(), lr=learner.config.learning_rate)
+    generator = torch.Generator().manual_seed(3)
+    for _ in range(3):
+        gradients = [torch.randn(p.shape, generator=generator) * 3 for p in network.parameters()]
+        for mine, theirs, g in zip(learner.network.parameters(), network.parameters(), gradients,
+                                   strict=True):
+            assert mine.grad is not None
+            mine.grad.copy_(g)
+            theirs.grad = g.clone()
+        torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
+        reference.step()
+        learner.optimiser.clip(learner.network_part, 5.0)
+        learner.optimiser.step(learner.network_part)
+    for mine, theirs in zip(learner.network.parameters(), network.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-7)
+    assert not torch.equal(learner.network.heads.weight, BatchedLearner(
+        combination_lock(3, 2, seed=0), "ppo", seed=0, config=SMALL).network.heads.weight)
+
+
+def _checkpoint(run_dir) -> dict[str, np.ndarray]:
+    with np.load(run_dir / CHECKPOINT, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+RUN: dict[str, Any] = {"algorithm": "ppo", "episodes": 48, "rnd": True, "seed": 2, "config": SMALL,
+       "evaluate_every": 16, "checkpoint_every": 1}
+
+
+def test_a_run_interrupted_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 2, seed=0)
+    whole = run_batched_baseline(mdp, run_dir=tmp_path / "whole", **RUN)
+    update = BatchedLearner.update
+    calls = {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise KeyboardInterrupt
+        update(self)
+
+    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batched_baseline(mdp, run_dir=tmp_path / "parts", **RUN)
+    assert _checkpoint(tmp_path / "parts")["curve"].shape == (1, 2)  # 24 episodes: one value
+    calls["n"] = -100  # no more interruptions; count the updates the resumed run makes
+    resumed = run_batched_baseline(mdp, run_dir=tmp_path / "parts", **RUN)
+    assert calls["n"] == -100 + 3  # it resumed after 3 of its 6 updates
+    first, second = _checkpoint(tmp_path / "whole"), _checkpoint(tmp_path / "parts")
+    assert first.keys() == second.keys()
+    for name in first:
+        if name != "metadata":  # it holds the seconds run
+            assert np.array_equal(first[name], second[name]), name
+    assert resumed.curve == whole.curve and resumed.visits == whole.visits
+    assert resumed.training_returns == whole.training_returns
+    assert len(whole.curve) == 3 and whole.episodes == 48
+
+
+def test_resuming_with_another_seed_or_configuration_is_refused(tmp_path):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
+    with pytest.raises(ValueError, match="seed differs"):
+        run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "seed": 3})
+    with pytest.raises(ValueError, match="config differs"):
+        run_batched_baseline(mdp, run_dir=tmp_path,
+                             **{**RUN, "config": BatchedConfig(workers=8, ppo_epochs=3)})
+    with pytest.raises(ValueError, match="mdp, mdp_sha256 differ"):
+        run_batched_baseline(combination_lock(3, 2, seed=1), run_dir=tmp_path, **RUN)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda arrays: arrays.pop("square_average"), "entry 'square_average' is missing"),
+    (lambda arrays: arrays.update(parameters=arrays["parameters"][:-1]),
+     "entry 'parameters' is float32 of shape"),
+    (lambda arrays: arrays.update(extra=np.zeros(1)), "entry 'extra' is not a checkpoint"),
+    (lambda arrays: arrays.update(metadata=np.frombuffer(b'{"episodes": 8}', np.uint8)),
+     "entry 'metadata' has no field"),
+])
+def test_a_malformed_checkpoint_is_refused_naming_the_file_and_entry(tmp_path, change, message):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
+    arrays = _checkpoint(tmp_path)
+    change(arrays)
+    np.savez(tmp_path / CHECKPOINT, allow_pickle=False, **arrays)
+    with pytest.raises(CheckpointError, match=f"{CHECKPOINT}: {message}"):
+        run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 16})
+
+
+def test_a_checkpoint_that_is_a_symbolic_link_is_refused(tmp_path):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path / "run", **{**RUN, "episodes": 8})
+    (tmp_path / "run" / CHECKPOINT).rename(tmp_path / "elsewhere.npz")
+    (tmp_path / "run" / CHECKPOINT).symlink_to(tmp_path / "elsewhere.npz")
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        run_batched_baseline(mdp, run_dir=tmp_path / "run", **{**RUN, "episodes": 16})
+
+
+def test_stop_at_half_stops_at_the_first_evaluation_reaching_half_the_optimal_value():
+    mdp = combination_lock(3, 2, seed=0)
+    result = run_batched_baseline(mdp, "ppo", 5000, seed=0, evaluate_every=100,
+                                  stop_at_half=True)
+    assert result.episodes_to_half == result.episodes < 1000
+    assert result.curve[-1][1] >= result.optimal_value / 2 > max(v for _, v in result.curve[:-1])
+    summary = json.loads(json.dumps(result.summary()))
+    assert summary["episodes_to_half"] == result.episodes
+    assert sum(summary["visits"].values()) == result.episodes * mdp.horizon
+    assert [e for e, _ in summary["training_returns"]] == list(range(100, result.episodes + 1,
+                                                                     100))
+
+
+def test_the_reference_implementation_solves_the_same_lock_within_the_same_budget():
+    """Cross-check: stable-baselines3's PPO (run_actor_critic) also reaches half the optimal
+    value of the H = 3 lock within 1000 episodes, as the batched PPO does above."""
+    result = run_actor_critic(combination_lock(3, 2, seed=0), "ppo", 1000, seed=0,
+                              evaluations=10)
+    assert result.episodes_to_half is not None and result.episodes_to_half <= 1000
+
+
+def test_training_returns_are_thinned_to_at_most_2000_points_keeping_their_mean():
+    thinned = _Thinned()
+    means = np.random.default_rng(0).random(10_000)
+    for update, mean in enumerate(means, start=1):
+        thinned.add(100 * update, float(mean))
+    curve = thinned.curve()
+    assert 1000 <= len(thinned.points) < 2000 and thinned.stride == 8
+    assert curve[-1][0] == 100 * len(means) and [e for e, _ in curve] == sorted(
+        {e for e, _ in curve})
+    whole = len(thinned.points) * thinned.stride  # updates in whole points
+    assert np.isclose(np.mean([v for _, v in thinned.points]), means[:whole].mean())
+
+
+def test_the_bonus_normaliser_tracks_the_mean_and_variance_of_every_bonus_seen():
+    normaliser, rng = _BonusNormaliser(True), np.random.default_rng(1)
+    batches = [rng.normal(3.0, 2.0, size=100) for _ in range(20)]
+    for batch in batches:
+        out = normaliser(batch)
+    seen = np.concatenate(batches)
+    assert np.isclose(normaliser.mean, seen.mean(), rtol=1e-5)
+    assert np.isclose(normaliser.var, seen.var(), rtol=1e-5)
+    assert np.allclose(out, (batches[-1] - normaliser.mean) / np.sqrt(normaliser.var + 1e-8))
+    assert _BonusNormaliser(False)(batches[0]) is batches[0]
+
+
+@pytest.mark.parametrize("normalise_bonus", [False, True])
+def test_a2c_with_rnd_learns_from_one_gradient_step_per_rollout(normalise_bonus):
+    config = BatchedConfig(workers=8, normalise_bonus=normalise_bonus)
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "a2c", rnd=True, seed=0,
+                             config=config)
+    before = learner.optimiser.data.clone()
+    learner.update()
+    network, predictor = learner.network_part, learner.predictor_part
+    assert not torch.equal(before[network], learner.optimiser.data[network])
+    assert not torch.equal(before[predictor], learner.optimiser.data[predictor])
+    assert learner.episodes == 8 and learner.updates == 1
