@@ -65,6 +65,9 @@ __all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_ACTIONS = 10
 """K of every lock of the sweep (``fig:horizon-plot``)."""
+MOST_EPISODES_BETWEEN_EVALUATIONS = 10_000
+"""Resolution of a baseline's episodes to half the optimal value at large budgets (an exact
+evaluation costs milliseconds; 10,000 episodes of training, seconds)."""
 RECORDS = "records.jsonl"
 RUNS = "runs"
 """The directory of a sweep where its runs keep their run directories (one per task)."""
@@ -104,13 +107,27 @@ def lock_of(task: SweepTask) -> BlockMDP:
 
 
 def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, Any]:
-    """The summary of a PPO / A2C (+RND) run of ``task`` on ``mdp`` (``run_dir``: its own
-    directory under the sweep's ``runs/``, where a stopped run resumes)."""
-    from homer.baselines.actor_critic import run_actor_critic
+    """The summary of a batched PPO / A2C (+RND) run of ``task`` on ``mdp``
+    (:func:`homer.baselines.batched.run_batched_baseline`), stopped at the first evaluation
+    reaching half the optimal value; ``run_dir`` (its own directory under the sweep's
+    ``runs/``) holds its checkpoints, so a stopped sweep resumes the run where it was."""
+    from homer.baselines.batched import run_batched_baseline
 
-    summary = run_actor_critic(mdp, task.algorithm.split("_")[0], task.budget,
-                               rnd=task.algorithm.endswith("_rnd"), seed=task.seed).summary()
-    return {**summary, "training_returns": [], "state_visits": {}}
+    return run_batched_baseline(mdp, task.algorithm.split("_")[0], task.budget,
+                                rnd=task.algorithm.endswith("_rnd"), seed=task.seed,
+                                run_dir=run_dir, evaluate_every=evaluation_interval(task.budget),
+                                stop_at_half=True).summary()
+
+
+def evaluation_interval(budget: int) -> int:
+    """Episodes between two exact evaluations of a baseline of budget ``budget``: a twentieth
+    of it, at most :data:`MOST_EPISODES_BETWEEN_EVALUATIONS` (the resolution of the episodes
+    to half the optimal value).
+
+    >>> evaluation_interval(5_000), evaluation_interval(10_000_000)
+    (250, 10000)
+    """
+    return max(1, min(budget // 20, MOST_EPISODES_BETWEEN_EVALUATIONS))
 
 
 def run_task(task: SweepTask) -> dict[str, Any]:
@@ -133,8 +150,8 @@ def run_task(task: SweepTask) -> dict[str, Any]:
         from homer.baselines.pcid import run_pcid
 
         summary = run_pcid(mdp, seed=task.seed).result.summary()
-        # PCID's result has no return curve or visit counts unless its runner reports them
-        summary = {"training_returns": [], "state_visits": {}, **summary}
+        # PCID's runner records no return curve or visit counts (None): none to draw
+        summary = {**summary, "training_returns": [], "state_visits": {}}
     else:
         run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -611,5 +611,5 @@ def run_batched_baseline(
             optimal_value=evaluator.optimal_value, episodes=learner.episodes,
             episodes_to_half=evaluator.episodes_to_half(),
             seconds=before + time.perf_counter() - started, curve=evaluator.curve,
-            visitation=evaluator.visitation(probabilities), visits=visits,
+            visitation=evaluator.visitation(probabilities), state_visits=visits,
             training_returns=returns.curve())

@@ -43,7 +43,7 @@ class BaselineResult:
     """(episodes, exact value) at each evaluation."""
     visitation: dict[str, float] = field(default_factory=dict)
     """Exact ``P_pi(s)`` of every latent state under the final policy."""
-    visits: dict[str, int] | None = None
+    state_visits: dict[str, int] | None = None
     """Visits of every latent state during training (the batched baselines only: their
     environment counts them, for the traces figure ``fig:traces``)."""
     training_returns: list[tuple[int, float]] | None = None
@@ -58,7 +58,7 @@ class BaselineResult:
                 "optimal_value": self.optimal_value, "episodes": self.episodes,
                 "episodes_to_half": self.episodes_to_half, "seconds": round(self.seconds, 2),
                 "curve": self.curve, "visitation": self.visitation,
-                "visits": self.visits, "training_returns": self.training_returns,
+                "state_visits": self.state_visits, "training_returns": self.training_returns,
                 "abstraction_errors": self.abstraction_errors}
 
 

@@ -122,7 +122,7 @@ def test_a_run_interrupted_and_resumed_ends_as_the_uninterrupted_run(tmp_path, m
     for name in first:
         if name != "metadata":  # it holds the seconds run
             assert np.array_equal(first[name], second[name]), name
-    assert resumed.curve == whole.curve and resumed.visits == whole.visits
+    assert resumed.curve == whole.curve and resumed.state_visits == whole.state_visits
     assert resumed.training_returns == whole.training_returns
     assert len(whole.curve) == 3 and whole.episodes == 48
 
@@ -174,7 +174,7 @@ def test_stop_at_half_stops_at_the_first_evaluation_reaching_half_the_optimal_va
     assert result.curve[-1][1] >= result.optimal_value / 2 > max(v for _, v in result.curve[:-1])
     summary = json.loads(json.dumps(result.summary()))
     assert summary["episodes_to_half"] == result.episodes
-    assert sum(summary["visits"].values()) == result.episodes * mdp.horizon
+    assert sum(summary["state_visits"].values()) == result.episodes * mdp.horizon
     assert [e for e, _ in summary["training_returns"]] == list(range(100, result.episodes + 1,
                                                                      100))
 
