@@ -261,10 +261,14 @@ def verdict_table(cells: list[CellVerdict]) -> str:
                      f"| {runs} | {median} | {budgets} | "
                      f"{format_duration(c.seconds) if c.runs else '-'} | {c.verdict} | {cost} |")
     open_cells = [c for c in cells if c.projected_core_hours is not None]
+    unknown = sum(not c.settled and c.projected_core_hours is None for c in cells)
     total = _hours(sum(c.projected_core_hours or 0.0 for c in open_cells))
     lines.append("")
-    lines.append(f"Open cells: {len(open_cells)}; projected cost of settling them at the "
-                 f"paper's budget: {total} core-hours ({PAPER_SEEDS} seeds x "
+    lines.append(f"Open cells: {len(open_cells)}"
+                 + (f", and {unknown} of unknown cost (no run of their algorithm measured); "
+                    "projected cost of settling the former" if unknown
+                    else "; projected cost of settling them")
+                 + f" at the paper's budget: {total} core-hours ({PAPER_SEEDS} seeds x "
                  f"{PAPER_BUDGET:,} episodes per PPO / A2C run; HOMER and PCID on their own "
                  f"schedules), e.g. on a Ray cluster with `homer sweep --executor ray "
                  f"--address ... --seeds {PAPER_SEEDS} --budget {PAPER_BUDGET}`.")

@@ -157,9 +157,12 @@ def test_the_table_shows_each_open_cell_s_cost_and_their_total():
     assert "| paper | a2c | 3 | solves | 0 | - | - | - | not run | unknown (no run measured) |" \
         in table
     total = sum(c.projected_core_hours or 0 for c in cells)
+    unknown = sum(c.verdict == "not run" for c in cells if c.algorithm == "a2c")
+    assert unknown == len(PAPER_HORIZONS) + 1  # and H = 10
     assert table.splitlines()[-1].startswith(
-        f"Open cells: {sum(c.projected_core_hours is not None for c in cells)}; projected cost "
-        f"of settling them at the paper's budget: {total:,.1f} core-hours")
+        f"Open cells: {sum(c.projected_core_hours is not None for c in cells)}, and {unknown} "
+        f"of unknown cost (no run of their algorithm measured); projected cost of settling the "
+        f"former at the paper's budget: {total:,.1f} core-hours")
 
 
 def test_a_seed_run_at_two_budgets_counts_once():
