@@ -102,3 +102,12 @@ def test_the_median_episodes_count_a_seed_that_never_reached_as_infinite():
     # 2 of 5: no median within the budget, whatever the two that reached
     runs[2]["episodes_to_half"] = None
     assert sweep_table(runs).splitlines()[1].split()[-2] == "-"
+
+
+def test_a_cell_not_reached_is_marked_at_the_episodes_its_runs_used():
+    # HOMER and PCID ignore the sweep's budget (100 here): HOMER's miss after 5,000 episodes of
+    # its own schedule is marked at 5,000, PPO's at its budget
+    runs = [{**record("homer", 3), "episodes": 5000}, record("ppo", 3)]
+    axes = horizon_figure(runs).axes[0]
+    marks = {c.get_label(): c.get_offsets()[0][1] for c in axes.collections}
+    assert marks == {"homer": 5000, "ppo": 100}
