@@ -20,7 +20,8 @@ else open; a seed whose task failed (and never finished) is open. Of a cell's ``
 median over seeds, a run that never reaches counting as infinite, is then within 10^7), unsolved
 when ``M >= n / 2`` (the median cannot be within 10^7 whatever the open runs would do), and not
 settled otherwise. The verdict is "reproduced" when that outcome is the claim, "refuted (at the
-full budget)" when it is the other one, "not settled (budget B < 10^7)" or "not run".
+full budget)" when it is the other one, "not settled (budget B < 10^7)" (or "(F failed)") or
+"not run".
 
 The projected cost of a cell without a settled outcome is the core-hours of 5 seeds at the
 paper's budget, from the throughput measured in the records (:func:`projected_core_hours`) -
