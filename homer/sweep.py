@@ -60,7 +60,7 @@ from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
+__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "finished_records", "horizon_figure",
            "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
@@ -297,6 +297,17 @@ def _finished(out: Path) -> dict[str, dict]:
             continue
         records[_task_of(record).key] = record
     return {key: r for key, r in records.items() if r["status"] == "done"}
+
+
+def finished_records(out: str | Path) -> list[dict]:
+    """Every finished task's record in the sweep directory ``out``, whatever command ran it
+    (other algorithms, horizons, seeds or budgets; checked as :func:`run_sweep` checks them):
+    what :func:`homer.sweep_verdicts.sweep_verdicts` judges.
+
+    >>> finished_records("no-sweep-here")
+    []
+    """
+    return list(_finished(Path(out)).values())
 
 
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
