@@ -41,7 +41,7 @@ from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
-from homer.sweep import RECORDS, horizon_figure, run_sweep, sweep_table
+from homer.sweep import RECORDS, finished_records, horizon_figure, run_sweep, sweep_table
 from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_table
 from homer.user_code import load_abstraction, load_policies
@@ -395,7 +395,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     """``homer sweep``: runs the missing tasks, prints the table and the verdicts against the
     paper, and writes them (``table.txt``, ``verdicts.md``) and the figures
-    (:data:`SWEEP_FIGURES`) into ``--out``."""
+    (:data:`SWEEP_FIGURES`) into ``--out``. The table and the figures are of this command's
+    tasks; the verdicts judge every finished task of ``--out`` (each seed once) and this
+    command's failed ones."""
     def report(record: dict) -> None:
         outcome = (f"value {record['value']:.3f}, {record['episodes']} episodes"
                    if record["status"] == "done"
@@ -413,7 +415,8 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = sweep_table(records)
-    verdicts = verdict_table(sweep_verdicts(records, args.lock_variants))
+    judged = [*finished_records(args.out), *(r for r in records if r["status"] == "failed")]
+    verdicts = verdict_table(sweep_verdicts(judged, args.lock_variants))
     print(table)
     print()
     print(verdicts)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import json
+import math
 import os
 import re
 import signal
@@ -59,7 +60,7 @@ from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "horizon_figure",
+__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "finished_records", "horizon_figure",
            "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
@@ -315,6 +316,17 @@ def _finished(out: Path) -> dict[str, dict]:
     return {key: r for key, r in records.items() if r["status"] == "done"}
 
 
+def finished_records(out: str | Path) -> list[dict]:
+    """Every finished task's record in the sweep directory ``out``, whatever command ran it
+    (other algorithms, horizons, seeds or budgets; checked as :func:`run_sweep` checks them):
+    what :func:`homer.sweep_verdicts.sweep_verdicts` judges.
+
+    >>> finished_records("no-sweep-here")
+    []
+    """
+    return list(_finished(Path(out)).values())
+
+
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
                  ) -> Generator[dict, None, None]:
     import ray
@@ -424,6 +436,13 @@ def _reached(record: dict) -> int | None:
     return record.get("episodes_to_half")
 
 
+def _median_episodes(group: list[dict]) -> float:
+    """The median over the finished runs of ``group`` of the episodes to half the optimal
+    value, a run that never got there counting as infinite (``fig:horizon-plot``'s metric: the
+    median over seeds; finite exactly when more than half of the runs reached)."""
+    return statistics.median(math.inf if e is None else e for e in map(_reached, group))
+
+
 def sweep_table(records: list[dict]) -> str:
     """One line per (lock variant, algorithm, horizon): successes and the median episodes to
     half value."""
@@ -436,7 +455,8 @@ def sweep_table(records: list[dict]) -> str:
     for (variant, algorithm, horizon), group in sorted(groups.items()):
         done = [r for r in group if r["status"] == "done"]
         reached = [e for e in map(_reached, done) if e is not None]
-        median = f"{statistics.median(reached):.0f}" if reached else "-"
+        middle = _median_episodes(done) if done else math.inf
+        median = "-" if math.isinf(middle) else f"{middle:.0f}"
         lines.append(f"{variant:<8} {algorithm:<10} {horizon:>4} {len(group):>4} "
                      f"{len(group) - len(done):>6} {len(reached):>5} / {len(done):<3} "
                      f"{median:>22} {group[0]['budget']:>9}")
@@ -459,7 +479,8 @@ def variants_of(records: list[dict]) -> list[str]:
 def horizon_figure(records: list[dict]) -> Figure:
     """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
     horizon (log scale), one line per algorithm and one panel per lock variant; where most runs
-    never got there, an ``x`` at the budget."""
+    never got there, an ``x`` at the episodes they used (the budget, or HOMER's and PCID's own
+    schedules)."""
     variants = variants_of(records) or ["paper"]
     figure = new_figure(figsize=(6 * len(variants), 4))
     algorithms = sorted({r["algorithm"] for r in records})
@@ -473,11 +494,12 @@ def horizon_figure(records: list[dict]) -> Figure:
             medians, missed = [], []
             for horizon in sorted({r["horizon"] for r in mine}):
                 group = [r for r in mine if r["horizon"] == horizon]
-                reached = [e for e in map(_reached, group) if e is not None]
-                if 2 * len(reached) > len(group):
-                    medians.append((horizon, statistics.median(reached)))
-                else:
-                    missed.append((horizon * (1 + shift / 10), group[0]["budget"]))
+                median = _median_episodes(group)
+                if not math.isinf(median):
+                    medians.append((horizon, median))
+                else:  # at the episodes used: PPO / A2C's budget, HOMER and PCID's own
+                    missed.append((horizon * (1 + shift / 10),
+                                   max(r["episodes"] for r in group)))
             if medians:
                 axes.plot(*zip(*medians, strict=True), marker="o", color=colour,
                           label=algorithm)
@@ -488,7 +510,7 @@ def horizon_figure(records: list[dict]) -> Figure:
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlabel("horizon H")
         axes.set_ylabel("episodes to reach half the optimal value")
-        axes.set_title(f"{variant} lock, K = {LOCK_ACTIONS} (x: not reached within the budget)",
+        axes.set_title(f"{variant} lock, K = {LOCK_ACTIONS} (x: not reached, at the episodes used)",
                        fontsize=9)
         if axes.get_legend_handles_labels()[0]:
             axes.legend(fontsize=8)

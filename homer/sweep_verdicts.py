@@ -13,12 +13,15 @@ A run *reached* half of ``V*`` when its ``episodes_to_half`` is at most 10^7. It
 it did not and ran its full budget: PPO / A2C (+RND) runs that used at least 10^7 episodes,
 and every finished HOMER or PCID run, which follow their own schedules (their schedule is
 their full budget: they never use more episodes, whatever the sweep's ``--budget``). Other
-runs are *open* (stopped at a budget below 10^7 without reaching it). Of a cell's ``n``
-finished runs, ``R`` reached and ``M`` missed: the cell is solved when ``R > n / 2`` (the
+runs are *open* (stopped at a budget below 10^7 without reaching it). A seed counts once,
+whatever the budgets it ran at: reached if any of its runs reached, else missed if any missed,
+else open; a seed whose task failed (and never finished) is open. Of a cell's ``n`` seeds,
+``R`` reached and ``M`` missed: the cell is solved when ``R > n / 2`` (the
 median over seeds, a run that never reaches counting as infinite, is then within 10^7), unsolved
 when ``M >= n / 2`` (the median cannot be within 10^7 whatever the open runs would do), and not
 settled otherwise. The verdict is "reproduced" when that outcome is the claim, "refuted (at the
-full budget)" when it is the other one, "not settled (budget B < 10^7)" or "not run".
+full budget)" when it is the other one, "not settled (budget B < 10^7)" (or "(F failed)") or
+"not run".
 
 The projected cost of a cell without a settled outcome is the core-hours of 5 seeds at the
 paper's budget, from the throughput measured in the records (:func:`projected_core_hours`) -
@@ -143,14 +146,14 @@ class CellVerdict:
     claim: str | None
     """``"solves"``, ``"fails"`` or None (the paper claims nothing here)."""
     runs: int
-    """Finished runs (seeds)."""
+    """Seeds with a finished run (each counted once, whatever its budgets)."""
     failed: int
-    """Runs that raised (twice)."""
+    """Seeds whose task raised (twice) and never finished: open, not missed."""
     reached: int
     missed: int
     median_episodes: float | None
-    """Median over the finished runs of the episodes to half of ``V*``, a run that did not
-    get there within 10^7 counting as infinite (None: infinite, or no run)."""
+    """Median over the seeds of the episodes to half of ``V*``, a seed that did not get there
+    within 10^7 (or whose task failed) counting as infinite (None: infinite, or no run)."""
     budgets: tuple[int, ...]
     """The budgets of the finished runs."""
     seconds: float
@@ -166,14 +169,32 @@ class CellVerdict:
         return asdict(self)
 
 
-def _verdict(claim: str | None, runs: int, reached: int, missed: int,
+def _seed_outcome(records: list[dict]) -> tuple[str, float]:
+    """The outcome of one seed from its finished records (the same seed may have run at
+    several budgets: HOMER and PCID ignore the budget, PPO / A2C follow the same course until
+    the smaller budget ends) and its episodes to half of ``V*`` (infinite unless reached):
+    reached if any of them reached, else missed if any missed, else open."""
+    outcomes = [_outcome(r) for r in records]
+    if "reached" in outcomes:
+        return "reached", min(r["episodes_to_half"] for r, o in zip(records, outcomes,
+                                                                    strict=True)
+                              if o == "reached")
+    return ("missed" if "missed" in outcomes else "open"), math.inf
+
+
+def _verdict(claim: str | None, runs: int, failed: int, reached: int, missed: int,
              budgets: tuple[int, ...]) -> tuple[str, bool]:
-    """The verdict's text and whether the cell is settled."""
+    """The verdict's text and whether the cell is settled (a seed whose task failed could
+    still reach or miss: it counts as open)."""
     if runs == 0:
         return "not run", False
-    outcome = ("solves" if 2 * reached > runs else "fails" if 2 * missed >= runs else None)
+    seeds = runs + failed
+    outcome = ("solves" if 2 * reached > seeds else "fails" if 2 * missed >= seeds else None)
     if outcome is None:
-        return f"not settled (budget {min(budgets):,} < 10^7)", False
+        why = [f"{failed} failed"] if failed else []
+        if reached + missed < runs:
+            why.append(f"budget {min(budgets):,} < 10^7")
+        return f"not settled ({'; '.join(why)})", False
     if claim is None:
         return f"no claim ({'solved' if outcome == 'solves' else 'not solved'})", True
     return ("reproduced" if outcome == claim else "refuted (at the full budget)"), True
@@ -193,16 +214,19 @@ def sweep_verdicts(records: list[dict], variants: list[str] | None = None) -> li
                 group = [r for r in records if (r["variant"], r["algorithm"], r["horizon"])
                          == (variant, algorithm, horizon)]
                 done = [r for r in group if r["status"] == "done"]
-                outcomes = [_outcome(r) for r in done]
+                seeds = {r["seed"]: [d for d in done if d["seed"] == r["seed"]] for r in group}
+                finished = [_seed_outcome(mine) for mine in seeds.values() if mine]
+                failed = len(seeds) - len(finished)
+                outcomes = [o for o, _ in finished]
                 reached, missed = outcomes.count("reached"), outcomes.count("missed")
                 budgets = tuple(sorted({r["budget"] for r in done}))
                 claim = paper_claim(algorithm, horizon)
-                verdict, settled = _verdict(claim, len(done), reached, missed, budgets)
-                episodes = sorted(r["episodes_to_half"] if o == "reached" else math.inf
-                                  for r, o in zip(done, outcomes, strict=True))
+                verdict, settled = _verdict(claim, len(finished), failed, reached, missed,
+                                            budgets)
+                episodes = [e for _, e in finished] + [math.inf] * failed
                 median = statistics.median(episodes) if episodes else math.inf
                 cells.append(CellVerdict(
-                    variant, algorithm, horizon, claim, len(done), len(group) - len(done),
+                    variant, algorithm, horizon, claim, len(finished), failed,
                     reached, missed, None if math.isinf(median) else float(median), budgets,
                     sum(r["seconds"] for r in done), verdict, settled,
                     None if settled else projected_core_hours(records, algorithm, horizon)))
@@ -238,10 +262,14 @@ def verdict_table(cells: list[CellVerdict]) -> str:
                      f"| {runs} | {median} | {budgets} | "
                      f"{format_duration(c.seconds) if c.runs else '-'} | {c.verdict} | {cost} |")
     open_cells = [c for c in cells if c.projected_core_hours is not None]
+    unknown = sum(not c.settled and c.projected_core_hours is None for c in cells)
     total = _hours(sum(c.projected_core_hours or 0.0 for c in open_cells))
     lines.append("")
-    lines.append(f"Open cells: {len(open_cells)}; projected cost of settling them at the "
-                 f"paper's budget: {total} core-hours ({PAPER_SEEDS} seeds x "
+    lines.append(f"Open cells: {len(open_cells)}"
+                 + (f", and {unknown} of unknown cost (no run of their algorithm measured); "
+                    "projected cost of settling the former" if unknown
+                    else "; projected cost of settling them")
+                 + f" at the paper's budget: {total} core-hours ({PAPER_SEEDS} seeds x "
                  f"{PAPER_BUDGET:,} episodes per PPO / A2C run; HOMER and PCID on their own "
                  f"schedules), e.g. on a Ray cluster with `homer sweep --executor ray "
                  f"--address ... --seeds {PAPER_SEEDS} --budget {PAPER_BUDGET}`.")

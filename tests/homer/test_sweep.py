@@ -155,6 +155,22 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     assert "| paper | ppo | 3 | solves | 0 | - | - | - | not run |" in verdicts
 
 
+def test_the_verdicts_judge_every_finished_task_of_the_directory(tmp_path):
+    # H = 3 in one command, H = 4 in the next: the second's verdicts still have H = 3's run
+    # (its table and figures are of its own tasks)
+    for horizon in ("3", "4"):
+        result = subprocess.run(
+            [sys.executable, "-m", "homer", "sweep", "--algorithms", "pcid", "--horizons",
+             horizon, "--seeds", "1", "--budget", "100", "--out", str(tmp_path), "--executor",
+             "local", "--workers", "1"], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+    verdicts = (tmp_path / "verdicts.md").read_text()
+    for horizon in (3, 4):
+        [line] = [v for v in verdicts.splitlines() if v.startswith(f"| paper | pcid | {horizon} |")]
+        assert line.startswith(f"| paper | pcid | {horizon} | fails | 1 (")
+    assert (tmp_path / "table.txt").read_text().count("pcid") == 1
+
+
 def test_a_torn_last_record_is_dropped_with_a_warning_and_its_task_reruns(tmp_path):
     run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="local", workers=1,
               runner=counting_runner)

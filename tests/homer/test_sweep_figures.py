@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from homer.sweep import horizon_figure
+from homer.sweep import horizon_figure, sweep_table
 from homer.sweep_figures import traces_figure, value_figure
 
 
@@ -89,3 +89,25 @@ def test_traces_show_ppo_the_best_rnd_run_and_homer_per_variant():
     assert by_state[(1, 1)] == 0 and by_state[(2, 1)] == 0
     assert "visits s_(h,a|b) up to h = 2 of 2" in titles[0]
     assert titles[3].startswith("PPO (ppo, released lock)")
+
+
+def test_the_median_episodes_count_a_seed_that_never_reached_as_infinite():
+    # 3 of 5 seeds reach half of V* (100, 200, 300 episodes), 2 never: the median over the
+    # seeds is the third smallest, 300 - not 200, the median of the three that reached
+    runs = [{**record("ppo", 3, seed=s), "episodes_to_half": e}
+            for s, e in enumerate([100, 200, 300, None, None])]
+    [line] = horizon_figure(runs).axes[0].get_lines()
+    assert list(line.get_ydata()) == [300]
+    assert sweep_table(runs).splitlines()[1].split()[-2] == "300"
+    # 2 of 5: no median within the budget, whatever the two that reached
+    runs[2]["episodes_to_half"] = None
+    assert sweep_table(runs).splitlines()[1].split()[-2] == "-"
+
+
+def test_a_cell_not_reached_is_marked_at_the_episodes_its_runs_used():
+    # HOMER and PCID ignore the sweep's budget (100 here): HOMER's miss after 5,000 episodes of
+    # its own schedule is marked at 5,000, PPO's at its budget
+    runs = [{**record("homer", 3), "episodes": 5000}, record("ppo", 3)]
+    axes = horizon_figure(runs).axes[0]
+    marks = {c.get_label(): c.get_offsets()[0][1] for c in axes.collections}
+    assert marks == {"homer": 5000, "ppo": 100}

@@ -157,6 +157,39 @@ def test_the_table_shows_each_open_cell_s_cost_and_their_total():
     assert "| paper | a2c | 3 | solves | 0 | - | - | - | not run | unknown (no run measured) |" \
         in table
     total = sum(c.projected_core_hours or 0 for c in cells)
+    unknown = sum(c.verdict == "not run" for c in cells if c.algorithm == "a2c")
+    assert unknown == len(PAPER_HORIZONS) + 1  # and H = 10
     assert table.splitlines()[-1].startswith(
-        f"Open cells: {sum(c.projected_core_hours is not None for c in cells)}; projected cost "
-        f"of settling them at the paper's budget: {total:,.1f} core-hours")
+        f"Open cells: {sum(c.projected_core_hours is not None for c in cells)}, and {unknown} "
+        f"of unknown cost (no run of their algorithm measured); projected cost of settling the "
+        f"former at the paper's budget: {total:,.1f} core-hours")
+
+
+def test_a_seed_run_at_two_budgets_counts_once():
+    # seeds 0 and 1 reached early in a short sweep; the full sweep of 5 seeds: 0 and 1 again,
+    # 2, 3, 4 missed at 10^7. Per seed 2 of 5 reached: PPO does not solve H = 3 (counting
+    # each record, 4 of 7 "reached" would call it solved)
+    records = [run("ppo", 3, s, 1000, 10**5, budget=10**5) for s in (0, 1)]
+    records += [run("ppo", 3, s, 1000 if s < 2 else None, PAPER_BUDGET) for s in range(5)]
+    verdict = cell(records, "ppo", 3)
+    assert (verdict.runs, verdict.reached, verdict.missed) == (5, 2, 3)
+    assert verdict.verdict == "refuted (at the full budget)"
+    assert verdict.median_episodes is None
+    # the same HOMER run recorded under two budgets (it ignores the budget) is one seed
+    homer = [run("homer", 6, 0, 4000, 4000, budget=b) for b in (5, 10)]
+    homer.append(run("homer", 6, 1, None, 4000, budget=5))
+    assert (cell(homer, "homer", 6).runs, cell(homer, "homer", 6).verdict) == (
+        2, "refuted (at the full budget)")  # 1 of 2 seeds reached: the median is infinite
+
+
+def test_a_seed_whose_task_failed_leaves_its_cell_open():
+    # 1 run reached, 2 seeds' tasks raised: the median over the 3 seeds is not known
+    records = [run("ppo", 3, 0, 1000, PAPER_BUDGET)]
+    records += [run("ppo", 3, s, None, 0, status="failed") for s in (1, 2)]
+    verdict = cell(records, "ppo", 3)
+    assert (verdict.runs, verdict.failed, verdict.reached) == (1, 2, 1)
+    assert not verdict.settled and verdict.verdict == "not settled (2 failed)"
+    # a seed that failed once and then finished is not a failure
+    records.append(run("ppo", 3, 1, 1000, PAPER_BUDGET))
+    verdict = cell(records, "ppo", 3)
+    assert (verdict.runs, verdict.failed, verdict.verdict) == (2, 1, "reproduced")
