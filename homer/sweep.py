@@ -66,6 +66,8 @@ __all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "finished_records", "h
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_ACTIONS = 10
 """K of every lock of the sweep (``fig:horizon-plot``)."""
+OWN_SCHEDULES = ("homer", "pcid")
+"""The algorithms whose episodes follow their own schedule, not the sweep's budget."""
 MOST_EPISODES_BETWEEN_EVALUATIONS = 10_000
 """Resolution of a baseline's episodes to half the optimal value at large budgets (an exact
 evaluation costs milliseconds; 10,000 episodes of training, seconds)."""
@@ -97,9 +99,17 @@ class SweepTask:
 
     @property
     def key(self) -> str:
-        """Every parameter that changes a result (a rerun with another budget is new work)."""
-        return (f"{self.algorithm}-{self.variant}-H{self.horizon}-seed{self.seed}"
-                f"-budget{self.budget}")
+        """Every parameter that changes a result: a PPO / A2C (+RND) rerun with another budget
+        is new work; HOMER's and PCID's runs follow their own schedules, so another budget
+        finds them done.
+
+        >>> SweepTask("ppo", "paper", 6, 0, 1000, "out").key
+        'ppo-paper-H6-seed0-budget1000'
+        >>> SweepTask("homer", "released", 6, 0, 1000, "out").key
+        'homer-released-H6-seed0'
+        """
+        key = f"{self.algorithm}-{self.variant}-H{self.horizon}-seed{self.seed}"
+        return key if self.algorithm in OWN_SCHEDULES else f"{key}-budget{self.budget}"
 
 
 def lock_of(task: SweepTask) -> BlockMDP:

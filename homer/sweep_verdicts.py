@@ -38,11 +38,11 @@ from typing import Any
 import numpy as np
 
 from homer.config import DEFAULT_TORCH_THREADS
-from homer.sweep import ALGORITHMS
+from homer.sweep import ALGORITHMS, OWN_SCHEDULES
 from kinematic.arguments import format_duration
 from kinematic.families import LOCK_VARIANTS
 
-__all__ = ["OWN_SCHEDULE", "PAPER_BUDGET", "PAPER_HORIZONS", "PAPER_SEEDS", "CellVerdict",
+__all__ = ["PAPER_BUDGET", "PAPER_HORIZONS", "PAPER_SEEDS", "CellVerdict",
            "paper_claim", "projected_core_hours", "sweep_verdicts", "verdict_table"]
 
 PAPER_BUDGET = 10**7
@@ -51,8 +51,6 @@ PAPER_SEEDS = 5
 """Seeds per cell of the projected cost."""
 PAPER_HORIZONS = (3, 6, 12, 25, 50, 100)
 """Horizons whose cells the verdicts always list (besides those swept)."""
-OWN_SCHEDULE = ("homer", "pcid")
-"""Algorithms that stop by their own schedule, not at the sweep's budget."""
 SCHEDULE_EXPONENT = 1.1
 """``seconds ~ H^1.1`` of an own-schedule algorithm measured at one horizon only: HOMER's runs
 took 76 - 86 s at H = 10 and 879 - 1,074 s at H = 100 on the development machine
@@ -82,7 +80,7 @@ def _outcome(record: dict) -> str:
     reached = record["episodes_to_half"]
     if reached is not None and reached <= PAPER_BUDGET:
         return "reached"
-    if record["algorithm"] in OWN_SCHEDULE or record["episodes"] >= PAPER_BUDGET:
+    if record["algorithm"] in OWN_SCHEDULES or record["episodes"] >= PAPER_BUDGET:
         return "missed"
     return "open"
 
@@ -124,7 +122,7 @@ def projected_core_hours(records: list[dict], algorithm: str, horizon: int) -> f
             and r["seconds"] > 0 and r["episodes"] > 0]
     if not mine:
         return None
-    if algorithm in OWN_SCHEDULE:
+    if algorithm in OWN_SCHEDULES:
         constant, slope = _fit([(r["horizon"], r["seconds"]) for r in mine],
                                SCHEDULE_EXPONENT, 1.0, math.inf)
         seconds = PAPER_SEEDS * math.exp(constant) * horizon ** slope
@@ -254,7 +252,7 @@ def verdict_table(cells: list[CellVerdict]) -> str:
         if c.failed:
             runs += f", {c.failed} failed"
         median = "-" if c.median_episodes is None else f"{c.median_episodes:,.0f}"
-        budgets = ("-" if not c.runs else "own schedule" if c.algorithm in OWN_SCHEDULE
+        budgets = ("-" if not c.runs else "own schedule" if c.algorithm in OWN_SCHEDULES
                    else ", ".join(f"{b:,}" for b in c.budgets))
         cost = ("-" if c.settled else "unknown (no run measured)"
                 if c.projected_core_hours is None else _hours(c.projected_core_hours))
