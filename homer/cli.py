@@ -43,7 +43,7 @@ from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import RECORDS, finished_records, horizon_figure, run_sweep, sweep_table
 from homer.sweep_figures import traces_figure, value_figure
-from homer.sweep_verdicts import sweep_verdicts, verdict_table
+from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_table
 from homer.user_code import load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
@@ -416,14 +416,18 @@ def _sweep(args: argparse.Namespace) -> int:
         return 2
     table = sweep_table(records)
     judged = [*finished_records(args.out), *(r for r in records if r["status"] == "failed")]
-    verdicts = verdict_table(sweep_verdicts(judged, args.lock_variants))
+    cells = sweep_verdicts(judged, args.lock_variants)
+    grid, verdicts = verdict_grid(cells), verdict_table(cells)
     print(table)
     print()
-    print(verdicts)
+    print(grid)
+    print()
+    print(verdicts.splitlines()[-1])  # the open cells and their projected cost
+    print(f"every cell in detail: {args.out / 'verdicts.md'}")
     figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
     try:
         write_atomically(args.out / "table.txt", table + "\n")
-        write_atomically(args.out / "verdicts.md", verdicts + "\n")
+        write_atomically(args.out / "verdicts.md", f"{grid}\n\n{verdicts}\n")
         paths = [save_figure(figures[name](records), args.out / name)[0]
                  for name in SWEEP_FIGURES]
     except (OSError, ValueError) as error:

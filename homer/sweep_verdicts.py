@@ -43,7 +43,8 @@ from kinematic.arguments import format_duration
 from kinematic.families import LOCK_VARIANTS
 
 __all__ = ["PAPER_BUDGET", "PAPER_HORIZONS", "PAPER_SEEDS", "CellVerdict",
-           "paper_claim", "projected_core_hours", "sweep_verdicts", "verdict_table"]
+           "paper_claim", "projected_core_hours", "sweep_verdicts", "verdict_grid",
+           "verdict_table"]
 
 PAPER_BUDGET = 10**7
 """Episodes each algorithm of ``fig:horizon-plot`` ran at most."""
@@ -271,4 +272,41 @@ def verdict_table(cells: list[CellVerdict]) -> str:
                  f"{PAPER_BUDGET:,} episodes per PPO / A2C run; HOMER and PCID on their own "
                  f"schedules), e.g. on a Ray cluster with `homer sweep --executor ray "
                  f"--address ... --seeds {PAPER_SEEDS} --budget {PAPER_BUDGET}`.")
+    return "\n".join(lines)
+
+
+def _cell_text(cell: CellVerdict) -> str:
+    """One grid cell: the verdict's first word(s), then the evidence or the cost."""
+    if not cell.runs:
+        return ("not run" if cell.projected_core_hours is None
+                else f"not run (~{_hours(cell.projected_core_hours)} core-h)")
+    median = "-" if cell.median_episodes is None else f"{cell.median_episodes:,.0f}"
+    evidence = (f"{cell.reached}/{cell.runs + cell.failed} reached, median {median}, "
+                f"{format_duration(cell.seconds)}")
+    if cell.settled:
+        return f"{cell.verdict.split(' (')[0]} ({evidence})"
+    budget = max(cell.budgets) if cell.budgets else 0
+    return f"not settled ({evidence}; budget {budget:,})"
+
+
+def verdict_grid(cells: list[CellVerdict]) -> str:
+    """The verdicts as a compact Markdown grid: a row per lock variant and algorithm, a column
+    per horizon; each cell reproduced / refuted / not settled / not run / no claim, with the
+    seeds that reached half of ``V*``, the median episodes to it and the wall-clock (the
+    projected core-hours where nothing ran).
+
+    >>> cell = CellVerdict("paper", "ppo", 3, "solves", 5, 0, 4, 1, 2000.0, (10**7,), 60.0,
+    ...                    "reproduced", True, None)
+    >>> verdict_grid([cell]).splitlines()[2]
+    '| paper | ppo | reproduced (4/5 reached, median 2,000, 1 min) |'
+    """
+    horizons = sorted({c.horizon for c in cells})
+    rows: dict[tuple[str, str], dict[int, str]] = {}
+    for c in cells:
+        rows.setdefault((c.variant, c.algorithm), {})[c.horizon] = _cell_text(c)
+    lines = ["| lock | algorithm | " + " | ".join(f"H = {h}" for h in horizons) + " |",
+             "|---|---|" + "---|" * len(horizons)]
+    for (variant, algorithm), texts in rows.items():
+        lines.append(f"| {variant} | {algorithm} | "
+                     + " | ".join(texts.get(h, "-") for h in horizons) + " |")
     return "\n".join(lines)
