@@ -4,7 +4,15 @@ For each horizon H and seed, runs ``python -m homer run --env combolock --horizo
 --seed S --json`` in a subprocess and prints: the value of the learned policy (estimated by
 rollouts; optimal 1), whether it reaches half the optimal value (the metric of Figure
 ``fig:horizon-plot``; HOMER's policy exists only at the end of a run, so the episodes to reach
-it are the run's total), total episodes, wall-clock and peak memory (max RSS of the run).
+it are the run's total), total episodes, wall-clock, CPU seconds (user + system of the run's
+process, from ``wait4``: unlike wall-clock, robust to other processes loading the machine) and
+peak memory (max RSS of the run).
+
+``--setting LABEL=FLAGS`` (repeatable) runs every horizon and seed once per setting, with
+``FLAGS`` appended to ``python -m homer run`` (e.g. ``--setting "batch128=--batch-size 128"``;
+without it one setting, ``default``, with no flags); the runs of a setting go in
+``OUT/LABEL``, and the page gets a summary per setting and horizon besides the table of runs
+(the trade-off table of ``benchmarks/results/homer_speed.md``).
 
 With ``--compare`` each finished run is also compared with the exact answers
 (``python -m homer compare``, not part of the timing): the steps whose phi_B, phi_F and phi-bar
@@ -20,8 +28,8 @@ this script's section of a Markdown page (``results_page.py``; default
 ``benchmarks/results/homer_combolock.md``, whose notes around the section are kept).
 
 Usage: ``python benchmarks/homer_combolock.py [--horizons 5,10,20,50,100] [--seeds 0,1,2,3,4]
-[--out DIR] [--compare] [--jobs N] [--note TEXT] [--results FILE]``. Runs are resumable: an
-existing run directory is resumed.
+[--setting LABEL=FLAGS ...] [--out DIR] [--compare] [--jobs N] [--note TEXT] [--results FILE]``.
+Runs are resumable: an existing run directory is resumed.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -44,11 +53,36 @@ from results_page import ResultsPage  # beside this script
 RESULTS = Path(__file__).parent / "results" / "homer_combolock.md"
 
 
-def run(horizon: int, seed: int, out: Path) -> dict:
+@dataclass(frozen=True)
+class Setting:
+    """A configuration of the runs: its label and the flags it adds to ``python -m homer
+    run``."""
+
+    label: str
+    flags: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Setting:
+        """``LABEL=FLAGS`` as given to ``--setting``.
+
+        >>> Setting.parse("fast=--batch-size 128 --torch-threads 2")
+        Setting(label='fast', flags=('--batch-size', '128', '--torch-threads', '2'))
+        """
+        label, sign, flags = text.partition("=")
+        if not sign or not label or "/" in label:
+            raise argparse.ArgumentTypeError(f"a setting is LABEL=FLAGS (a label without "
+                                             f"'/'), got {text!r}")
+        return cls(label, tuple(shlex.split(flags)))
+
+
+DEFAULT_SETTING = Setting("default", ())
+
+
+def run(horizon: int, seed: int, out: Path, flags: tuple[str, ...] = ()) -> dict:
     run_dir = out / f"H{horizon}-seed{seed}"
     command = [sys.executable, "-m", "homer", "run", "--env", "combolock", "--horizon",
                str(horizon), "--actions", "10", "--seed", str(seed), "--out", str(run_dir),
-               "--json"]
+               "--json", *flags]
     if (run_dir / "config.json").exists():
         command.append("--resume")
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -59,6 +93,7 @@ def run(horizon: int, seed: int, out: Path) -> dict:
         raise RuntimeError(f"H={horizon} seed={seed} failed:\n{stderr}")
     summary = json.loads(stdout.strip().splitlines()[-1])
     summary["peak_mib"] = usage.ru_maxrss / 1024
+    summary["cpu_seconds"] = usage.ru_utime + usage.ru_stime
     return summary
 
 
@@ -72,9 +107,9 @@ def compare(run_dir: str) -> dict:
 
 def markdown_row(summary: dict, report: dict | None) -> str:
     """One run as a row of the results table (``report``: its ``homer compare --json``)."""
-    cells = [str(summary["horizon"]), str(summary["seed"]), f"{summary['value']:.3f}",
-             f"{summary['episodes']:,}", f"{summary['seconds']:.0f} s",
-             f"{summary['peak_mib']:.0f} MiB"]
+    cells = [summary["setting"], str(summary["horizon"]), str(summary["seed"]),
+             f"{summary['value']:.3f}", f"{summary['episodes']:,}", f"{summary['seconds']:.0f} s",
+             f"{summary['cpu_seconds']:.0f} s", f"{summary['peak_mib']:.0f} MiB"]
     if report is not None:
         steps = len(report["steps"])
         merges = report["steps_with_wrong_merges_by_abstraction"]
@@ -83,16 +118,56 @@ def markdown_row(summary: dict, report: dict | None) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def summary_rows(runs: list[tuple[Setting, dict, dict | None]]) -> list[str]:
+    """Per setting and horizon (in the order of ``runs``): the runs, the most episodes, the
+    median wall-clock and CPU seconds, the most steps with wrong merges of each abstraction and
+    the least alpha (the last two when compared)."""
+    groups: dict[tuple[Setting, int], list[tuple[dict, dict | None]]] = {}
+    for setting, summary, report in runs:
+        groups.setdefault((setting, summary["horizon"]), []).append((summary, report))
+    rows = []
+    for (setting, horizon), members in groups.items():
+        summaries = [summary for summary, _ in members]
+        cells = [setting.label, f"`{shlex.join(setting.flags)}`" if setting.flags else "-",
+                 str(horizon), str(len(members)),
+                 f"{max(s['episodes'] for s in summaries):,}",
+                 f"{statistics.median(s['seconds'] for s in summaries):.0f} s",
+                 f"{statistics.median(s['cpu_seconds'] for s in summaries):.0f} s",
+                 f"{min(s['value'] for s in summaries):.3f}"]
+        reports = [report for _, report in members if report is not None]
+        if reports:
+            cells += [str(max(r["steps_with_wrong_merges_by_abstraction"][kind]
+                              for r in reports)) for kind in ("backward", "forward", "ki")]
+            cells.append(f"{min(r['alpha_min'] for r in reports):.3f}")
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
 def write_results(page: ResultsPage, command: str, started: datetime, note: str, jobs: int,
-                  rows: list[str], compared: bool) -> None:
-    """Writes the dated section of ``page``: command, machine, the table of runs."""
-    columns = ["H", "seed", "value (optimal 1)", "episodes", "wall-clock", "peak RSS"]
+                  runs: list[tuple[Setting, dict, dict | None]], compared: bool) -> None:
+    """Writes the dated section of ``page``: command, machine, the summary per setting and
+    horizon, the table of runs."""
+    summary_columns = ["setting", "flags", "H", "runs", "most episodes", "median wall-clock",
+                       "median CPU", "least value"]
+    if compared:
+        summary_columns += ["most phi_B merge steps", "most phi_F merge steps",
+                            "most phi-bar merge steps", "least alpha"]
+    columns = ["setting", "H", "seed", "value (optimal 1)", "episodes", "wall-clock", "CPU",
+               "peak RSS"]
     if compared:
         columns += ["phi_B merge steps", "phi_F merge steps", "phi-bar merge steps",
                     "min alpha"]
     text = [
         f"`{command}`, {started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. K = 10; "
-        f"runs {jobs} at a time, one torch thread each. Also running: {note}.",
+        f"runs {jobs} at a time, one torch thread each unless a setting says otherwise. Also "
+        f"running: {note}.",
+        "",
+        "CPU is the user + system seconds of the run's process (robust to other processes "
+        "loading the machine, unlike wall-clock).",
+        "",
+        "| " + " | ".join(summary_columns) + " |",
+        "|" + "---|" * len(summary_columns),
+        *summary_rows(runs),
         "",
         "HOMER's policy exists only at the end of a run, so \"episodes to reach half the "
         "optimal value\" (the metric of `fig:horizon-plot`) is the run's total."
@@ -102,7 +177,8 @@ def write_results(page: ResultsPage, command: str, started: datetime, note: str,
         "",
         "| " + " | ".join(columns) + " |",
         "|" + "---|" * len(columns),
-        *rows,
+        *(markdown_row({**summary, "setting": setting.label}, report)
+          for setting, summary, report in runs),
     ]
     page.write(text)
 
@@ -111,6 +187,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizons", default="5,10,20,50,100")
     parser.add_argument("--seeds", default="0,1,2,3,4")
+    parser.add_argument("--setting", type=Setting.parse, action="append", dest="settings",
+                        metavar="LABEL=FLAGS",
+                        help="a configuration: FLAGS added to 'python -m homer run' "
+                             "(repeatable; default: one setting, 'default', without flags)")
     parser.add_argument("--out", type=Path, default=Path("out/homer-benchmark"))
     parser.add_argument("--compare", action="store_true",
                         help="also compare each run with the exact answers")
@@ -120,33 +200,40 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the Markdown page whose section is written")
     args = parser.parse_args()
+    settings: list[Setting] = args.settings or [DEFAULT_SETTING]
+    if len({setting.label for setting in settings}) < len(settings):
+        parser.error("--setting: two settings share a label")
     page = ResultsPage.read(args.results, "benchmarks/homer_combolock.py",
                             "HOMER on the diabolical combination lock")
     command = "python benchmarks/homer_combolock.py " + shlex.join(sys.argv[1:])
     started_at = datetime.now(UTC)
     print(f"machine: {machine(('numpy', 'torch'))}")
-    header = f"{'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} {'seconds':>8} " \
-             f"{'peak MiB':>9}" + (f" {'phi_B':>5} {'phi_F':>5} {'phi-bar':>7} {'alpha min':>9}"
-                              if args.compare else "")
+    header = f"{'setting':>12} {'H':>4} {'seed':>4} {'value':>6} {'>=1/2':>5} {'episodes':>9} " \
+             f"{'seconds':>8} {'CPU s':>8} {'peak MiB':>9}" \
+        + (f" {'phi_B':>5} {'phi_F':>5} {'phi-bar':>7} {'alpha min':>9}" if args.compare else "")
     print(header, flush=True)
-    rows: dict[int, list[dict]] = {}
-    table: list[str] = []
+    rows: dict[tuple[str, int], list[dict]] = {}
+    table: list[tuple[Setting, dict, dict | None]] = []
 
-    def one(horizon: int, seed: int) -> tuple[str, str]:
-        summary = run(horizon, seed, args.out)
-        rows.setdefault(horizon, []).append(summary)
-        line = (f"{horizon:>4} {seed:>4} {summary['value']:>6.3f} "
+    def one(setting: Setting, horizon: int, seed: int
+            ) -> tuple[str, tuple[Setting, dict, dict | None]]:
+        out = args.out if args.settings is None else args.out / setting.label
+        summary = {**run(horizon, seed, out, setting.flags), "horizon": horizon, "seed": seed}
+        rows.setdefault((setting.label, horizon), []).append(summary)
+        line = (f"{setting.label:>12} {horizon:>4} {seed:>4} {summary['value']:>6.3f} "
                 f"{'yes' if summary['value'] >= 0.5 else 'no':>5} {summary['episodes']:>9} "
-                f"{summary['seconds']:>8.1f} {summary['peak_mib']:>9.0f}")
+                f"{summary['seconds']:>8.1f} {summary['cpu_seconds']:>8.1f} "
+                f"{summary['peak_mib']:>9.0f}")
         report = compare(summary["run_dir"]) if args.compare else None
         if report is not None:
             merges = report["steps_with_wrong_merges_by_abstraction"]
             line += (f" {merges['backward']:>5} {merges['forward']:>5} {merges['ki']:>7}"
                      f" {report['alpha_min']:>9.3f}")
-        return line, markdown_row({**summary, "horizon": horizon, "seed": seed}, report)
+        return line, (setting, summary, report)
 
     started = time.perf_counter()
-    runs = [(int(h), int(s)) for h in args.horizons.split(",") for s in args.seeds.split(",")]
+    runs = [(setting, int(h), int(s)) for setting in settings for h in args.horizons.split(",")
+            for s in args.seeds.split(",")]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each run is its own process
         for line, row in pool.map(lambda task: one(*task), runs):
             print(line, flush=True)
@@ -155,12 +242,13 @@ def main() -> None:
           f"{args.jobs} at a time (one torch thread each)")
     write_results(page, command, started_at, args.note, args.jobs, table, args.compare)
     print(f"written: {args.results}")
-    print("\nper horizon: successes, median episodes, median seconds")
-    for horizon, summaries in sorted(rows.items()):
+    print("\nper setting and horizon: successes, median episodes, median seconds, median CPU")
+    for (label, horizon), summaries in rows.items():
         successes = sum(s["value"] >= 0.5 for s in summaries)
-        print(f"H={horizon:>3}: {successes}/{len(summaries)}, "
+        print(f"{label} H={horizon:>3}: {successes}/{len(summaries)}, "
               f"{statistics.median(s['episodes'] for s in summaries):.0f} episodes, "
-              f"{statistics.median(s['seconds'] for s in summaries):.0f} s")
+              f"{statistics.median(s['seconds'] for s in summaries):.0f} s, "
+              f"{statistics.median(s['cpu_seconds'] for s in summaries):.0f} s CPU")
 
 
 if __name__ == "__main__":

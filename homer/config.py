@@ -50,7 +50,10 @@ class HomerConfig:
                                              classes at half the lock's steps otherwise)
     hidden                  56               56
     learning_rate           0.001            0.001
-    batch_size              32               64 (CPU throughput; same optimiser otherwise)
+    batch_size              32               64 (CPU throughput; same optimiser otherwise).
+                                             128 trains in about two thirds of the CPU time
+                                             but GPS rejected twice as many first rounds at
+                                             H = 100 (more episodes): homer_speed.md
     max_epochs              200              100 per phase; the pre-training phase runs all
                                              100, the Gumbel phase stops early (patience 10)
                                              on the 20% validation split; the best epoch of
@@ -59,7 +62,10 @@ class HomerConfig:
                                              imposters) per round; another round (up to
                                              8,000) when greedy policy search (GPS) rejects
                                              a class, before falling back to full PSDP
-                                             (fewer episodes)
+                                             (fewer episodes; with 1,000 or 1,500 phi_B
+                                             stays on the ln 2 plateau at 3 of 16 layers of
+                                             the lock at H = 100, and the extra rounds cost
+                                             more than they save: homer_speed.md)
     psdp_samples            20,000           2,000 per CB problem (only used when the greedy
                                              policy search fails)
     eval_samples            -                500 per step of the reward-sensitive PSDP
@@ -73,6 +79,9 @@ class HomerConfig:
     forward_restarts        1                1
                                              (trained together with the forward model as
                                              one vectorised ensemble: homer/models.py)
+    torch_threads           -                1 (shared machines; a second thread saves 4 -
+                                             15% of a mini-batch step's wall-clock for
+                                             twice the CPU: homer_speed.md)
     ======================  ===============  =================================================
     """
 

@@ -151,7 +151,7 @@ def test_other_flags_name_themselves(arguments, flag, capsys, tmp_path):
     (["--max-epochs", "1000000"],
      "error: HOMER with --max-epochs 1000000, --batch-size 64 and --max-transitions 8000 on "
      "'combolock-H10-K10-seed0' (H = 10) could "
-     "train for 9,000,000,000 mini-batch steps, at least 104 days"),
+     "train for 9,000,000,000 mini-batch steps, at least 52 days"),
     (["--hidden", "1000000000"],
      "error: HOMER's contrastive models with --hidden 1000000000, --pretraining-width 16 and 3 "
      "models per round (--restarts 2 + --forward-restarts 1)"),

@@ -129,7 +129,7 @@ def test_ensemble_members_train_exactly_as_they_would_alone():
             single.copy_(together[1:2])
     x, actions, x_next = clustered_inputs()
     labels = torch.randint(2, (len(x),), generator=torch.Generator().manual_seed(2))
-    optimisers = [torch.optim.Adam(model.parameters(), lr=1e-2, foreach=True)
+    optimisers = [torch.optim.Adam(model.parameters(), lr=1e-2, fused=True)
                   for model in (ensemble, alone)]
     for step in range(20):
         batch = slice(15 * step, 15 * step + 15)
