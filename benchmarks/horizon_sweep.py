@@ -1,23 +1,23 @@
-"""The horizon sweep of Figure ``fig:horizon-plot`` at a budget that fits a 2-core machine.
+"""The horizon sweep of Figure ``fig:horizon-plot`` (and ``fig:value-function-plot``,
+``fig:traces``), reported: the verdicts against the paper of every task finished in one or more
+sweep directories, with the runs, and the three figures.
 
-Runs ``homer.sweep.run_sweep`` for HOMER, PPO, PPO+RND, A2C, A2C+RND and PCID on the
-combination lock (K = 10) and prints the table (successes = runs whose exact value reached half
-the optimal value within the budget; median episodes to get there) next to the paper's claims,
-and writes the horizon plot. Defaults: H in {3, 6, 12}, one seed, 5,000 episodes per PPO / A2C
-run, a local process pool of one worker (about an hour here; the paper's budget is 10^7 episodes:
-``python -m homer sweep --address auto`` runs it on a Ray cluster). Finished tasks are kept in
-``--out``, so a rerun (for instance with more seeds) only runs what is missing. Writes the
-command, the machine, what else ran (``--note``), every run and the table, dated, into this
-script's section of a Markdown page (``results_page.py``; default
+The runs themselves are ``python -m homer sweep`` commands (resumable; a cell can be run by
+several commands, into one directory or several); this script reads their ``records.jsonl``
+(``homer.sweep.finished_records``), prints the verdict grid, writes the figures into
+``--figures`` (default ``benchmarks/results/horizon_sweep/``) and writes the command, the
+machine, what else ran (``--note``), the grid, every cell in detail and every run, dated, into
+this script's section of a Markdown page (``results_page.py``; default
 ``benchmarks/results/horizon_sweep.md``, whose notes around the section are kept).
 
-Usage: ``python benchmarks/horizon_sweep.py [--horizons 3,6,12] [--seeds 1] [--budget 5000]
-[--out DIR] [--executor local|ray] [--workers 1] [--note TEXT] [--results FILE]``
+Usage: ``python benchmarks/horizon_sweep.py --out DIR [--out DIR ...] [--note TEXT]
+[--figures DIR] [--results FILE]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from datetime import UTC, datetime
@@ -27,66 +27,73 @@ from machine import machine  # beside this script (run as a script)
 from results_page import ResultsPage  # beside this script
 
 from homer.plots import save_figure
-from homer.sweep import ALGORITHMS, horizon_figure, run_sweep, sweep_table
+from homer.sweep import finished_records, horizon_figure
+from homer.sweep_figures import traces_figure, value_figure
+from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_table
+from kinematic.arguments import format_duration
 
 RESULTS = Path(__file__).parent / "results" / "horizon_sweep.md"
+FIGURES = Path(__file__).parent / "results" / "horizon_sweep"
 
-PAPER = """paper (10^7 episodes): PPO and A2C fail for H > 3; PPO+RND and A2C+RND solve H <= 25;
-PCID fails at every H (it cannot separate s_{h,a} from s_{h,b}); HOMER solves every H up to 100."""
+
+def _run_line(record: dict) -> str:
+    reached = record["episodes_to_half"]
+    return (f"{record['algorithm']}, {record['variant']} lock, H = {record['horizon']}, seed "
+            f"{record['seed']}: value {record['value']:.3f} of V* = "
+            f"{record['optimal_value']:.3g}, {record['episodes']:,} episodes"
+            + (f" (half of V* at {reached:,})" if reached is not None else "")
+            + f", {format_duration(record['seconds'])}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    parser.add_argument("--horizons", default="3,6,12")
-    parser.add_argument("--seeds", type=int, default=1)
-    parser.add_argument("--budget", type=int, default=5000)
-    parser.add_argument("--out", type=Path, default=Path("out/horizon-sweep"))
-    parser.add_argument("--executor", choices=["local", "ray"], default="local")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, action="append", required=True,
+                        help="a sweep directory (repeat for several)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
+    parser.add_argument("--figures", type=Path, default=FIGURES,
+                        help="where horizon.png, value.png and traces.png go")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the Markdown page whose section is written")
     args = parser.parse_args()
     page = ResultsPage.read(args.results, "benchmarks/horizon_sweep.py",
-                            "The horizon sweep at a budget for a 2-core machine")
-    started = datetime.now(UTC)
-    print(f"machine: {machine(('numpy', 'torch'))}; budget {args.budget} episodes per PPO/A2C "
-          f"run", flush=True)
-    lines: list[str] = []
-
-    def report(record: dict) -> None:
-        outcome = (f"value {record['value']:.3f}, {record['episodes']} episodes, "
-                   f"{record['seconds']:.0f} s" if record["status"] == "done"
-                   else "FAILED: " + record["error"].strip().splitlines()[-1])
-        lines.append(f"{record['algorithm']} H={record['horizon']} seed={record['seed']}: "
-                     f"{outcome}")
-        print("  " + lines[-1], flush=True)
-
-    records = run_sweep(args.algorithms.split(","), [int(h) for h in args.horizons.split(",")],
-                        args.seeds, args.budget, args.out, args.executor,
-                        workers=args.workers, on_record=report)
-    table = sweep_table(records)
-    print(table)
-    print(PAPER)
-    print("plot:", save_figure(horizon_figure(records), args.out / "horizon")[0])
+                            "The horizon sweep")
+    records = [record for out in args.out for record in finished_records(out)]
+    if not records:
+        sys.exit(f"no finished task in {', '.join(map(str, args.out))}")
+    cells = sweep_verdicts(records)
+    grid = verdict_grid(cells)
+    print(grid)
+    args.figures.mkdir(parents=True, exist_ok=True)
+    figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
+    links = []
+    for name, draw in figures.items():
+        png = save_figure(draw(records), args.figures / name)[0]
+        links.append(f"[{name}.png]({os.path.relpath(png, args.results.parent)})")
+    shown = [Path(arg).name if before == "--out" else arg  # a sweep directory by its name
+             for before, arg in zip(sys.argv[:-1], sys.argv[1:], strict=True)]
     page.write([
-        f"`python benchmarks/horizon_sweep.py {shlex.join(sys.argv[1:])}`, "
-        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; {args.budget} episodes "
-        f"per PPO / A2C run, {args.workers} worker(s). Also running: {args.note}.",
+        f"`python benchmarks/horizon_sweep.py {shlex.join(shown)}`, "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. Also "
+        f"running during the runs: {args.note}.",
         "",
-        "Runs finished in this invocation (exact values; \"reached 1/2\": the exact value "
-        "reached half of V* = 1 at an evaluation):",
+        "Verdicts of every finished task against the paper's claims (a cell per lock, "
+        "algorithm and horizon; \"reached\": the exact value reached half of V* within "
+        "10^7 episodes; wall-clock summed over the cell's runs):",
         "",
-        *(f"- {line}" for line in lines),
+        grid,
         "",
-        "```",
-        table,
-        "```",
+        "Figures: " + ", ".join(links) + ".",
         "",
-        PAPER.replace("\n", " "),
+        "Every cell in detail:",
+        "",
+        verdict_table(cells),
+        "",
+        "Every run:",
+        "",
+        *(f"- {_run_line(r)}" for r in sorted(records, key=lambda r: (
+            r["variant"], r["algorithm"], r["horizon"], r["seed"]))),
     ])
-    print(f"written: {args.results}")
+    print(f"written: {args.results} and {args.figures}/")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 ``on_files`` adds what lives outside ``docs/`` without copying it: the notebooks
 (``notebooks/*.ipynb``, rendered by mkdocs-jupyter from their stored outputs), the benchmark
-results (``benchmarks/results/*.md``) and one API page per public module of the three packages
+results (``benchmarks/results/*.md``, and the figures they show from a subdirectory) and one API
+page per public module of the three packages
 (``reference/kinematic/model.md`` holds ``::: kinematic.model``; a package's ``__init__`` is its
 directory's ``index.md``). A module whose name, or whose package's name, starts with ``_`` is
 private and gets no page; so does ``__main__``.
@@ -26,7 +27,7 @@ from mkdocs.plugins import CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
 PACKAGES = ("kinematic", "proofs_checks", "homer")
-OUTSIDE_DOCS = ("notebooks/*.ipynb", "benchmarks/results/*.md")
+OUTSIDE_DOCS = ("notebooks/*.ipynb", "benchmarks/results/*.md", "benchmarks/results/*/*.png")
 
 
 def _repo_root(config: MkDocsConfig) -> Path:

@@ -280,8 +280,9 @@ def _cell_text(cell: CellVerdict) -> str:
     if not cell.runs:
         return ("not run" if cell.projected_core_hours is None
                 else f"not run (~{_hours(cell.projected_core_hours)} core-h)")
-    median = "-" if cell.median_episodes is None else f"{cell.median_episodes:,.0f}"
-    evidence = (f"{cell.reached}/{cell.runs + cell.failed} reached, median {median}, "
+    median = ("" if cell.median_episodes is None
+              else f", median {cell.median_episodes:,.0f} episodes")
+    evidence = (f"{cell.reached}/{cell.runs + cell.failed} reached{median}, "
                 f"{format_duration(cell.seconds)}")
     if cell.settled:
         return f"{cell.verdict.split(' (')[0]} ({evidence})"
@@ -298,7 +299,7 @@ def verdict_grid(cells: list[CellVerdict]) -> str:
     >>> cell = CellVerdict("paper", "ppo", 3, "solves", 5, 0, 4, 1, 2000.0, (10**7,), 60.0,
     ...                    "reproduced", True, None)
     >>> verdict_grid([cell]).splitlines()[2]
-    '| paper | ppo | reproduced (4/5 reached, median 2,000, 1 min) |'
+    '| paper | ppo | reproduced (4/5 reached, median 2,000 episodes, 1 min) |'
     """
     horizons = sorted({c.horizon for c in cells})
     rows: dict[tuple[str, str], dict[int, str]] = {}

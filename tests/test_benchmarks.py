@@ -93,3 +93,34 @@ def test_each_sectioned_page_has_its_markers_once_as_the_script_writes_them(scri
     copy = ResultsPage(tmp_path / path.name, name, page.before, page.after)
     copy.write(section[len(begin) + 2:-len(end) - 2].split("\n"))
     assert copy.path.read_bytes() == path.read_bytes()
+
+
+def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(tmp_path):
+    import subprocess
+
+    from homer.sweep import run_sweep
+    from tests.homer.test_sweep import counting_runner
+
+    first, second = tmp_path / "sweep-a", tmp_path / "sweep-b"
+    run_sweep(["homer"], [3], 1, 5, first, executor="local", workers=1, runner=counting_runner)
+    run_sweep(["pcid"], [6], 1, 5, second, executor="local", workers=1,
+              runner=counting_runner)
+    page, figures = tmp_path / "results" / "sweep.md", tmp_path / "results" / "sweep"
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "horizon_sweep.py"), "--out", str(first), "--out",
+         str(second), "--figures", str(figures), "--results", str(page)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    text = page.read_text()
+    assert "`python benchmarks/horizon_sweep.py --out sweep-a --out sweep-b --figures " in text
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| lock | algorithm | H"))
+    grid = lines[start:lines.index("", start)]
+    assert grid[0] == "| lock | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 | H = 100 |"
+    [homer] = [line for line in grid if line.startswith("| paper | homer | ")]
+    assert homer.startswith("| paper | homer | reproduced (1/1 reached, median 30 episodes")
+    [pcid] = [line for line in grid if line.startswith("| paper | pcid | ")]
+    assert pcid.split(" | ")[3].startswith("refuted")  # a fake PCID solving H = 6 refutes it
+    for name in ("horizon", "value", "traces"):
+        assert (figures / f"{name}.png").exists() and f"[{name}.png](sweep/{name}.png)" in text
+    assert "- homer, paper lock, H = 3, seed 0: value 1.000 of V* = 1" in text

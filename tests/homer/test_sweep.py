@@ -156,7 +156,7 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     grid = verdicts.split("\n\n")[0].splitlines()  # then every cell in detail
     assert grid[0] == "| lock | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 | H = 100 |"
     [grid_row] = [line for line in grid if line.startswith("| paper | pcid | ")]
-    assert grid_row.startswith("| paper | pcid | reproduced (0/1 reached, median -, ")
+    assert grid_row.startswith("| paper | pcid | reproduced (0/1 reached, ")
     assert grid_row in result.stdout  # the grid is printed, every cell in verdicts.md
 
 
