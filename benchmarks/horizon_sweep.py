@@ -1,6 +1,8 @@
-"""The horizon sweep of Figure ``fig:horizon-plot`` (and ``fig:value-function-plot``,
-``fig:traces``), reported: the verdicts against the paper of every task finished in one or more
-sweep directories, with the runs, and the three figures.
+"""The verdicts, runs and figures of the horizon sweep (``fig:horizon-plot``).
+
+The verdicts against the paper of every task finished in one or more sweep directories, the
+runs, and the three figures (``fig:horizon-plot``, ``fig:value-function-plot``,
+``fig:traces``).
 
 The runs themselves are ``python -m homer sweep`` commands (resumable; a cell can be run by
 several commands, into one directory or several); this script reads their ``records.jsonl``

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from homer.config import DEFAULT_TORCH_THREADS
-from homer.sweep import ALGORITHMS, OWN_SCHEDULES
+from homer.sweep import ALGORITHMS, LOCK_ACTIONS, OWN_SCHEDULES
 from kinematic.arguments import format_duration
 from kinematic.families import LOCK_VARIANTS
 
@@ -62,9 +62,11 @@ def paper_claim(algorithm: str, horizon: int) -> str | None:
     """``"solves"``, ``"fails"`` or ``None`` (no claim): the paper's claim about
     ``algorithm`` on the lock of horizon ``horizon`` (``fig:horizon-plot``).
 
-    >>> [paper_claim("ppo", h) for h in (3, 4)], paper_claim("ppo_rnd", 30)
+    >>> [paper_claim("ppo", h) for h in (3, 6)], paper_claim("ppo_rnd", 30)
     (['solves', 'fails'], None)
     """
+    if horizon not in PAPER_HORIZONS:  # the paper ran these only
+        return None
     if algorithm == "homer":
         return "solves"
     if algorithm == "pcid":
@@ -305,7 +307,8 @@ def verdict_grid(cells: list[CellVerdict]) -> str:
     rows: dict[tuple[str, str], dict[int, str]] = {}
     for c in cells:
         rows.setdefault((c.variant, c.algorithm), {})[c.horizon] = _cell_text(c)
-    lines = ["| lock | algorithm | " + " | ".join(f"H = {h}" for h in horizons) + " |",
+    lines = [f"| lock (K = {LOCK_ACTIONS}) | algorithm | "
+             + " | ".join(f"H = {h}" for h in horizons) + " |",
              "|---|---|" + "---|" * len(horizons)]
     for (variant, algorithm), texts in rows.items():
         lines.append(f"| {variant} | {algorithm} | "

@@ -106,6 +106,27 @@ class Partition(PrintsAsRepr):
     labels: tuple[np.ndarray, ...]
     mdp: BlockMDP | None = field(default=None, repr=False, compare=False)
 
+    def __eq__(self, other: object) -> bool:
+        """Two partitions are equal when they put the same states of every layer together
+        (whatever their ``kind`` and MDP object): ``ki_partition(a) == ki_partition(b)`` says
+        whether two MDPs with the same states have the same KI classes.
+
+        >>> from kinematic import backward_ki_partition, combination_lock, ki_partition
+        >>> lock = combination_lock(3, 2, seed=0)
+        >>> ki_partition(lock) == ki_partition(combination_lock(3, 2, seed=0))
+        True
+        >>> ki_partition(lock) == backward_ki_partition(lock)  # s1a, s1b: one backward class
+        False
+        """
+        if not isinstance(other, Partition):
+            return NotImplemented
+        return self.layers == other.layers and all(
+            np.array_equal(mine, theirs)
+            for mine, theirs in zip(self.labels, other.labels, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((self.layers, tuple(tuple(labels.tolist()) for labels in self.labels)))
+
     def __post_init__(self) -> None:
         if len(self.labels) != len(self.layers):
             raise InvalidPartition(f"Partition: {len(self.labels)} label arrays for "

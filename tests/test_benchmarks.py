@@ -114,9 +114,10 @@ def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(t
     text = page.read_text()
     assert "`python benchmarks/horizon_sweep.py --out sweep-a --out sweep-b --figures " in text
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| lock | algorithm | H"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("| lock (K = 10) |"))
     grid = lines[start:lines.index("", start)]
-    assert grid[0] == "| lock | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 | H = 100 |"
+    assert grid[0] == ("| lock (K = 10) | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 "
+                       "| H = 100 |")
     [homer] = [line for line in grid if line.startswith("| paper | homer | ")]
     assert homer.startswith("| paper | homer | reproduced (1/1 reached, median 30 episodes")
     [pcid] = [line for line in grid if line.startswith("| paper | pcid | ")]

@@ -588,6 +588,10 @@ def run_batched_baseline(
         if directory is not None and claim(directory, identity):
             before, evaluated, stopped = _load(directory, learner, evaluator, returns, identity)
         updates = math.ceil(episodes / config.workers)
+        if learner.updates > updates:
+            raise ValueError(f"{directory} holds a run of {learner.episodes:,} episodes, more "
+                             f"than the {episodes:,} asked for: use another directory (or ask "
+                             "for at least as many episodes to continue it)")
         probabilities: Callable[[int, np.ndarray], np.ndarray] = learner.probabilities
         while learner.updates < updates and not stopped:
             learner.update()

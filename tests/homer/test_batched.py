@@ -223,3 +223,14 @@ def test_a2c_with_rnd_learns_from_one_gradient_step_per_rollout(normalise_bonus)
     assert not torch.equal(before[network], learner.optimiser.data[network])
     assert not torch.equal(before[predictor], learner.optimiser.data[predictor])
     assert learner.episodes == 8 and learner.updates == 1
+
+
+def test_a_run_directory_holding_a_longer_run_is_refused_for_a_smaller_budget(tmp_path):
+    mdp = combination_lock(2, 2, seed=0)
+    config = BatchedConfig(workers=4)
+    run_batched_baseline(mdp, "a2c", 16, config=config, run_dir=tmp_path, evaluate_every=4)
+    with pytest.raises(ValueError, match="holds a run of 16 episodes, more than the 8 asked"):
+        run_batched_baseline(mdp, "a2c", 8, config=config, run_dir=tmp_path, evaluate_every=4)
+    again = run_batched_baseline(mdp, "a2c", 16, config=config, run_dir=tmp_path,
+                                 evaluate_every=4)
+    assert again.episodes == 16  # the same budget reads the finished run back

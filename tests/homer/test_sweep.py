@@ -154,7 +154,8 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     assert pcid.startswith("| paper | pcid | 3 | fails | 1 (") and "| own schedule |" in pcid
     assert "| paper | ppo | 3 | solves | 0 | - | - | - | not run |" in verdicts
     grid = verdicts.split("\n\n")[0].splitlines()  # then every cell in detail
-    assert grid[0] == "| lock | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 | H = 100 |"
+    assert grid[0] == ("| lock (K = 10) | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 "
+                       "| H = 100 |")
     [grid_row] = [line for line in grid if line.startswith("| paper | pcid | ")]
     assert grid_row.startswith("| paper | pcid | reproduced (0/1 reached, ")
     assert grid_row in result.stdout  # the grid is printed, every cell in verdicts.md
@@ -170,9 +171,9 @@ def test_the_verdicts_judge_every_finished_task_of_the_directory(tmp_path):
              "local", "--workers", "1"], capture_output=True, text=True, check=False)
         assert result.returncode == 0, result.stderr
     verdicts = (tmp_path / "verdicts.md").read_text()
-    for horizon in (3, 4):
+    for horizon, claim in ((3, "fails"), (4, "no claim")):  # the paper ran no H = 4
         [line] = [v for v in verdicts.splitlines() if v.startswith(f"| paper | pcid | {horizon} |")]
-        assert line.startswith(f"| paper | pcid | {horizon} | fails | 1 (")
+        assert line.startswith(f"| paper | pcid | {horizon} | {claim} | 1 (")
     assert (tmp_path / "table.txt").read_text().count("pcid") == 1
 
 
