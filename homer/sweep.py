@@ -144,9 +144,9 @@ def evaluation_interval(budget: int) -> int:
 def run_task(task: SweepTask) -> dict[str, Any]:
     """Run one task on its lock (:func:`lock_of`); the summary of its run (a baseline's whole
     summary; HOMER's :data:`DONE_FIELDS`)."""
-    mdp = lock_of(task)
     if task.algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {task.algorithm!r}; known: {ALGORITHMS}")
+    mdp = lock_of(task)
     if task.algorithm == "homer":
         from homer.algorithm import run_homer
         from homer.run_directory import CONFIG

@@ -38,9 +38,8 @@ from typing import Any
 import numpy as np
 
 from homer.config import DEFAULT_TORCH_THREADS
-from homer.sweep import ALGORITHMS, LOCK_ACTIONS, OWN_SCHEDULES
+from homer.sweep import ALGORITHMS, LOCK_ACTIONS, OWN_SCHEDULES, variants_of
 from kinematic.arguments import format_duration
-from kinematic.families import LOCK_VARIANTS
 
 __all__ = ["PAPER_BUDGET", "PAPER_HORIZONS", "PAPER_SEEDS", "CellVerdict",
            "paper_claim", "projected_core_hours", "sweep_verdicts", "verdict_grid",
@@ -205,7 +204,7 @@ def sweep_verdicts(records: list[dict], variants: list[str] | None = None) -> li
     """A verdict for every cell: each lock variant of ``variants`` (default: those of the
     records) x every algorithm of :data:`ALGORITHMS` and of the records x the paper's horizons
     and those of the records."""
-    variants = variants or [v for v in LOCK_VARIANTS if any(r["variant"] == v for r in records)]
+    variants = variants or variants_of(records)
     algorithms = [*ALGORITHMS, *sorted({r["algorithm"] for r in records} - set(ALGORITHMS))]
     horizons = sorted(set(PAPER_HORIZONS) | {r["horizon"] for r in records})
     cells = []
