@@ -69,8 +69,7 @@ def main() -> None:
     figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
     links = []
     for name, draw in figures.items():
-        png, svg = save_figure(draw(records), args.figures / name)
-        svg.unlink()  # the page shows the PNG; the SVG would only double the repository's copy
+        [png] = save_figure(draw(records), args.figures / name, formats=("png",))  # the page's
         links.append(f"[{name}.png]({os.path.relpath(png, args.results.parent)})")
     shown = [Path(arg).name if before == "--out" else arg  # a sweep directory by its name
              for before, arg in zip(sys.argv[:-1], sys.argv[1:], strict=True)]

@@ -43,11 +43,12 @@ __all__ = ["alpha_figure", "confusion_figure", "counterexample_figure", "dynamic
            "save_figure", "visitation_figure"]
 
 
-def save_figure(figure: Figure, stem: Path) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg``; return both paths. Each is rendered in memory and
-    written by :func:`homer.safe_files.write_atomically` (never torn, never through a symbolic
-    link: matplotlib would open the path itself and follow one)."""
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+def save_figure(figure: Figure, stem: Path, formats: tuple[str, ...] = ("png", "svg")
+                ) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg`` (or the ``formats`` given); return the paths. Each
+    is rendered in memory and written by :func:`homer.safe_files.write_atomically` (never torn,
+    never through a symbolic link: matplotlib would open the path itself and follow one)."""
+    paths = [stem.with_suffix(f".{suffix}") for suffix in formats]
     for path in paths:
         image = io.BytesIO()
         figure.savefig(image, format=path.suffix[1:], dpi=120, bbox_inches="tight")

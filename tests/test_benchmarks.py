@@ -124,4 +124,5 @@ def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(t
     assert pcid.split(" | ")[3].startswith("refuted")  # a fake PCID solving H = 6 refutes it
     for name in ("horizon", "value", "traces"):
         assert (figures / f"{name}.png").exists() and f"[{name}.png](sweep/{name}.png)" in text
+        assert not (figures / f"{name}.svg").exists()  # the page shows PNGs only
     assert "- homer, paper lock, H = 3, seed 0: value 1.000 of V* = 1" in text
