@@ -1,20 +1,21 @@
 """Throughput of the batched baselines (``homer.baselines.batched``) against the current one.
 
 Environment steps per second, by wall-clock and by CPU time (``time.process_time``: other
-processes on the machine change the first more than the second), all with one torch thread,
-on the paper's lock ``combination_lock(H, 10, seed)`` with ``HadamardNoise()`` and the paper's
-hyperparameters (100 workers x H steps per update, PPO's 10 epochs of minibatches of 160):
+processes on the machine change the first more than the second), all with one thread (torch
+and BLAS), on the paper's lock ``combination_lock(H, 10, seed)`` with ``HadamardNoise()`` and
+the paper's hyperparameters (100 workers x H steps per update, PPO's 10 epochs of minibatches
+of 160):
 
 1. the batched PPO+RND (target: >= 20,000 steps/s at H = 25 and >= 10x the current one), and
    the batched PPO, A2C and A2C+RND;
 2. the current implementation, ``run_actor_critic(mdp, 'ppo', episodes, rnd=True)``
    (stable-baselines3 on one gymnasium environment), and the ratio;
-3. the other routes measured before choosing plain torch: stable-baselines3's PPO on an SB3
+3. the other routes measured before choosing numpy passes: stable-baselines3's PPO on an SB3
    ``VecEnv`` over the same batched environment (``n_envs`` 100, ``n_steps`` H,
    ``batch_size`` 160, ``n_epochs`` 10, no RND); with ``--torchrl`` (TorchRL importable) one
    PPO minibatch step by TorchRL's ``ClipPPOLoss`` and one rollout's GAE by TorchRL's
    ``generalized_advantage_estimate``, next to the same step by a plain-torch autograd loss
-   and by the batched learner's hand-written gradient.
+   and by the batched learner's hand-written gradient (numpy).
 
 Written, dated, into this script's section of ``benchmarks/results/baseline_throughput.md``
 (``results_page.py``). Usage: ``python benchmarks/baseline_throughput.py [--horizon 25]
@@ -227,8 +228,10 @@ def torchrl_minibatch(mdp: BlockMDP, repeats: int) -> list[tuple[str, float]]:
 
     mine = BatchedLearner(mdp, "ppo", rnd=False, seed=0)
 
+    arrays = [tensor.numpy() for tensor in (x, action, old, returns, advantages)]
+
     def hand_written_step() -> None:
-        mine._network_gradient(x, action, old, returns, advantages)
+        mine._network_gradient(*arrays)
         mine.optimiser.clip(mine.network_part, 5.0)
         mine.optimiser.step(mine.network_part)
 
@@ -254,7 +257,7 @@ def torchrl_minibatch(mdp: BlockMDP, repeats: int) -> list[tuple[str, float]]:
     rows = []
     for name, step in (("TorchRL ClipPPOLoss, autograd, torch RMSprop", torchrl_step),
                        ("plain torch: autograd loss, torch RMSprop", autograd_step),
-                       ("plain torch: hand-written gradient, flat RMSprop (chosen)",
+                       ("numpy: hand-written gradient, flat RMSprop (chosen)",
                         hand_written_step),
                        ("TorchRL generalized_advantage_estimate, one rollout", torchrl_gae),
                        ("the learner's GAE recursion in numpy, one rollout", learner_gae)):
@@ -276,7 +279,7 @@ def main() -> None:
     parser.add_argument("--current-episodes", type=int, default=200,
                         help="episodes of the current run_actor_critic PPO+RND")
     parser.add_argument("--threads", default="1",
-                        help="torch thread counts for the batched PPO+RND, e.g. 1,2")
+                        help="thread counts (torch and BLAS) for the batched PPO+RND, e.g. 1,2")
     parser.add_argument("--torchrl", action="store_true",
                         help="also time TorchRL's ClipPPOLoss and GAE (needs torchrl)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
@@ -298,12 +301,12 @@ def main() -> None:
 
     with process_state(1):
         for algorithm, rnd in (("ppo", True), ("ppo", False), ("a2c", True), ("a2c", False)):
-            report(f"batched {algorithm.upper()}{'+RND' if rnd else ''} (plain torch)", steps,
+            report(f"batched {algorithm.upper()}{'+RND' if rnd else ''}", steps,
                    batched(mdp, algorithm, rnd, args.updates))
         parts = breakdown(mdp, max(1, args.updates // 2))
     for threads in (int(n) for n in args.threads.split(",") if int(n) != 1):
         with process_state(threads):
-            report(f"batched PPO+RND with {threads} torch threads", steps,
+            report(f"batched PPO+RND with {threads} threads (torch and BLAS)", steps,
                    batched(mdp, "ppo", True, args.updates))
     for name, milliseconds in parts:
         print(f"{name:<72} {milliseconds:>7.1f} ms CPU per update")
@@ -327,8 +330,8 @@ def main() -> None:
     after = os.getloadavg()
     lines = [
         f"`python benchmarks/baseline_throughput.py {shlex.join(sys.argv[1:])}`, "
-        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; one torch thread "
-        "unless a row says otherwise; "
+        f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; one thread "
+        "(torch and BLAS) unless a row says otherwise; "
         f"load average {load[0]:.2f} before, {after[0]:.2f} after. Also running: {args.note}.",
         "",
         f"`combination_lock({args.horizon}, 10, 0)` with `HadamardNoise()`, the paper's "

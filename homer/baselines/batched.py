@@ -1,6 +1,8 @@
 """A2C, PPO and their RND variants on many episodes at once (:class:`.vector_env.VectorEnv`),
 as DeepRL's agents ran them for the paper (Section 7, Appendix ``app:appendix-experiment``,
-Tables ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``), in plain torch.
+Tables ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``): torch modules hold and
+initialise the networks, numpy computes on their memory (forward, hand-written gradients,
+RMSprop).
 
 The learner (DeepRL's ``run.py`` and ``PPO_agent.py``, as the authors' cereb-rl copy sets
 them): ``workers`` (100) episodes per update, each update one episode per worker (the rollout
@@ -38,25 +40,30 @@ as a wrapper with Adam and a bonus on the NEXT observation, and value targets fr
 hyperparameters with the same name mean the same (:class:`BatchedConfig`).
 
 Which route, by measurement (``benchmarks/baseline_throughput.py``, results in
-``benchmarks/results/baseline_throughput.md``; 2-core AMD EPYC, one torch thread, CPU time,
-the paper's lock at ``H = 25``, ``K = 10``, 100 workers, while other jobs held the load near 4):
+``benchmarks/results/baseline_throughput.md``; 2-core AMD EPYC, one thread, the paper's lock at
+``H = 25``, ``K = 10``, 100 workers):
 
 - one PPO minibatch step (160 rows: loss, gradient, clipping, RMSprop; actor-critic only):
-  TorchRL 0.14.1's ``ClipPPOLoss`` 2.42 ms; a plain-torch autograd loss with
-  ``torch.optim.RMSprop`` 0.94 ms; the hand-written gradient and flat RMSprop here 0.32 ms.
-  TorchRL's ``generalized_advantage_estimate`` on one rollout 0.26 ms, the recursion here in
-  numpy 0.08 ms. (TorchRL would install beside torch 2.13.0 without changing it - pip's dry
-  run adds tensordict 0.14.3 and five small packages - but it loses, so it is not a
-  dependency.)
+  TorchRL 0.14.1's ``ClipPPOLoss`` 3.64 ms; a plain-torch autograd loss with
+  ``torch.optim.RMSprop`` 1.05 ms; the hand-written gradient and flat RMSprop here, in numpy,
+  0.18 ms (the same in torch, measured earlier: 0.32 ms). TorchRL's
+  ``generalized_advantage_estimate`` on one rollout 0.25 ms, the recursion here in numpy
+  0.08 ms. (TorchRL would install beside torch 2.13.0
+  without changing it - pip's dry run adds tensordict 0.14.3 and five small packages - but it
+  loses, so it is not a dependency.)
 - whole PPO updates without RND: stable-baselines3's PPO on an SB3 ``VecEnv`` over the same
   batched environment (``n_envs`` 100, ``n_steps`` H, ``batch_size`` 160, ``n_epochs`` 10)
-  8,100 steps/s; the batched PPO here 39,900 steps/s.
-- PPO+RND here: 17,500 steps/s (the current stable-baselines3 version: 1,380, 12.7x less);
-  per update (2,500 steps) the environment takes 2.7 ms, the rollout with its 25 RND steps
-  18.5 ms and the 160 PPO+RND minibatch steps 117 ms, of which about half is the matrix
-  products themselves (~85 GFLOP/s on one core). ``torch.compile`` of the hand-written
-  passes compiled offline in 20 s but was no faster (0.79 vs 0.70 ms per PPO+RND minibatch
-  step); two torch threads were 20x slower while other jobs ran (their threads spin).
+  6,900 steps/s; the batched PPO here with torch passes 36,300 steps/s, with numpy passes
+  61,700.
+- PPO+RND, alone, in one sitting: torch passes 16,600 steps/s, numpy passes 21,900 (the
+  current stable-baselines3 version: 1,000-1,300). Why numpy: at these sizes (160 rows, 64 and
+  100 units) a torch operation costs about 3 microseconds before it computes anything and a
+  numpy one under 1, and numpy's OpenBLAS multiplies these small float32 matrices as fast as
+  or faster than torch's MKL (a ``160 x 32`` by ``32 x 100`` product: 12 against 21
+  microseconds). The RND predictor's three 100-unit layers, forward and backward, are now
+  two thirds of a minibatch step and run near the core's peak (~80 GFLOP/s).
+  ``torch.compile`` of the torch passes was no faster; two threads gain 4% by wall-clock at
+  twice the CPU (the products are too small to split).
 """
 
 from __future__ import annotations
@@ -210,86 +217,100 @@ class _Thinned:
 
 @dataclass(frozen=True)
 class _Layers:
-    """The linear layers of a ReLU MLP as the hand-written passes use them: each weight
-    transposed (a view), and the views of the flat gradient that receive its gradients."""
+    """The linear layers of a ReLU MLP as the hand-written passes use them: numpy views of each
+    weight ``(out, in)`` and bias, and the views of the flat gradient that receive their
+    gradients (the memory of the torch parameters: the module and the passes see one state)."""
 
-    weights: list[torch.Tensor]
-    transposed: list[torch.Tensor]
-    biases: list[torch.Tensor]
-    weight_gradients: list[torch.Tensor]
-    bias_gradients: list[torch.Tensor]
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    weight_gradients: list[np.ndarray]
+    bias_gradients: list[np.ndarray]
 
     @classmethod
     def of(cls, module: nn.Module) -> _Layers:
         layers = [layer for layer in module.modules() if isinstance(layer, nn.Linear)]
         weights = [layer.weight for layer in layers]
-        return cls(weights, [w.t() for w in weights], [layer.bias for layer in layers],
-                   [w.grad if w.grad is not None else torch.empty(0) for w in weights],
-                   [layer.bias.grad if layer.bias.grad is not None else torch.empty(0)
-                    for layer in layers])
+        biases = [layer.bias for layer in layers]
+        empty = np.empty(0, dtype=np.float32)
+        return cls([w.detach().numpy() for w in weights], [b.detach().numpy() for b in biases],
+                   [empty if w.grad is None else w.grad.numpy() for w in weights],
+                   [empty if b.grad is None else b.grad.numpy() for b in biases])
 
-    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
-        """The inputs of every layer and the output (no autograd graph)."""
+    def forward(self, x: np.ndarray) -> list[np.ndarray]:
+        """The inputs of every layer and the output."""
         activations = [x]
         last = len(self.weights) - 1
-        for k, (bias, transposed) in enumerate(zip(self.biases, self.transposed, strict=True)):
-            out = torch.addmm(bias, activations[-1], transposed)
-            activations.append(out if k == last else out.clamp_(min=0.0))
+        for k, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            out = activations[-1] @ weight.T
+            out += bias
+            activations.append(out if k == last else np.maximum(out, 0.0, out=out))
         return activations
 
-    def backward(self, activations: list[torch.Tensor], gradient: torch.Tensor) -> None:
+    def backward(self, activations: list[np.ndarray], gradient: np.ndarray) -> None:
         """Write the gradient of the loss w.r.t. every weight and bias into the flat gradient,
         given its gradient w.r.t. the output."""
+        ones = np.ones(len(gradient), dtype=np.float32)  # bias gradients as products: faster
         for k in reversed(range(len(self.weights))):
             inputs = activations[k]
-            torch.mm(gradient.t(), inputs, out=self.weight_gradients[k])
-            torch.sum(gradient, 0, out=self.bias_gradients[k])
-            if k:
-                gradient = torch.ops.aten.threshold_backward(  # ReLU's: 0 where input <= 0
-                    torch.mm(gradient, self.weights[k]), inputs, 0.0)
+            np.matmul(gradient.T, inputs, out=self.weight_gradients[k])
+            np.matmul(ones, gradient, out=self.bias_gradients[k])
+            if k:  # through the ReLU: 0 where its output (this layer's input) is 0
+                gradient = gradient @ self.weights[k]
+                gradient *= inputs > 0.0
 
 
 class _FlatRMSprop:
-    """The parameters of ``modules`` as views of one flat tensor and their gradients as views
-    of another, with torch's RMSprop (``alpha`` 0.99, ``eps`` 1e-8, no momentum, not centred)
-    written on the flat tensors: ``v <- alpha v + (1 - alpha) g^2``, ``p <- p - lr g / (sqrt(v)
-    + eps)``, element by element as :class:`torch.optim.RMSprop` computes it. On a CPU
-    torch's ``foreach`` optimisers loop over the tensors; here a step is four operations on
-    a slice (:meth:`step`), which is most of what makes a minibatch cheap."""
+    """The parameters of ``modules`` as views of one flat float32 array and their gradients as
+    views of another (the torch parameters and gradients share this memory), with torch's
+    RMSprop (``alpha`` 0.99, ``eps`` 1e-8, no momentum, not centred) written on the flat
+    arrays: ``v <- alpha v + (1 - alpha) g^2``, ``p <- p - lr g / (sqrt(v) + eps)``, as
+    :class:`torch.optim.RMSprop` computes it. On a CPU torch's ``foreach`` optimisers loop
+    over the tensors; here a step is a few operations on a slice (:meth:`step`)."""
 
     def __init__(self, modules: list[nn.Module], learning_rate: float) -> None:
         parameters = [p for module in modules for p in module.parameters()]
         total = sum(p.numel() for p in parameters)
-        self.data, self.grad = torch.zeros(total), torch.zeros(total)
-        self.square_average = torch.zeros(total)
+        self.data = np.zeros(total, dtype=np.float32)
+        self.grad = np.zeros(total, dtype=np.float32)
+        self.square_average = np.zeros(total, dtype=np.float32)
         self.learning_rate, self.alpha, self.eps = learning_rate, 0.99, 1e-8
         self.bounds: list[int] = [0]
         offset = 0
         for module in modules:
             for p in module.parameters():
                 n = p.numel()
-                self.data[offset:offset + n].copy_(p.detach().reshape(-1))
-                p.data = self.data[offset:offset + n].view_as(p)
-                p.grad = self.grad[offset:offset + n].view_as(p)
+                self.data[offset:offset + n] = p.detach().reshape(-1).numpy()
+                p.data = torch.from_numpy(self.data[offset:offset + n]).view_as(p)
+                p.grad = torch.from_numpy(self.grad[offset:offset + n]).view_as(p)
                 offset += n
             self.bounds.append(offset)
 
     def part(self, index: int) -> slice:
-        """The slice of the flat tensors holding ``modules[index]``."""
+        """The slice of the flat arrays holding ``modules[index]``."""
         return slice(self.bounds[index], self.bounds[index + 1])
 
     def clip(self, part: slice, max_norm: float) -> None:
         """Scale the gradient of ``part`` to norm at most ``max_norm`` (torch's
         ``clip_grad_norm_``: by ``min(1, max_norm / (norm + 1e-6))``)."""
         grad = self.grad[part]
-        norm = float(torch.linalg.vector_norm(grad))
+        norm = float(np.sqrt(np.dot(grad, grad)))
         if norm + 1e-6 > max_norm:  # torch multiplies by 1.0 otherwise
-            grad.mul_(max_norm / (norm + 1e-6))
+            grad *= np.float32(max_norm / (norm + 1e-6))
 
     def step(self, part: slice) -> None:
         grad, average = self.grad[part], self.square_average[part]
-        average.mul_(self.alpha).addcmul_(grad, grad, value=1 - self.alpha)
-        self.data[part].addcdiv_(grad, average.sqrt().add_(self.eps), value=-self.learning_rate)
+        average *= np.float32(self.alpha)
+        average += np.float32(1 - self.alpha) * grad * grad
+        denominator = np.sqrt(average)
+        denominator += np.float32(self.eps)
+        self.data[part] -= np.float32(self.learning_rate) * grad / denominator
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of a float32 matrix (max-shifted, as torch's)."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return shifted
 
 
 class BatchedLearner:
@@ -334,43 +355,46 @@ class BatchedLearner:
     def probabilities(self, step: int, encodings: np.ndarray) -> np.ndarray:
         """The policy's action probabilities at ``encodings`` (any ``step``: it is stationary,
         the step is in the observation)."""
-        out = self.network_layers.forward(torch.from_numpy(encodings))[-1]
-        return torch.softmax(out[:, :-1], dim=1).numpy()
+        out = self.network_layers.forward(encodings.astype(np.float32, copy=False))[-1]
+        return np.exp(_log_softmax(out[:, :-1]))
 
-    def _rnd_step(self, observations: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    def _rnd_step(self, observations: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """One predictor step on ``observations``; the per-sample losses before it."""
         activations = self.predictor_layers.forward(observations)
         error = activations[-1] - targets
-        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
+        losses = np.mean(error * error, axis=1)
+        error *= np.float32(2.0 / error.size)
+        self.predictor_layers.backward(activations, error)
         self.optimiser.step(self.predictor_part)
-        return error.pow(2).mean(dim=1)
+        return losses
 
-    def _rollout(self) -> tuple[torch.Tensor, ...]:
+    def _rollout(self) -> tuple[np.ndarray, ...]:
         """One episode per worker: observations ``(H * W, d)``, actions, old log-probabilities,
         value targets, advantages and RND targets, rows ordered step by step."""
         env, config, horizon = self.env, self.config, self.env.mdp.horizon
         workers = config.workers
-        observations = torch.empty(horizon, workers, env.dimension)
-        targets = torch.empty(horizon, workers, config.rnd_embedding)
+        observations = np.empty((horizon, workers, env.dimension), dtype=np.float32)
+        targets = np.empty((horizon, workers, config.rnd_embedding), dtype=np.float32)
         actions = np.empty((horizon, workers), dtype=np.intp)
         rewards = np.empty((horizon, workers), dtype=np.float32)
         values = np.empty((horizon + 1, workers), dtype=np.float32)
-        old = torch.empty(horizon, workers)
+        old = np.empty((horizon, workers), dtype=np.float32)
+        rows = np.arange(workers)
         current: np.ndarray | None = env.reset()
         for t in range(horizon):
             assert current is not None, "every episode lasts H steps"
-            x = observations[t] = torch.from_numpy(current)
+            x = observations[t]
+            x[...] = current
             out = self.network_layers.forward(x)[-1]
-            log_probabilities, value = torch.log_softmax(out[:, :-1], dim=1), out[:, -1]
-            actions[t] = categorical(log_probabilities.exp().numpy(), self.rng)
-            chosen = torch.from_numpy(actions[t])
-            old[t] = log_probabilities.gather(1, chosen[:, None])[:, 0]
-            values[t] = value.numpy()
+            log_probabilities = _log_softmax(out[:, :-1])
+            actions[t] = categorical(np.exp(log_probabilities), self.rng)
+            old[t] = log_probabilities[rows, actions[t]]
+            values[t] = out[:, -1]
             reward, current = env.step(actions[t])
             rewards[t] = reward
             if self.rnd:
                 targets[t] = self.target_layers.forward(x)[-1]
-                bonus = config.intrinsic_coefficient * self._rnd_step(x, targets[t]).numpy()
+                bonus = config.intrinsic_coefficient * self._rnd_step(x, targets[t])
                 rewards[t] += self.normaliser(bonus.astype(np.float64)).astype(np.float32)
         values[horizon] = 0.0  # the episodes end with the rollout: masks 0 at the last step
         returns = np.empty((horizon, workers), dtype=np.float32)
@@ -385,49 +409,55 @@ class BatchedLearner:
                                    * following_advantage)
             returns[t], advantages[t] = following_return, following_advantage
         self.episodes += workers
-        return (observations.reshape(-1, env.dimension), torch.from_numpy(actions.reshape(-1)),
-                old.reshape(-1), torch.from_numpy(returns.reshape(-1)),
-                torch.from_numpy(advantages.reshape(-1)),
+        return (observations.reshape(-1, env.dimension), actions.reshape(-1), old.reshape(-1),
+                returns.reshape(-1), advantages.reshape(-1),
                 targets.reshape(-1, config.rnd_embedding))
 
-    def _network_gradient(self, x: torch.Tensor, actions: torch.Tensor, old: torch.Tensor,
-                          returns: torch.Tensor, advantages: torch.Tensor) -> None:
+    def _network_gradient(self, x: np.ndarray, actions: np.ndarray, old: np.ndarray,
+                          returns: np.ndarray, advantages: np.ndarray) -> None:
         """The gradient of the actor-critic loss on these rows, written into the network's
         part of the flat gradient. The loss is ``policy - c_H mean entropy + c_V mean (R -
         v)^2`` with ``policy = -mean(min(r A, clip(r, 1 - eps, 1 + eps) A))`` (PPO, ``r`` the
         ratio of the new to the old probability of the action) or ``-mean(log pi(a|x) A)``
         (A2C); its gradient w.r.t. the logits ``z`` and value ``v`` is written out (what
         autograd computes: ``tests/homer/test_batched.py`` compares them), then
-        back-propagated through the layers by hand, which costs a third of autograd's
-        overhead on minibatches this small."""
+        back-propagated through the layers by hand."""
         config, n = self.config, len(x)
         activations = self.network_layers.forward(x)
         out = activations[-1]
-        log_probabilities = torch.log_softmax(out[:, :-1], dim=1)
-        probabilities = log_probabilities.exp()
+        log_probabilities = _log_softmax(out[:, :-1])
+        probabilities = np.exp(log_probabilities)
         # d loss / d log pi, taking log pi as free: entropy term, then the chosen action's
-        d_log = probabilities * (log_probabilities + 1.0) * (config.entropy_bonus / n)
-        chosen = log_probabilities.gather(1, actions[:, None])[:, 0]
+        d_log = log_probabilities + 1.0
+        d_log *= probabilities
+        d_log *= np.float32(config.entropy_bonus / n)
+        rows = np.arange(n)
+        chosen = log_probabilities[rows, actions]
         if self.algorithm == "ppo":
-            ratio = (chosen - old).exp()
-            clipped = ratio.clamp(1.0 - config.ppo_ratio_clip, 1.0 + config.ppo_ratio_clip)
+            ratio = np.exp(chosen - old)
+            clipped = np.clip(ratio, 1.0 - config.ppo_ratio_clip, 1.0 + config.ppo_ratio_clip)
             unclipped = ratio * advantages <= clipped * advantages
-            d_chosen = -(advantages * unclipped) * ratio / n
+            d_chosen = advantages * unclipped
+            d_chosen *= ratio
+            d_chosen *= np.float32(-1.0 / n)
         else:
-            d_chosen = -advantages / n
-        d_log.scatter_add_(1, actions[:, None], d_chosen[:, None])
-        gradient = torch.empty_like(out)
+            d_chosen = advantages * np.float32(-1.0 / n)
+        d_log[rows, actions] += d_chosen
+        gradient = np.empty_like(out)
         # through log_softmax: dz = g - softmax * sum(g)
-        torch.sub(d_log, probabilities * d_log.sum(dim=1, keepdim=True), out=gradient[:, :-1])
-        gradient[:, -1] = (out[:, -1] - returns) * (2.0 * config.value_loss_coefficient / n)
+        np.subtract(d_log, probabilities * d_log.sum(axis=1, keepdims=True),
+                    out=gradient[:, :-1])
+        np.multiply(out[:, -1] - returns, np.float32(2.0 * config.value_loss_coefficient / n),
+                    out=gradient[:, -1])
         self.network_layers.backward(activations, gradient)
 
-    def _predictor_gradient(self, x: torch.Tensor, targets: torch.Tensor) -> None:
+    def _predictor_gradient(self, x: np.ndarray, targets: np.ndarray) -> None:
         """The gradient of the RND loss ``mean((f_hat(x) - f(x))^2)`` on these rows, written
         into the predictor's part of the flat gradient."""
         activations = self.predictor_layers.forward(x)
         error = activations[-1] - targets
-        self.predictor_layers.backward(activations, error * (2.0 / error.numel()))
+        error *= np.float32(2.0 / error.size)
+        self.predictor_layers.backward(activations, error)
 
     def update(self) -> None:
         """One rollout and what the algorithm learns from it."""
@@ -438,16 +468,16 @@ class BatchedLearner:
             optimiser.clip(network, config.a2c_gradient_clipping)
             optimiser.step(network)
         else:
-            advantages = (advantages - advantages.mean()) / advantages.std()
+            advantages = (advantages - advantages.mean()) / advantages.std(ddof=1)
             rows, size = len(x), config.ppo_minibatch
             both = slice(network.start, self.predictor_part.stop)
             for _ in range(config.ppo_epochs):
-                order = torch.from_numpy(self.rng.permutation(rows))
-                shuffled = [tensor.index_select(0, order) for tensor in
+                order = self.rng.permutation(rows)
+                shuffled = [array[order] for array in
                             (x, actions, old, returns, advantages,
                              *((targets,) if self.rnd else ()))]
                 for start in range(0, rows, size):
-                    xb, ab, ob, rb, vb, *tb = (t[start:start + size] for t in shuffled)
+                    xb, ab, ob, rb, vb, *tb = (a[start:start + size] for a in shuffled)
                     self._network_gradient(xb, ab, ob, rb, vb)
                     if self.rnd:
                         self._predictor_gradient(xb, tb[0])
@@ -461,8 +491,8 @@ class BatchedLearner:
         """The state as checkpoint entries: the trained parameters (network, then predictor)
         as one flat array and RMSprop's running averages of their squared gradients beside
         it, the RND target's weights, and the visit counts of each layer (1-based)."""
-        arrays = {"parameters": self.optimiser.data.numpy().copy(),
-                  "square_average": self.optimiser.square_average.numpy().copy()}
+        arrays: dict[str, np.ndarray] = {"parameters": self.optimiser.data.copy(),
+                  "square_average": self.optimiser.square_average.copy()}
         arrays.update({f"target/{key}": value.numpy().copy()
                        for key, value in self.target.state_dict().items()})
         arrays.update({f"visits/{h + 1}": counts.copy()
@@ -471,8 +501,8 @@ class BatchedLearner:
 
     def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         """Set the state :meth:`arrays` gave (entries already checked by name and shape)."""
-        self.optimiser.data.copy_(torch.from_numpy(arrays["parameters"]))
-        self.optimiser.square_average.copy_(torch.from_numpy(arrays["square_average"]))
+        self.optimiser.data[:] = arrays["parameters"]
+        self.optimiser.square_average[:] = arrays["square_average"]
         self.target.load_state_dict({key: torch.from_numpy(arrays[f"target/{key}"].copy())
                                      for key in self.target.state_dict()})
         for h, counts in enumerate(self.env.visits):

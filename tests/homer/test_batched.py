@@ -59,8 +59,9 @@ def test_hand_written_gradients_are_autograds(algorithm):
     loss = (_autograd_loss(learner, network, x, actions, old, returns, advantages)
             + (predictor(x) - targets).pow(2).mean())
     loss.backward()
-    learner._network_gradient(x, actions, old, returns, advantages)
-    learner._predictor_gradient(x, targets)
+    learner._network_gradient(x.numpy(), actions.numpy(), old.numpy(), returns.numpy(),
+                              advantages.numpy())
+    learner._predictor_gradient(x.numpy(), targets.numpy())
     for mine, theirs in zip([*learner.network.parameters(), *learner.predictor.parameters()],
                             [*network.parameters(), *predictor.parameters()], strict=True):
         assert theirs.grad is not None and mine.grad is not None
@@ -217,11 +218,11 @@ def test_a2c_with_rnd_learns_from_one_gradient_step_per_rollout(normalise_bonus)
     config = BatchedConfig(workers=8, normalise_bonus=normalise_bonus)
     learner = BatchedLearner(combination_lock(3, 2, seed=0), "a2c", rnd=True, seed=0,
                              config=config)
-    before = learner.optimiser.data.clone()
+    before = learner.optimiser.data.copy()
     learner.update()
     network, predictor = learner.network_part, learner.predictor_part
-    assert not torch.equal(before[network], learner.optimiser.data[network])
-    assert not torch.equal(before[predictor], learner.optimiser.data[predictor])
+    assert not np.array_equal(before[network], learner.optimiser.data[network])
+    assert not np.array_equal(before[predictor], learner.optimiser.data[predictor])
     assert learner.episodes == 8 and learner.updates == 1
 
 
