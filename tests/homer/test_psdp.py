@@ -9,8 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from homer.config import HomerConfig
+from homer.encoders import HadamardNoise
 from homer.psdp import fit_q, greedy_policy_search, psdp, q_values
 from homer.sampler import BatchSampler, LinearPolicy
+from kinematic.families import combination_lock
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
 from kinematic.visitation import policy_value, state_visitation
@@ -53,6 +56,21 @@ def test_psdp_from_exact_homing_covers_finds_an_optimal_policy():
                  lambda batch, t: batch.rewards[:, t:].sum(axis=1), samples=300, ridge=1e-3)
     assert found.length == mdp.horizon
     assert policy_value(mdp, latent(mdp, found)) == optimal_values(mdp).value == 1
+
+
+@pytest.mark.parametrize("ridge, solved", [(HomerConfig().ridge, True), (1e-3, False)])
+def test_the_reward_sensitive_psdp_solves_a_lock_whose_observations_have_as_many_coordinates_as_an_action_has_rows(  # noqa: E501
+        ridge, solved):
+    # At H = 50 the encoder gives d = 64 coordinates (the one-hots plus noise of variance
+    # 0.01 on each) and 500 episodes per step give each of the 10 actions about 50 rows: a
+    # nearly unregularised regression interpolates the noise, its argmax on fresh encodings
+    # is close to random, and every earlier step learns from a broken continuation.
+    mdp, config = combination_lock(50, 10, 0), HomerConfig()
+    sampler = BatchSampler(mdp, HadamardNoise(), np.random.default_rng(0))
+    found = psdp(sampler, homing_covers(mdp), mdp.horizon - 1,
+                 lambda batch, t: batch.rewards[:, t:].sum(axis=1), config.eval_samples, ridge)
+    value = sampler.run(2000, [], None, found).rewards.sum(axis=1).mean()
+    assert (value > 0.95) if solved else (value < 0.5)
 
 
 @pytest.mark.parametrize("block, accepted", [(("s3a", "s3b"), True), (("s3a",), False)])
