@@ -20,19 +20,32 @@ RewardOf = Callable[[Batch, int], np.ndarray]
 def fit_q(observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
           number_of_actions: int, ridge: float) -> tuple[np.ndarray, np.ndarray]:
     """``CB(D, Pi)`` for linear policies: per action, the ridge regression of the reward on the
-    observation (closed form); the policy takes ``argmax_a Q(x, a)``. Returns ``(W, b)``."""
-    n, d = observations.shape
-    augmented = np.hstack([observations.astype(np.float64), np.ones((n, 1))])
+    observation with an unpenalised intercept (scikit-learn's ``Ridge(alpha=ridge)`` on the
+    action's rows, in closed form: observations and rewards centred, then ``w = (X_c^T X_c +
+    ridge I)^-1 X_c^T y_c`` and ``b = mean(y) - mean(x) . w``); the policy takes ``argmax_a
+    Q(x, a)``. A constant added to every reward moves every ``Q(x, a)`` by that constant, so
+    no choice depends on it (a penalised intercept would shrink each action's value by its
+    own row count). Returns ``(W, b)``.
+
+    >>> x = np.eye(3)[[0, 1, 0, 1]]
+    >>> weight, bias = fit_q(x, np.array([0, 0, 1, 1]), np.array([1.0, 0.0, 0.0, 1.0]), 2, 1e-9)
+    >>> np.round(q_values(np.eye(3)[:2], weight, bias), 3).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    d = observations.shape[1]
+    features = observations.astype(np.float64)
     weights = np.zeros((number_of_actions, d))
     biases = np.zeros(number_of_actions)
     for a in range(number_of_actions):
         rows = actions == a
         if not rows.any():
             continue
-        design = augmented[rows]
-        gram = design.T @ design + ridge * np.eye(d + 1)
-        solution = np.linalg.solve(gram, design.T @ rewards[rows])
-        weights[a], biases[a] = solution[:d], solution[d]
+        design, targets = features[rows], rewards[rows].astype(np.float64)
+        mean_observation, mean_reward = design.mean(axis=0), targets.mean()
+        centred = design - mean_observation
+        gram = centred.T @ centred + ridge * np.eye(d)
+        weights[a] = np.linalg.solve(gram, centred.T @ (targets - mean_reward))
+        biases[a] = mean_reward - mean_observation @ weights[a]
     return weights.astype(np.float32), biases.astype(np.float32)
 
 

@@ -237,11 +237,14 @@ def check_reward_scale(mdp: BlockMDP, config: HomerConfig) -> None:
     reward-sensitive policy's weights overflow, before any training.
 
     The policy's last step regresses returns (at most ``H * max |r|`` in size) on the
-    observations by ridge regression with at most ``config.eval_samples`` rows per action.
-    The ridge solution ``(X^T X + lambda I)^-1 X^T y`` has norm at most
-    ``||y|| / (2 sqrt(lambda)) <= sqrt(n) H max|r| / (2 sqrt(lambda))`` (the operator's
-    singular values are ``s / (s^2 + lambda) <= 1 / (2 sqrt(lambda))``), whatever the data.
-    Rewards are refused when that bound exceeds :data:`MAX_POLICY_WEIGHT`; below it no policy
+    observations by ridge regression with at most ``config.eval_samples`` rows per action
+    (:func:`homer.psdp.fit_q`: centred, with an unpenalised intercept). The weights
+    ``(X_c^T X_c + lambda I)^-1 X_c^T y_c`` have norm at most ``||y_c|| / (2 sqrt(lambda))
+    <= sqrt(n) H max|r| / (2 sqrt(lambda))`` (the operator's singular values are ``s / (s^2 +
+    lambda) <= 1 / (2 sqrt(lambda))``, and centring does not lengthen ``y``), whatever the
+    data; the intercept ``mean(y) - mean(x) . w`` adds at most ``H max|r|`` and the mean
+    observation's norm times that bound, inside the margin :data:`MAX_POLICY_WEIGHT` keeps.
+    Rewards are refused when the bound exceeds :data:`MAX_POLICY_WEIGHT`; below it no policy
     weight can be non-finite, which a bound on the reward alone could not promise (a tiny
     ``--ridge`` or many samples scale the weights up). Rewards of an exact spec are compared as
     fractions, so one too large for a float is named too, not an overflow.

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from sklearn.linear_model import Ridge
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
@@ -49,11 +50,39 @@ def test_fit_q_returns_the_sample_mean_reward_of_each_observation_and_action():
             assert q[x, a] == pytest.approx(rewards[cell].mean(), abs=1e-4)
 
 
+def test_fit_q_is_scikit_learns_ridge_with_an_unpenalised_intercept_per_action():
+    mdp, rng = combination_lock(50, 10, 0), np.random.default_rng(4)
+    ids, actions = rng.integers(3, size=300), rng.integers(3, size=300)
+    observations = HadamardNoise().encode(mdp, 10, ids, rng)
+    rewards = rng.random(300) + ids
+    weight, bias = fit_q(observations, actions, rewards, 4, ridge=1.0)
+    for a in range(3):
+        rows = actions == a
+        reference = Ridge(alpha=1.0).fit(observations[rows].astype(np.float64), rewards[rows])
+        np.testing.assert_allclose(weight[a], reference.coef_, rtol=1e-4, atol=1e-5)
+        assert bias[a] == pytest.approx(reference.intercept_, rel=1e-5)
+    assert not weight[3].any() and bias[3] == 0  # an action without rows
+
+
+def test_a_constant_added_to_every_reward_moves_every_q_value_by_that_constant():
+    # the better action (0) has fewer rows; a penalised intercept would shrink its value more
+    mdp, rng = combination_lock(50, 10, 0), np.random.default_rng(5)
+    actions = np.r_[np.zeros(200, int), np.ones(300, int)]
+    observations = HadamardNoise().encode(mdp, 10, rng.integers(2, size=500), rng)
+    rewards = np.where(actions == 0, 0.1, 0.0)
+    fresh = HadamardNoise().encode(mdp, 10, rng.integers(2, size=200), rng)
+    before = q_values(fresh, *fit_q(observations, actions, rewards, 2, ridge=1.0))
+    after = q_values(fresh, *fit_q(observations, actions, rewards + 50.0, 2, ridge=1.0))
+    np.testing.assert_allclose(after, before + 50.0, atol=1e-4)
+    assert (after.argmax(axis=1) == 0).all()
+
+
 def test_psdp_from_exact_homing_covers_finds_an_optimal_policy():
     mdp = lock()
     sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(2))
     found = psdp(sampler, homing_covers(mdp), mdp.horizon - 1,
-                 lambda batch, t: batch.rewards[:, t:].sum(axis=1), samples=300, ridge=1e-3)
+                 lambda batch, t: batch.rewards[:, t:].sum(axis=1), samples=300,
+                 ridge=HomerConfig().ridge)
     assert found.length == mdp.horizon
     assert policy_value(mdp, latent(mdp, found)) == optimal_values(mdp).value == 1
 
@@ -84,7 +113,8 @@ def test_gps_accepts_a_surely_reachable_class_and_rejects_a_class_reached_at_mos
     batch = sampler.run(2000, cover, step - 1, last_step=step)
     reward = np.isin(batch.states[:, step], [mdp.layers[step].index(s) for s in block])
     found, value = greedy_policy_search(batch, batch.roll_in_index, cover, step - 1,
-                                        reward.astype(float), 3, ridge=1e-3, epsilon=0.1)
+                                        reward.astype(float), 3, ridge=HomerConfig().ridge,
+                                        epsilon=0.1)
     if accepted:
         assert value == pytest.approx(1.0, abs=0.05)
         reached = state_visitation(mdp, latent(mdp, found))[step]
