@@ -44,26 +44,26 @@ Which route, by measurement (``benchmarks/baseline_throughput.py``, results in
 ``H = 25``, ``K = 10``, 100 workers):
 
 - one PPO minibatch step (160 rows: loss, gradient, clipping, RMSprop; actor-critic only):
-  TorchRL 0.14.1's ``ClipPPOLoss`` 3.64 ms; a plain-torch autograd loss with
-  ``torch.optim.RMSprop`` 1.05 ms; the hand-written gradient and flat RMSprop here, in numpy,
-  0.18 ms (the same in torch, measured earlier: 0.32 ms). TorchRL's
+  TorchRL 0.14.1's ``ClipPPOLoss`` 2.68 ms; a plain-torch autograd loss with
+  ``torch.optim.RMSprop`` 0.91 ms; the hand-written gradient and flat RMSprop here, in numpy,
+  0.19 ms (the same in torch, measured earlier: 0.32 ms). TorchRL's
   ``generalized_advantage_estimate`` on one rollout 0.25 ms, the recursion here in numpy
-  0.08 ms. (TorchRL would install beside torch 2.13.0
-  without changing it - pip's dry run adds tensordict 0.14.3 and five small packages - but it
-  loses, so it is not a dependency.)
+  0.08 ms. (TorchRL would install beside torch 2.13.0 without changing it - pip's dry run adds
+  tensordict 0.14.3 and five small packages - but it loses, so it is not a dependency.)
 - whole PPO updates without RND: stable-baselines3's PPO on an SB3 ``VecEnv`` over the same
   batched environment (``n_envs`` 100, ``n_steps`` H, ``batch_size`` 160, ``n_epochs`` 10)
-  6,900 steps/s; the batched PPO here with torch passes 36,300 steps/s, with numpy passes
-  61,700.
-- PPO+RND, alone, in one sitting: torch passes 16,600 steps/s, numpy passes 21,900 (the
-  current stable-baselines3 version: 1,000-1,300). Why numpy: at these sizes (160 rows, 64 and
-  100 units) a torch operation costs about 3 microseconds before it computes anything and a
-  numpy one under 1, and numpy's OpenBLAS multiplies these small float32 matrices as fast as
-  or faster than torch's MKL (a ``160 x 32`` by ``32 x 100`` product: 12 against 21
-  microseconds). The RND predictor's three 100-unit layers, forward and backward, are now
-  two thirds of a minibatch step and run near the core's peak (~80 GFLOP/s).
-  ``torch.compile`` of the torch passes was no faster; two threads gain 4% by wall-clock at
-  twice the CPU (the products are too small to split).
+  8,500 steps/s; the batched PPO here with torch passes 36,300 steps/s, with numpy passes
+  58,300.
+- PPO+RND, alone: torch passes 16,600 steps/s and numpy passes 21,100 one after the other (numpy
+  21,100 - 22,500 over four runs; the current stable-baselines3 version: 1,000-1,500). Why
+  numpy: at these sizes (160 rows, 64 and 100 units) a torch operation costs about 3
+  microseconds before it computes anything and a numpy one under 1, and numpy's OpenBLAS
+  multiplies these small float32 matrices as fast as or faster than torch's MKL (a ``160 x 32``
+  by ``32 x 100`` product: 12 against 21 microseconds). The RND predictor's three 100-unit
+  layers, forward and backward, are now half of a minibatch step and run near the core's peak
+  (~80 GFLOP/s). The log-softmax is scipy's (about 1.5% of an update more than a hand-written
+  one, the same values). ``torch.compile`` of the torch passes was no faster; two threads gain
+  at most 4% by wall-clock, at twice the CPU (the products are too small to split).
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from scipy.special import log_softmax, softmax
 from torch import nn
 
 from homer.baselines.batched_checkpoint import claim, read_checkpoint, write_checkpoint
@@ -306,13 +307,6 @@ class _FlatRMSprop:
         self.data[part] -= np.float32(self.learning_rate) * grad / denominator
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise log-softmax of a float32 matrix (max-shifted, as torch's)."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    return shifted
-
-
 class BatchedLearner:
     """One A2C or PPO learner (+RND when ``rnd``) and its :class:`.vector_env.VectorEnv`.
     :meth:`update` runs one rollout (one episode per worker) and learns from it.
@@ -356,17 +350,13 @@ class BatchedLearner:
         """The policy's action probabilities at ``encodings`` (any ``step``: it is stationary,
         the step is in the observation)."""
         out = self.network_layers.forward(encodings.astype(np.float32, copy=False))[-1]
-        return np.exp(_log_softmax(out[:, :-1]))
+        return softmax(out[:, :-1], axis=1)
 
     def _rnd_step(self, observations: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """One predictor step on ``observations``; the per-sample losses before it."""
-        activations = self.predictor_layers.forward(observations)
-        error = activations[-1] - targets
-        losses = np.mean(error * error, axis=1)
-        error *= np.float32(2.0 / error.size)
-        self.predictor_layers.backward(activations, error)
+        error = self._predictor_gradient(observations, targets)
         self.optimiser.step(self.predictor_part)
-        return losses
+        return np.mean(error * error, axis=1)
 
     def _rollout(self) -> tuple[np.ndarray, ...]:
         """One episode per worker: observations ``(H * W, d)``, actions, old log-probabilities,
@@ -386,7 +376,7 @@ class BatchedLearner:
             x = observations[t]
             x[...] = current
             out = self.network_layers.forward(x)[-1]
-            log_probabilities = _log_softmax(out[:, :-1])
+            log_probabilities = log_softmax(out[:, :-1], axis=1)
             actions[t] = categorical(np.exp(log_probabilities), self.rng)
             old[t] = log_probabilities[rows, actions[t]]
             values[t] = out[:, -1]
@@ -425,7 +415,7 @@ class BatchedLearner:
         config, n = self.config, len(x)
         activations = self.network_layers.forward(x)
         out = activations[-1]
-        log_probabilities = _log_softmax(out[:, :-1])
+        log_probabilities = log_softmax(out[:, :-1], axis=1)
         probabilities = np.exp(log_probabilities)
         # d loss / d log pi, taking log pi as free: entropy term, then the chosen action's
         d_log = log_probabilities + 1.0
@@ -451,13 +441,13 @@ class BatchedLearner:
                     out=gradient[:, -1])
         self.network_layers.backward(activations, gradient)
 
-    def _predictor_gradient(self, x: np.ndarray, targets: np.ndarray) -> None:
+    def _predictor_gradient(self, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """The gradient of the RND loss ``mean((f_hat(x) - f(x))^2)`` on these rows, written
-        into the predictor's part of the flat gradient."""
+        into the predictor's part of the flat gradient; the errors ``f_hat(x) - f(x)``."""
         activations = self.predictor_layers.forward(x)
         error = activations[-1] - targets
-        error *= np.float32(2.0 / error.size)
-        self.predictor_layers.backward(activations, error)
+        self.predictor_layers.backward(activations, error * np.float32(2.0 / error.size))
+        return error
 
     def update(self) -> None:
         """One rollout and what the algorithm learns from it."""
@@ -491,8 +481,9 @@ class BatchedLearner:
         """The state as checkpoint entries: the trained parameters (network, then predictor)
         as one flat array and RMSprop's running averages of their squared gradients beside
         it, the RND target's weights, and the visit counts of each layer (1-based)."""
-        arrays: dict[str, np.ndarray] = {"parameters": self.optimiser.data.copy(),
-                  "square_average": self.optimiser.square_average.copy()}
+        arrays: dict[str, np.ndarray] = {
+            "parameters": self.optimiser.data.copy(),
+            "square_average": self.optimiser.square_average.copy()}
         arrays.update({f"target/{key}": value.numpy().copy()
                        for key, value in self.target.state_dict().items()})
         arrays.update({f"visits/{h + 1}": counts.copy()
