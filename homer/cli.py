@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from homer.config import DEFAULT_TORCH_THREADS, OBJECTIVES, RANGES, HomerConfig
-from homer.encoders import HadamardNoise
+from homer.encoders import ENCODINGS, HadamardNoise
 from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
 from homer.plots import (
     alpha_figure,
@@ -41,7 +41,14 @@ from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
-from homer.sweep import RECORDS, finished_records, horizon_figure, run_sweep, sweep_table
+from homer.sweep import (
+    RECORDS,
+    encoding_of,
+    finished_records,
+    horizon_figure,
+    run_sweep,
+    sweep_table,
+)
 from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_table
 from homer.user_code import load_abstraction, load_policies
@@ -97,6 +104,12 @@ def _horizons(text: str) -> list[int]:
     return [at_least(1)(part) for part in text.split(",")]
 
 
+ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester Hadamard matrix "
+                 "of the paper's footnote and the authors' code; noise on the m + H + 1 "
+                 "one-hot coordinates) or orthonormal (the same matrix divided by sqrt(d), noise "
+                 "on m + H coordinates: every run written before encodings were named)")
+
+
 def _lock_variants(text: str) -> list[str]:
     """argparse type of ``--lock-variants``: ``'paper,released'`` -> ``['paper', 'released']``."""
     variants = text.split(",")
@@ -132,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=HadamardNoise().noise_variance,
                      help="variance of the Gaussian noise of the encoder")
+    run.add_argument("--encoding", choices=ENCODINGS, default="authors", help=ENCODING_HELP)
     run.add_argument("--expected-rewards", action="store_true",
                      help="give the agent each reward's expected value instead of drawing "
                           "stochastic rewards from their distribution")
@@ -186,6 +200,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--noise-variance", type=nonnegative(),
                           default=HadamardNoise().noise_variance,
                           help="variance of the Gaussian noise of the encoder")
+    evaluate.add_argument("--encoding", choices=ENCODINGS, default="authors",
+                          help=ENCODING_HELP)
     evaluate.add_argument("--json", action="store_true",
                           help="print report.json instead of the summary")
     evaluate.add_argument("--out", type=_output_path, default=None, metavar="DIR",
@@ -205,6 +221,8 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--budget", type=NumberRange(int, low=1, high=MAX_BUDGET),
                        default=100_000, help=f"episodes per PPO / A2C run (at most "
                                              f"{MAX_BUDGET:,}; the paper: 10^7)")
+    sweep.add_argument("--encoding", choices=ENCODINGS, default="authors",
+                       help=ENCODING_HELP + "; the verdicts judge the records of this encoding")
     sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray",
                        help="where the runs go: a Ray cluster or local processes")
@@ -358,7 +376,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             for name in EVALUATE_OUTPUTS:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
-        encoder = HadamardNoise(args.noise_variance)
+        encoder = HadamardNoise(args.noise_variance, args.encoding)
         with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
             partitions = exact_partitions(mdp)
             phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
@@ -410,12 +428,14 @@ def _sweep(args: argparse.Namespace) -> int:
             check_own_path(args.out / name)
         records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
-                            on_record=report, variants=args.lock_variants)
+                            on_record=report, variants=args.lock_variants,
+                            encoding=args.encoding)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = sweep_table(records)
-    judged = [*finished_records(args.out), *(r for r in records if r["status"] == "failed")]
+    judged = [r for r in finished_records(args.out) if encoding_of(r) == args.encoding]
+    judged += [r for r in records if r["status"] == "failed"]
     cells = sweep_verdicts(judged, args.lock_variants)
     grid, verdicts = verdict_grid(cells), verdict_table(cells)
     print(table)
@@ -469,7 +489,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
-        encoder = HadamardNoise(args.noise_variance)
+        encoder = HadamardNoise(args.noise_variance, args.encoding)
         if args.env:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
             encoder.check_fits(3, args.horizon)  # before building a lock that cannot run

@@ -71,19 +71,24 @@ class HomerConfig:
     eval_samples            -                500 per step of the reward-sensitive PSDP
     gps_epsilon             epsilon          0.1: GPS accepts when the estimated value of the
                                              composed policy is at least 1 - 0.1
-    ridge                   -                0.3: the CB oracle solves the square-loss
-                                             regression in closed form (ridge-regularised,
-                                             intercept free) instead of 50 epochs of Adam.
+    ridge                   -                0.1 x the mean squared norm of the rows: the
+                                             CB oracle solves the square-loss regression in
+                                             closed form (ridge-regularised, intercept free)
+                                             instead of 50 epochs of Adam; relative to the
+                                             observations' size, so the authors' +-1 and the
+                                             orthonormal encodings give the same choices.
                                              Where an action has about d rows the
                                              regression interpolates the encoder's noise
                                              unless the penalty holds it back: at H = 50
                                              (d = 64, ~50 rows per action in the
-                                             reward-sensitive PSDP) 1e-3 gave value 0.05
-                                             from exact covers, 0.01 failed 2 of 6 seeds,
-                                             0.03 - 3 solved all; a larger penalty lowers
-                                             GPS's estimates (a surely reached class: 0.981
-                                             at 1e-3, 0.972 at 0.3, 0.957 at 1; threshold
-                                             0.9). tests/homer/test_psdp.py
+                                             reward-sensitive PSDP; squared norm ~2.5 on the
+                                             orthonormal scale) penalties 1e-3 gave value
+                                             0.05 from exact covers, 0.01 failed 2 of 6
+                                             seeds, 0.03 - 3 solved all; 0.1 x 2.5 = 0.25; a
+                                             larger penalty lowers GPS's estimates (a surely
+                                             reached class: 0.981 at 1e-3, 0.972 at 0.3,
+                                             0.957 at 1; threshold 0.9).
+                                             tests/homer/test_psdp.py
     gumbel_temperature      1                1
     restarts                1                2 backward models per round, the better kept
     forward_restarts        1                1
@@ -145,10 +150,12 @@ class HomerConfig:
     last step of a class's policy from the transitions already collected and appends it to the
     best policy of the previous cover; it accepts the composed policy when its estimated internal
     value is >= 1 - gps_epsilon, else the class gets a full PSDP."""
-    ridge: float = 0.3
-    """Ridge penalty of the linear Q regression of the contextual-bandit oracle (its intercept
-    is not penalised); on the lock at H = 50, 0.03 - 3 solve and 0.01 or less interpolate the
-    observation noise."""
+    ridge: float = 0.1
+    """Relative ridge penalty of the linear Q regression of the contextual-bandit oracle: the
+    penalty is ``ridge`` times the mean squared norm of the regression's observations
+    (:func:`homer.psdp.ridge_penalty`; the intercept is not penalised). On the lock at H = 50
+    (squared norm about 2.5 on the orthonormal scale) penalties 0.03 - 3 solve and 0.01 or less
+    interpolate the observation noise."""
     evaluation_episodes: int = 2000
     """Rollouts used to estimate the value of the final policy (not counted as learning)."""
     torch_threads: int = DEFAULT_TORCH_THREADS

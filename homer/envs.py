@@ -93,9 +93,10 @@ class RichObservationEnv(gym.Env):
 
 def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
                      noise_variance: float = DEFAULT_NOISE_VARIANCE,
-                     variant: str = "paper") -> RichObservationEnv:
+                     variant: str = "paper", encoding: str = "authors") -> RichObservationEnv:
     """The paper's environment: :func:`kinematic.families.combination_lock` (with the rewards of
-    ``variant``, one of :data:`kinematic.families.LOCK_VARIANTS`) and :class:`HadamardNoise`;
+    ``variant``, one of :data:`kinematic.families.LOCK_VARIANTS`) and :class:`HadamardNoise`
+    (``encoding``: the authors' +-1 matrix by default, or ``"orthonormal"``);
     its anti-shaped reward is drawn as ``0.1 x Ber(1/2)``. Registered with gymnasium as
     ``kinematic/DiabolicalCombinationLock-v0``, whose keyword arguments are these.
 
@@ -106,4 +107,4 @@ def lock_environment(horizon: int = 10, actions: int = 10, seed: int = 0,
     'combolock-released-H3-K2-seed0'
     """
     return RichObservationEnv(combination_lock(horizon, actions, seed, variant=variant),
-                              HadamardNoise(noise_variance), seed=seed)
+                              HadamardNoise(noise_variance, encoding), seed=seed)

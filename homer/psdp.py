@@ -11,7 +11,7 @@ import numpy as np
 
 from homer.sampler import Batch, BatchSampler, LinearPolicy
 
-__all__ = ["fit_q", "greedy_policy_search", "psdp", "q_values"]
+__all__ = ["fit_q", "greedy_policy_search", "psdp", "q_values", "ridge_penalty"]
 
 RewardOf = Callable[[Batch, int], np.ndarray]
 """``reward_of(batch, t)``: per-episode return from step ``t`` (the contextual-bandit reward)."""
@@ -20,15 +20,23 @@ RewardOf = Callable[[Batch, int], np.ndarray]
 def fit_q(observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
           number_of_actions: int, ridge: float) -> tuple[np.ndarray, np.ndarray]:
     """``CB(D, Pi)`` for linear policies: per action, the ridge regression of the reward on the
-    observation with an unpenalised intercept (scikit-learn's ``Ridge(alpha=ridge)`` on the
+    observation with an unpenalised intercept (scikit-learn's ``Ridge(alpha=penalty)`` on the
     action's rows, in closed form: observations and rewards centred, then ``w = (X_c^T X_c +
-    ridge I)^-1 X_c^T y_c`` and ``b = mean(y) - mean(x) . w``); the policy takes ``argmax_a
-    Q(x, a)``. A constant added to every reward moves every ``Q(x, a)`` by that constant, so
-    no choice depends on it (a penalised intercept would shrink each action's value by its
-    own row count). Written out rather than calling scikit-learn because GPS and PSDP call it
-    hundreds of times per run at H = 100: 3.1 ms against 8.8 ms for ten actions on 2,000 rows of
-    dimension 128 (``tests/homer/test_psdp.py`` checks it equals ``Ridge``). Returns
-    ``(W, b)``.
+    penalty I)^-1 X_c^T y_c`` and ``b = mean(y) - mean(x) . w``); the policy takes ``argmax_a
+    Q(x, a)``.
+
+    The penalty is relative to the observations' size: ``penalty = ridge x max(m, 1)``, ``m``
+    the mean squared norm of all the rows given (:func:`ridge_penalty`), so that multiplying
+    every observation by a constant ``c`` (the authors' +-1 Hadamard encoding against the
+    orthonormal one: ``c = sqrt(d)``) changes no choice: the penalty grows by ``c^2`` and the
+    weights shrink by ``c``. The floor 1 keeps a bound on the weights whatever the data
+    (:func:`homer.run_state.check_reward_scale`); the encoder's observations have ``m`` about
+    2 (orthonormal) or ``2 d`` (the authors'). A constant added to every reward moves every
+    ``Q(x, a)`` by that constant, so no choice depends on it either (a penalised intercept
+    would shrink each action's value by its own row count). Written out rather than calling
+    scikit-learn because GPS and PSDP call it hundreds of times per run at H = 100: 3.1 ms
+    against 8.8 ms for ten actions on 2,000 rows of dimension 128 (``tests/homer/test_psdp.py``
+    checks it equals ``Ridge``). Returns ``(W, b)``.
 
     >>> x = np.eye(3)[[0, 1, 0, 1]]
     >>> weight, bias = fit_q(x, np.array([0, 0, 1, 1]), np.array([1.0, 0.0, 0.0, 1.0]), 2, 1e-9)
@@ -37,6 +45,7 @@ def fit_q(observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
     """
     d = observations.shape[1]
     features = observations.astype(np.float64)
+    penalty = ridge_penalty(features, ridge)
     weights = np.zeros((number_of_actions, d))
     biases = np.zeros(number_of_actions)
     for a in range(number_of_actions):
@@ -46,10 +55,23 @@ def fit_q(observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
         design, targets = features[rows], rewards[rows].astype(np.float64)
         mean_observation, mean_reward = design.mean(axis=0), targets.mean()
         centred = design - mean_observation
-        gram = centred.T @ centred + ridge * np.eye(d)
+        gram = centred.T @ centred + penalty * np.eye(d)
         weights[a] = np.linalg.solve(gram, centred.T @ (targets - mean_reward))
         biases[a] = mean_reward - mean_observation @ weights[a]
     return weights.astype(np.float32), biases.astype(np.float32)
+
+
+def ridge_penalty(observations: np.ndarray, ridge: float) -> float:
+    """The penalty :func:`fit_q` adds for relative penalty ``ridge``: ``ridge`` times the
+    mean squared norm of the rows of ``observations``, at least ``ridge``.
+
+    >>> ridge_penalty(np.array([[3.0, 4.0], [0.0, 0.0]]), 0.1)
+    1.25
+    """
+    if len(observations) == 0:
+        return ridge
+    mean_square = float(np.mean(np.sum(np.square(observations, dtype=np.float64), axis=1)))
+    return ridge * max(mean_square, 1.0)
 
 
 def q_values(observations: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:

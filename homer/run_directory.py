@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from homer.config import HomerConfig
-from homer.encoders import HadamardNoise
+from homer.encoders import ENCODINGS, HadamardNoise, with_named_encoding
 from homer.run_state import (
     CheckpointError,
     Linear,
@@ -137,6 +137,20 @@ IDENTITY = tuple(item.name for item in fields(RunIdentity))
 """The names of the identity's fields."""
 
 
+def _encoding_hint(stored: Any, differ: list[str]) -> str:
+    """What to say when a run's encoder differs from the one asked for: the encoding it ran
+    with, and how to resume a run written before encodings were named."""
+    if "encoder" not in differ or not isinstance(stored, dict):
+        return ""
+    ran = stored["encoder"].get("encoding") if isinstance(stored.get("encoder"), dict) else None
+    if ran not in ENCODINGS:
+        return ""
+    return f"; it ran with the {ran!r} encoding" + (
+        " (every run written before encodings were named did): resume it with --encoding "
+        "orthonormal, from Python encoder=HadamardNoise(encoding='orthonormal')"
+        if ran == "orthonormal" else "")
+
+
 def write_identity(run_dir: Path, identity: RunIdentity, spec: str) -> None:
     """Write ``config.json`` (the identity) and ``mdp.json`` (``spec``, the MDP's)."""
     write_atomically(run_dir / CONFIG, json.dumps(identity.to_json(), indent=1))
@@ -215,7 +229,7 @@ def claim_run_directory(run_dir: Path, identity: RunIdentity, resume: bool,
     elif resume:
         config = run_dir / CONFIG
         if config.exists():
-            stored = read_json_file(config)
+            stored = with_named_encoding(read_json_file(config))
             expected = json.loads(json.dumps(identity.to_json()))
             differ = [key for key, value in expected.items()
                       if not isinstance(stored, dict) or stored.get(key) != value]
@@ -223,8 +237,10 @@ def claim_run_directory(run_dir: Path, identity: RunIdentity, resume: bool,
                 names = (f"; its MDP is {stored['mdp']}, this one {identity.mdp}"
                          if "mdp" in differ and isinstance(stored, dict)
                          and isinstance(stored.get("mdp"), str) else "")
-                raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} differ "
-                                 f"in {config}{names}): use another directory, or "
+                names += _encoding_hint(stored, differ)
+                raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} "
+                                 f"differ{'s' if len(differ) == 1 else ''} in {config}{names}): "
+                                 "use another directory, or "
                                  f"{setting('force')} to replace it")
     else:
         raise FileExistsError(
@@ -400,9 +416,11 @@ def _compare_identity(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
     if source is not None and state["mdp_sha256"] != expected["mdp_sha256"]:
         raise CheckpointError(f"{path}: the run's MDP is not {mdp.name!r} of {source}: same "
                               "name, other spec (their SHA-256 differ)")
-    differ = [key for key, value in expected.items() if state[key] != value]
+    stored = with_named_encoding(state)
+    differ = [key for key, value in expected.items() if stored[key] != value]
     if differ:
-        raise CheckpointError(f"{path} belongs to another run ({', '.join(differ)} differ)")
+        raise CheckpointError(f"{path} belongs to another run ({', '.join(differ)} differ"
+                              f"{_encoding_hint(stored, differ)})")
 
 
 def check_run_checkpoint(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
@@ -419,7 +437,7 @@ def check_run_checkpoint(state: Mapping[str, Any], path: Path, mdp: BlockMDP,
     and fields that disagree with each other or with ``mdp``.
     """
     _compare_identity(state, path, mdp, expected, source)
-    encoder = HadamardNoise(**state["encoder"])
+    encoder = HadamardNoise.from_record(state["encoder"])
     try:
         check_progress(state, mdp, encoder)
     except CheckpointError as error:

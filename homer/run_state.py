@@ -70,11 +70,9 @@ def check_identity(state: Mapping[str, Any]) -> None:
            isinstance(state["rewards"], str) and state["rewards"] in ("sampled", "expected"))
     stored = _field(state, "encoder", "a mapping", isinstance(state["encoder"], dict))
     try:
-        encoder = HadamardNoise(**stored)
-    except TypeError as error:
+        HadamardNoise.from_record(stored)
+    except (TypeError, ValueError) as error:
         raise CheckpointError(f"field 'encoder': {error}") from None
-    if not nonnegative().contains(encoder.noise_variance):
-        raise CheckpointError(f"field 'encoder': noise variance {encoder.noise_variance!r}")
 
 
 def _random_states(state: Mapping[str, Any]) -> None:
@@ -238,7 +236,8 @@ def check_reward_scale(mdp: BlockMDP, config: HomerConfig) -> None:
 
     The policy's last step regresses returns (at most ``H * max |r|`` in size) on the
     observations by ridge regression with at most ``config.eval_samples`` rows per action
-    (:func:`homer.psdp.fit_q`: centred, with an unpenalised intercept). The weights
+    (:func:`homer.psdp.fit_q`: centred, with an unpenalised intercept, penalty ``lambda`` at
+    least ``config.ridge``: :func:`homer.psdp.ridge_penalty`). The weights
     ``(X_c^T X_c + lambda I)^-1 X_c^T y_c`` have norm at most ``||y_c|| / (2 sqrt(lambda))
     <= sqrt(n) H max|r| / (2 sqrt(lambda))`` (the operator's singular values are ``s / (s^2 +
     lambda) <= 1 / (2 sqrt(lambda))``, and centring does not lengthen ``y``), whatever the

@@ -46,6 +46,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from homer.config import DEFAULT_TORCH_THREADS
+from homer.encoders import ENCODINGS, HadamardNoise
 from homer.safe_files import (
     check_own_path,
     own_subdirectory,
@@ -60,8 +61,8 @@ from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "finished_records", "horizon_figure",
-           "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
+__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "encoding_of", "finished_records",
+           "horizon_figure", "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_ACTIONS = 10
@@ -96,20 +97,30 @@ class SweepTask:
     episodes they used."""
     out: str
     """The sweep's output directory (runs keep their run directories there, to resume)."""
+    encoding: str = "authors"
+    """The observation encoder's encoding (:data:`homer.encoders.ENCODINGS`): the authors' +-1
+    Hadamard matrix, or the orthonormal rotation of every record written before encodings were
+    named (such a record reads as ``"orthonormal"``)."""
 
     @property
     def key(self) -> str:
         """Every parameter that changes a result: a PPO / A2C (+RND) rerun with another budget
         is new work; HOMER's and PCID's runs follow their own schedules, so another budget
-        finds them done.
+        finds them done. An encoding other than the default is named last.
 
         >>> SweepTask("ppo", "paper", 6, 0, 1000, "out").key
         'ppo-paper-H6-seed0-budget1000'
-        >>> SweepTask("homer", "released", 6, 0, 1000, "out").key
-        'homer-released-H6-seed0'
+        >>> SweepTask("homer", "released", 6, 0, 1000, "out", "orthonormal").key
+        'homer-released-H6-seed0-orthonormal'
         """
         key = f"{self.algorithm}-{self.variant}-H{self.horizon}-seed{self.seed}"
-        return key if self.algorithm in OWN_SCHEDULES else f"{key}-budget{self.budget}"
+        key = key if self.algorithm in OWN_SCHEDULES else f"{key}-budget{self.budget}"
+        return key if self.encoding == ENCODINGS[0] else f"{key}-{self.encoding}"
+
+    @property
+    def encoder(self) -> HadamardNoise:
+        """The encoder of the task's runs (the default noise variance)."""
+        return HadamardNoise(encoding=self.encoding)
 
 
 def lock_of(task: SweepTask) -> BlockMDP:
@@ -126,7 +137,8 @@ def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, An
 
     return run_batched_baseline(mdp, task.algorithm.split("_")[0], task.budget,
                                 rnd=task.algorithm.endswith("_rnd"), seed=task.seed,
-                                run_dir=run_dir, evaluate_every=evaluation_interval(task.budget),
+                                run_dir=run_dir, encoder=task.encoder,
+                                evaluate_every=evaluation_interval(task.budget),
                                 stop_at_half=True).summary()
 
 
@@ -152,7 +164,7 @@ def run_task(task: SweepTask) -> dict[str, Any]:
         from homer.run_directory import CONFIG
 
         run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
-        result = run_homer(mdp, run_dir, seed=task.seed,
+        result = run_homer(mdp, run_dir, seed=task.seed, encoder=task.encoder,
                            resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
         summary = {**result.summary(), "episodes_to_half": result.episodes if reached else None}
@@ -160,7 +172,7 @@ def run_task(task: SweepTask) -> dict[str, Any]:
     if task.algorithm == "pcid":
         from homer.baselines.pcid import run_pcid
 
-        summary = run_pcid(mdp, seed=task.seed).result.summary()
+        summary = run_pcid(mdp, seed=task.seed, encoder=task.encoder).result.summary()
         # PCID's runner records no return curve or visit counts (None): none to draw
         summary = {**summary, "training_returns": [], "state_visits": {}}
     else:
@@ -219,8 +231,21 @@ def _attempt(runner: Callable[[SweepTask], dict], task: SweepTask) -> dict[str, 
             "wall_seconds": round(time.perf_counter() - started, 3)}
 
 
+def encoding_of(record: dict) -> str:
+    """The encoding of a record's run (``"orthonormal"`` for one written before encodings were
+    named).
+
+    >>> encoding_of({"encoding": "authors"}), encoding_of({})
+    ('authors', 'orthonormal')
+    """
+    return str(record.get("encoding", "orthonormal"))
+
+
 def _task_of(record: dict) -> SweepTask:
-    return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__})
+    """The task of ``record``; a record without ``encoding`` was written before encodings were
+    named, when every run used the orthonormal rotation."""
+    return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__
+                        if name != "encoding"}, encoding=encoding_of(record))
 
 
 def _is_curve(value: object) -> bool:
@@ -255,6 +280,12 @@ RECORD_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
 }
 """Fields of every record, what each must be and its test."""
 
+OPTIONAL_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "encoding": (f"one of {', '.join(ENCODINGS)}", lambda v: v in ENCODINGS),
+}
+"""Fields a record may lack (written before they existed: :func:`_task_of` gives their value
+then), what each must be when present."""
+
 DONE_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
     "value": ("a finite number", NumberRange(float).contains),
     "optimal_value": ("a finite number > 0", positive().contains),
@@ -287,6 +318,9 @@ def _record(line: bytes) -> dict[str, Any]:
         if not valid(record[name]):
             shown = short_repr(record[name])
             raise ValueError(f"field {name!r} must be {wanted}, got {shown}")
+    for name, (wanted, valid) in OPTIONAL_FIELDS.items():
+        if name in record and not valid(record[name]):
+            raise ValueError(f"field {name!r} must be {wanted}, got {short_repr(record[name])}")
     if record["status"] == "done":
         beyond = [name for name in record["state_visits"]
                   if int(LOCK_STATE.fullmatch(name)[1]) > record["horizon"]]  # type: ignore[index]
@@ -382,9 +416,10 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
               out: str | Path, executor: str = "ray", address: str | None = None,
               workers: int = 2, runner: Callable[[SweepTask], dict] = run_task,
               on_record: Callable[[dict], None] = lambda record: None,
-              variants: Iterable[str] = ("paper",)) -> list[dict]:
-    """Run every task (each algorithm, lock variant, horizon and seed) not yet finished in
-    ``out``; all records (old and new) in task order.
+              variants: Iterable[str] = ("paper",), encoding: str = "authors") -> list[dict]:
+    """Run every task (each algorithm, lock variant, horizon and seed, observed through the
+    encoder's ``encoding``) not yet finished in ``out``; all records (old and new) in task
+    order.
 
     ``runner`` runs one task (default :func:`run_task`); it returns ``value``,
     ``optimal_value``, ``episodes``, ``episodes_to_half``, ``seconds``, ``training_returns``
@@ -408,6 +443,8 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
     unknown = [v for v in variants if v not in LOCK_VARIANTS]
     if unknown:
         raise ValueError(f"unknown lock variants {unknown}; known: {', '.join(LOCK_VARIANTS)}")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; known: {', '.join(ENCODINGS)}")
     if seeds < 1 or budget < 1 or not algorithms or not horizons or not variants:
         raise ValueError("need at least one algorithm, lock variant, horizon and seed, and a "
                          "positive budget")
@@ -417,8 +454,8 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
     out.mkdir(parents=True, exist_ok=True)
     check_own_path(out / RECORDS)  # appended to: a planted link would get the records
     check_own_path(out / RUNS, directory=True)  # the runs' directories go there
-    tasks = [SweepTask(a, v, h, s, budget, str(out)) for v in variants for a in algorithms
-             for h in horizons for s in range(seeds)]
+    tasks = [SweepTask(a, v, h, s, budget, str(out), encoding) for v in variants
+             for a in algorithms for h in horizons for s in range(seeds)]
     finished = _finished(out)
     todo = [t for t in tasks if t.key not in finished]
     if executor == "ray":

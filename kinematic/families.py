@@ -90,8 +90,14 @@ def combination_lock(horizon: int, actions: int, seed: int, variant: str = "pape
 
     ``variant="paper"`` (the paper's text): 1 for the good action at layer H; the anti-shaped
     ``0.1 x Ber(1/2)`` (a stochastic reward ``{1/10: 1/2, 0: 1/2}``, ``1/20`` in expectation)
-    for leaving a good state for the bad one (layers ``h < H``); 0 otherwise (at layer H there
-    is no next state, so no anti-shaped reward). Hence ``V* = 1`` and ``eta_min = 1/2``. Its
+    for leaving a good state for the bad one, at every layer ``h <= H``; 0 otherwise. Hence
+    ``V* = 1``, ``eta_min = 1/2``, and a policy that always takes a wrong action is worth
+    ``1/20``. At layer ``H`` the Block MDP has no next state, but the text's dynamics still move
+    the agent ("after taking h actions the agent is in s_{h+1,a}, s_{h+1,b} or s_{h+1,c}", for
+    every ``h``, so a wrong H-th action leads to ``s_{H+1,c}``) and pay the anti-shaped reward
+    for that transition; the authors' code does the same in every lock it builds (its reward
+    depends only on whether the next state is dead), and without it a wrong action at layer
+    ``H`` would be worth 0 instead of the 0.05 that makes the lock anti-shaped to its end. Its
     name is ``combolock-H{H}-K{K}-seed{seed}``.
 
     ``variant="released"``: the lock of the authors' released baseline code (cereb-rl,
@@ -103,16 +109,16 @@ def combination_lock(horizon: int, actions: int, seed: int, variant: str = "pape
     - the good action at layer H pays 5, not 1 (their ``optimal_reward``);
     - the good action at a layer ``h < H`` pays ``-1/(H-1)``: their reward of a step between
       two live states, so the optimal policy collects ``-1`` on its way and ``V* = 5 - 1 = 4``
-      for ``H >= 2`` (their ``get_optimal_value()`` reports 5, the final reward alone);
-    - a wrong action at a live state of layer H also pays the anti-shaped ``0.1 x Ber(1/2)``:
-      their H-th action still moves into a dead state and is paid for it (the paper's text has
-      no reward there). A policy that always takes a wrong action is worth ``1/20``.
+      for ``H >= 2`` (their ``get_optimal_value()`` reports 5, the final reward alone).
+
+    A wrong action at a live state pays the anti-shaped ``0.1 x Ber(1/2)`` at every layer, the
+    last included, in both variants.
 
     For ``H = 1`` there is no step between live states, hence no penalty: the good action pays
     5, every other the anti-shaped reward, and ``V* = 5``. Not part of this spec: the released
     code draws its good actions with its own generator (so a seed here does not reproduce one of
-    its locks), and its observation encoder differs from :class:`homer.encoders.HadamardNoise`
-    (see that class).
+    its locks). Its observation encoder (noise type ``hadamhardg``) is the default encoding of
+    :class:`homer.encoders.HadamardNoise` (see that class).
 
     >>> from kinematic.planning import optimal_values
     >>> lock = combination_lock(horizon=4, actions=3, seed=0, variant="released")
@@ -143,7 +149,7 @@ def combination_lock(horizon: int, actions: int, seed: int, variant: str = "pape
             wrong: dict[str, str | dict[str, str]] = {
                 a: anti_shaped for a in action_names if a != good_action}
             if h == horizon:
-                rewards[state] = {**(wrong if released else {}), good_action: final}
+                rewards[state] = {**wrong, good_action: final}
                 continue
             transitions[state] = {
                 action: (

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from homer.encoders import with_named_encoding
 from homer.run_state import CheckpointError
 from homer.safe_files import check_own_path, present, read_regular_file, write_atomically
 from kinematic.json_input import read_json
@@ -61,7 +62,7 @@ def claim(run_dir: Path, identity: Mapping[str, Any]) -> bool:
     expected = json.loads(json.dumps(identity))
     path = run_dir / IDENTITY
     if present(path):
-        stored = read_json(read_regular_file(path).decode(), str(path))
+        stored = with_named_encoding(read_json(read_regular_file(path).decode(), str(path)))
         if not isinstance(stored, dict):
             raise ValueError(f"{path}: not a run's identity (a JSON object expected)")
         differ = sorted(set(expected) ^ set(stored)

@@ -161,7 +161,7 @@ def test_resume_refuses_another_mdp_with_the_same_name(tmp_path):
     spec["start"] = {"s1a": "1/4", "s1b": "3/4"}  # same name, another MDP
     other = from_spec(spec)
     assert other.name == mdp.name
-    with pytest.raises(ValueError, match="holds another run \\(mdp_sha256 differ in "):
+    with pytest.raises(ValueError, match="holds another run \\(mdp_sha256 differs in "):
         run_homer(other, tmp_path, config, seed=0, resume=True, progress=False)
     config_text = (tmp_path / "config.json").read_text()
     (tmp_path / "config.json").unlink()  # the checkpoint still knows its MDP

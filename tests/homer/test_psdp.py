@@ -12,7 +12,7 @@ from sklearn.linear_model import Ridge
 
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
-from homer.psdp import fit_q, greedy_policy_search, psdp, q_values
+from homer.psdp import fit_q, greedy_policy_search, psdp, q_values, ridge_penalty
 from homer.sampler import BatchSampler, LinearPolicy
 from kinematic.families import combination_lock
 from kinematic.planning import optimal_values
@@ -58,10 +58,35 @@ def test_fit_q_is_scikit_learns_ridge_with_an_unpenalised_intercept_per_action()
     weight, bias = fit_q(observations, actions, rewards, 4, ridge=1.0)
     for a in range(3):
         rows = actions == a
-        reference = Ridge(alpha=1.0).fit(observations[rows].astype(np.float64), rewards[rows])
+        alpha = ridge_penalty(observations, 1.0)  # 1 x the mean squared norm of all rows
+        reference = Ridge(alpha=alpha).fit(observations[rows].astype(np.float64), rewards[rows])
         np.testing.assert_allclose(weight[a], reference.coef_, rtol=1e-4, atol=1e-5)
         assert bias[a] == pytest.approx(reference.intercept_, rel=1e-5)
     assert not weight[3].any() and bias[3] == 0  # an action without rows
+
+
+def test_the_penalty_is_the_ridge_times_the_rows_mean_squared_norm_at_least_the_ridge():
+    assert ridge_penalty(np.array([[3.0, 4.0], [0.0, 0.0]]), 0.1) == pytest.approx(1.25)
+    assert ridge_penalty(np.array([[0.1, 0.0]]), 0.5) == 0.5  # the floor
+    observations = HadamardNoise().encode(combination_lock(6, 2, 0), 1, np.zeros(400, int),
+                                          np.random.default_rng(0))
+    # the authors' encoding: two one-hots and noise, times the +-1 matrix (d = 16)
+    assert ridge_penalty(observations, 1.0) == pytest.approx(16 * (2 + 10 * 0.01), rel=0.05)
+
+
+@pytest.mark.parametrize("scale", [0.25, 4.0])
+def test_observations_scaled_by_a_constant_give_the_same_q_values(scale):
+    # the authors' +-1 encoding is the orthonormal one times sqrt(d): the ridge is relative to
+    # the observations' size, so either gives the same choices (a fixed penalty would not)
+    mdp, rng = combination_lock(50, 10, 0), np.random.default_rng(6)
+    actions = rng.integers(3, size=400)
+    observations = HadamardNoise().encode(mdp, 10, rng.integers(3, size=400), rng)
+    rewards = rng.random(400) + actions * (observations[:, 0] > 0)
+    fresh = HadamardNoise().encode(mdp, 10, rng.integers(3, size=50), rng)
+    q = q_values(fresh, *fit_q(observations, actions, rewards, 3, ridge=0.3))
+    scaled = q_values(fresh * scale, *fit_q(observations * scale, actions, rewards, 3,
+                                            ridge=0.3))
+    np.testing.assert_allclose(scaled, q, rtol=1e-4, atol=1e-4)
 
 
 def test_a_constant_added_to_every_reward_moves_every_q_value_by_that_constant():

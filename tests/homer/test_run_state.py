@@ -286,7 +286,7 @@ def test_rewards_that_could_overflow_the_policy_are_refused_before_training(tmp_
     error = capsys.readouterr().err
     assert error.startswith(f"error: the reward of ('s3a', 'a2') at step 3 has magnitude "
                             f"{shown}: beyond ") and error.count("\n") == 1
-    assert error.endswith("with H = 3, --eval-samples 500 and --ridge 0.3\n")
+    assert error.endswith("with H = 3, --eval-samples 500 and --ridge 0.1\n")
     assert not out.exists()
 
 

@@ -157,7 +157,10 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     assert grid[0] == ("| lock (K = 10) | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 "
                        "| H = 100 |")
     [grid_row] = [line for line in grid if line.startswith("| paper | pcid | ")]
-    assert grid_row.startswith("| paper | pcid | reproduced (0/1 reached, ")
+    [record] = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    reached = record["episodes_to_half"] is not None  # PCID at H = 3 is near half of V*
+    assert grid_row.startswith(f"| paper | pcid | {'refuted' if reached else 'reproduced'} "
+                               f"({int(reached)}/1 reached, ")
     assert grid_row in result.stdout  # the grid is printed, every cell in verdicts.md
 
 
@@ -426,7 +429,8 @@ def done_record(**changes) -> dict:
     record = {"algorithm": "a", "variant": "paper", "horizon": 3, "seed": 0, "budget": 5,
               "out": "x", "status": "done", "value": 1.0, "optimal_value": 1.0,
               "episodes": 30, "episodes_to_half": 30, "seconds": 1.0,
-              "training_returns": [[10, 0.0], [30, 1.0]], "state_visits": {"s3c": 4}}
+              "training_returns": [[10, 0.0], [30, 1.0]], "state_visits": {"s3c": 4},
+              "encoding": "authors"}
     record.update(changes)
     return {name: value for name, value in record.items() if value is not DROP}
 
@@ -438,6 +442,8 @@ DROP = object()
     ({"variant": DROP}, "no field 'variant'; records written before lock variants were of the "
                         "paper's lock: add \"variant\": \"paper\" to each of them"),
     ({"variant": "cereb"}, "field 'variant' must be one of paper, released, got 'cereb'"),
+    ({"encoding": "rotated"}, "field 'encoding' must be one of authors, orthonormal, got "
+                              "'rotated'"),
     ({"seconds": DROP}, "no field 'seconds'"),
     ({"optimal_value": 0.0}, "field 'optimal_value' must be a finite number > 0"),
     ({"training_returns": DROP}, "no field 'training_returns'"),
@@ -467,6 +473,20 @@ def test_the_reference_record_is_accepted(tmp_path):
     [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
                          runner=counting_runner)
     assert record == done_record() and not (tmp_path / "calls.txt").exists()
+
+
+def test_a_record_without_an_encoding_is_an_orthonormal_run(tmp_path):
+    # written before encodings were named: every run then used the orthonormal rotation
+    old = done_record(encoding=DROP)
+    (tmp_path / RECORDS).write_text(json.dumps(old) + "\n")
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner, encoding="orthonormal")
+    assert record == old and not (tmp_path / "calls.txt").exists()
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner)  # the authors' encoding: another task
+    assert record["encoding"] == "authors" and (tmp_path / "calls.txt").exists()
+    with pytest.raises(ValueError, match="unknown encoding 'rotated'"):
+        run_sweep(["a"], [3], 1, 5, tmp_path, runner=counting_runner, encoding="rotated")
 
 
 def malformed_runner(task: SweepTask) -> dict:

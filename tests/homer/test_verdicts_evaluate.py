@@ -911,12 +911,12 @@ def test_compare_dynamics_of_a_perfect_run():
              (1, 0): [0.5, 0.5, 0], (1, 1): [0, 0, 1], (1, 2): [0, 0, 1]}
     distances = {pair: 0.5 * np.abs(found.estimated[pair] - truth.get(pair, [0, 0, 1])).sum()
                  for pair in product(range(3), range(3))}
-    assert found.counts.tolist() == [[68, 71, 57], [65, 60, 56], [81, 70, 72]]
+    assert found.counts.tolist() == [[56, 69, 59], [71, 70, 52], [67, 78, 78]]
     assert found.total_variation_max == max(distances.values()) > 0.05
     assert found.total_variation_mean == pytest.approx(
         sum(distances[pair] * found.counts[pair] for pair in distances) / 600, rel=1e-12)
-    rare = compare_dynamics(artefacts, 2, 600, np.random.default_rng(0), min_count=71)
-    assert rare.total_variation_max == distances[0, 1] < found.total_variation_max
+    rare = compare_dynamics(artefacts, 2, 600, np.random.default_rng(0), min_count=70)
+    assert rare.total_variation_max == distances[1, 0] < found.total_variation_max
     assert compare_dynamics(artefacts, 2, 600, np.random.default_rng(0),
                             min_count=72).total_variation_max == 0.0
     canonical = canonical_form(mdp)
@@ -1064,7 +1064,7 @@ def test_compare_dynamics_counts_pairs_seen_min_count_times():
     mdp = lock()
     found = compare_dynamics(perfect_artefacts(mdp), 2, 200, np.random.default_rng(30))
     assert found.counts[0, 1] == 20
-    assert found.total_variation_max == pytest.approx(0.15, abs=1e-12)
+    assert found.total_variation_max == pytest.approx(2 / 15, abs=1e-12)
     assert compare_dynamics(perfect_artefacts(mdp), 2, 200, np.random.default_rng(30),
                             min_count=1000).total_variation_max == 0.0
 

@@ -121,3 +121,43 @@ def test_unknown_variant_names_the_argument_and_the_choices():
     assert LOCK_VARIANTS == ("paper", "released")
     with pytest.raises(ValueError, match=r"variant must be one of paper, released, got 'text'"):
         combination_lock(3, 2, 0, variant="text")
+
+
+def paper_reward(horizon: int, state: str, action: str, good: dict[str, str]
+                 ) -> dict[Fraction, Fraction]:
+    """The paper's rules (Section 7, "The environment"): the good action pays 1 at layer H and 0
+    before it; any other action at a live state moves into a dead state (``s_{h+1,c}``, for
+    every ``h <= H``: "after taking h actions the agent is in s_{h+1,a}, s_{h+1,b} or s_{h+1,c}")
+    and pays the anti-shaped ``0.1 x Ber(1/2)``, at layer H too; a dead state pays 0."""
+    if state.endswith("c"):
+        return {Fraction(0): Fraction(1)}
+    if action != good[state]:
+        return ANTI_SHAPED
+    return {Fraction(int(int(state[1:-1]) == horizon)): Fraction(1)}
+
+
+@pytest.mark.parametrize(("horizon", "actions", "seed"), LOCKS)
+def test_every_reward_of_the_paper_lock_follows_the_papers_rules(horizon, actions, seed):
+    mdp = combination_lock(horizon, actions, seed)
+    good = good_actions(horizon, actions, seed)
+    for h, observations in enumerate(mdp.observations):
+        for x, observation in enumerate(observations):
+            state = mdp.layers[h][mdp.emission_state[h][x]]
+            for a, action in enumerate(mdp.actions):
+                assert reward_of(mdp, h, x, a) == paper_reward(horizon, state, action, good), (
+                    observation, action)
+
+
+@pytest.mark.parametrize("variant", LOCK_VARIANTS)
+@pytest.mark.parametrize(("horizon", "actions", "seed"), LOCKS)
+def test_a_wrong_action_at_layer_h_pays_the_anti_shaped_reward_in_both_locks(
+        variant, horizon, actions, seed):
+    mdp = combination_lock(horizon, actions, seed, variant=variant)
+    good = good_actions(horizon, actions, seed)
+    last = horizon - 1
+    for x, observation in enumerate(mdp.observations[last]):
+        state = mdp.layers[last][mdp.emission_state[last][x]]
+        if state.endswith("c"):
+            continue
+        wrong = next(a for a, name in enumerate(mdp.actions) if name != good[state])
+        assert reward_of(mdp, last, x, wrong) == ANTI_SHAPED, (variant, observation)

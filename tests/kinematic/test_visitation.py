@@ -52,9 +52,10 @@ def test_combination_lock_values():
     mdp = combination_lock(horizon, actions, seed=3)
     good = combination_lock_optimal_choices(horizon, actions, seed=3)
     assert policy_value(mdp, state_policy(mdp, good)) == 1
-    # Uniform: leave the good chain at step h with prob (1/4)^(h-1) (3/4) -> reward 1/20 each.
+    # Uniform: leave the good chain at step h with prob (1/4)^(h-1) (3/4) -> reward 1/20 each,
+    # at the last step too (the paper's lock pays the anti-shaped reward at layer H).
     expected = sum(Fraction(1, 4) ** (h - 1) * Fraction(3, 4) * Fraction(1, 20)
-                   for h in range(1, horizon)) + Fraction(1, 4) ** horizon
+                   for h in range(1, horizon + 1)) + Fraction(1, 4) ** horizon
     assert policy_value(mdp, uniform_policy(mdp)) == expected
 
 
