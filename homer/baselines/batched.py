@@ -16,13 +16,14 @@ entropy + 0.5 mean ``(R - v)^2``.
 - PPO: advantages normalised over the rollout (mean, unbiased std); 10 epochs, each a random
   permutation cut into minibatches of 160 (the remainder is a last, smaller minibatch); ratio
   clip 0.2; gradient norm clipped to 5.
-- A2C: one gradient step per rollout on all of it, gradient norm clipped to 0.5. DeepRL's A2C
-  does not normalise advantages, and neither does this one. Choices where DeepRL's A2C is not
-  known here: the policy loss is ``-mean(log pi(a|x) A)``; A2C+RND steps the RND predictor
-  once per environment step only (there are no minibatches).
+- A2C (DeepRL's ``A2C_agent.py``): one gradient step per rollout on all of it, gradient norm
+  clipped to 0.5, no advantage normalisation, the policy loss ``-mean(log pi(a|x) A)``;
+  A2C+RND steps the RND predictor once per environment step only (there are no minibatches).
+  Its workers and rollout are not in the authors' code: 100 and ``H`` as PPO (the table's
+  rollout; ``docs/guide/baselines-fidelity.md`` says why not DeepRL's example's 5 and 5).
 - RND (both): a fixed random target and a trained predictor, each
   Linear(d, 100)-ReLU-Linear(100, 100)-ReLU-Linear(100, 100) with torch's default
-  initialisation (DeepRL's is not known here); RMSprop with the learner's learning rate. At
+  initialisation (as DeepRL's); RMSprop with the learner's learning rate. At
   every rollout step, on the CURRENT observations: ``loss_i`` = mean over the 100 outputs of
   the squared error; the reward gets ``coefficient (100) x loss_i`` (the loss before the step),
   also at the last step, through the bonus normaliser (off by default, as ``run.py``; on:
