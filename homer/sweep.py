@@ -351,9 +351,9 @@ RAY_WORKER_RETRIES = 3
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
                  ) -> Generator[dict, None, None]:
     """The record of each task, run on Ray, as it completes. A task whose worker process dies
-    (killed, or its node lost) is run again by Ray, at most
-    :data:`RAY_WORKER_RETRIES` times, and resumes from its run directory's checkpoint; after
-    that its record is a failed one with Ray's error, and the other tasks go on."""
+    (killed, or its node lost) is run again by Ray, at most :data:`RAY_WORKER_RETRIES` times,
+    and resumes from its run directory's checkpoint; after that its record is a failed one with
+    Ray's error, and the other tasks go on."""
     import ray
     from ray.exceptions import RayError
 
