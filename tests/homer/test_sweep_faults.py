@@ -258,9 +258,10 @@ def dying_runner(task: SweepTask) -> dict:
 
 @pytest.fixture
 def local_ray() -> Iterator[None]:
-    # "local": a new instance, whatever cluster RAY_ADDRESS or `ray start` left to connect to
-    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False,
-             object_store_memory=100 * 2**20)
+    # "local": a new instance, whatever cluster RAY_ADDRESS or `ray start` left to connect to;
+    # on a loopback address (Ray takes 127.0.0.1 for the machine's outward address)
+    ray.init(address="local", _node_ip_address="127.0.0.2", num_cpus=1,
+             include_dashboard=False, log_to_driver=False, object_store_memory=100 * 2**20)
     try:
         yield
     finally:
