@@ -12,6 +12,13 @@ run directories under ``runs/``, so a task stopped midway resumes there. A task 
 retried once; if it fails again its error is recorded (``status: failed``) and reported, and a
 later run of the sweep tries it again.
 
+On Ray, a task whose worker process dies (killed, or its node lost) is run again by Ray, at
+most :data:`RAY_WORKER_RETRIES` times, on any node with a free CPU: HOMER and PPO / A2C resume
+from the last checkpoint in their run directory (PCID starts over). If the worker dies on every
+try, the task is recorded as failed with Ray's error and the other tasks go on. Only the driver
+writes ``records.jsonl``, one line per task result, so a retried task has one record. If the
+driver dies, Ray stops the tasks it submitted, and the next run of the sweep resumes them.
+
 Every record carries the run's wall-clock seconds and episodes, its return curve through
 training (``training_returns``: (episodes so far, mean extrinsic return per episode), thinned to
 at most :data:`MAX_CURVE_POINTS` points) and its latent state visits during training
@@ -371,17 +378,33 @@ def finished_records(out: str | Path) -> list[dict]:
     return list(_finished(Path(out)).values())
 
 
+RAY_WORKER_RETRIES = 3
+"""Times Ray runs a task again whose worker process died (Ray's default for tasks)."""
+
+
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
                  ) -> Generator[dict, None, None]:
+    """The record of each task, run on Ray, as it completes. A task whose worker process dies
+    (killed, or its node lost) is run again by Ray, at most :data:`RAY_WORKER_RETRIES` times,
+    and resumes from its run directory's checkpoint; after that its record is a failed one with
+    Ray's error, and the other tasks go on."""
     import ray
+    from ray.exceptions import RayError
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(num_cpus=DEFAULT_TORCH_THREADS, max_retries=0)(_attempt)
-    pending = [remote.remote(runner, task) for task in tasks]
+    remote = ray.remote(num_cpus=DEFAULT_TORCH_THREADS, max_retries=RAY_WORKER_RETRIES,
+                        retry_exceptions=False)(_attempt)  # _attempt retries an exception
+    pending = {remote.remote(runner, task): task for task in tasks}
     while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])
+        [done], _ = ray.wait(list(pending), num_returns=1)
+        task = pending.pop(done)
+        try:
+            record = ray.get(done)
+        except RayError as error:  # e.g. its worker died on every try: failed, the sweep goes on
+            record = {**asdict(task), "status": "failed",
+                      "error": f"{type(error).__name__}: {error}"}
+        yield record
 
 
 def _die_with(driver: int) -> None:
