@@ -1,6 +1,6 @@
 """Per-module score of the last ``mutmut run`` (``make mutants``), read from mutmut's result
-files ``mutants/kinematic/*.py.meta`` and ``mutants/homer/*.py.meta`` (the packages in
-``PACKAGES``).
+files ``mutants/kinematic/*.py.meta``, ``mutants/homer/*.py.meta`` and
+``mutants/homer/baselines/*.py.meta`` (the packages in ``PACKAGES`` and their subpackages).
 
 Exit codes recorded by mutmut: ``1`` and ``3`` the tests failed (killed), ``0`` they passed
 (survived), ``None`` not run yet, ``33`` / ``5`` no test covers the mutant; the SIGXCPU codes
@@ -77,13 +77,13 @@ def module_scores(root: Path) -> list[ModuleScore]:
     """One row per module of ``PACKAGES`` that mutmut made mutants of."""
     rows = []
     metas = [meta for package in PACKAGES
-             for meta in sorted((root / "mutants" / package).glob("*.py.meta"))]
+             for meta in sorted((root / "mutants" / package).rglob("*.py.meta"))]
     for meta in metas:
         try:
             codes = json.loads(meta.read_text())["exit_code_by_key"]
         except (OSError, ValueError, KeyError) as error:
             raise SystemExit(f"error: {meta}: not a mutmut result file ({error})") from None
-        module = f"{meta.parent.name}/{meta.name.removesuffix('.meta')}"
+        module = meta.relative_to(root / "mutants").as_posix().removesuffix(".meta")
         row = ModuleScore(module, mutants=len(codes), names=set(codes),
                           judged={name for name, code in codes.items() if code is not None})
         for name, code in sorted(codes.items()):

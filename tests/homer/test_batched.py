@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import time
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,8 @@ from homer.baselines.batched import (
     run_batched_baseline,
 )
 from homer.baselines.batched_checkpoint import CHECKPOINT
+from homer.encoders import HadamardNoise
+from homer.run_directory import mdp_fingerprint
 from homer.run_state import CheckpointError
 from homer.safe_files import UnsafePathError
 from kinematic.families import combination_lock
@@ -235,3 +239,78 @@ def test_a_run_directory_holding_a_longer_run_is_refused_for_a_smaller_budget(tm
     again = run_batched_baseline(mdp, "a2c", 16, config=config, run_dir=tmp_path,
                                  evaluate_every=4)
     assert again.episodes == 16  # the same budget reads the finished run back
+
+
+def test_a_run_reports_its_algorithm_value_curve_and_visitation_and_records_its_identity(
+        tmp_path):
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=2)
+    encoder = HadamardNoise(noise_variance=0.0)
+    started = time.perf_counter()
+    result = run_batched_baseline(mdp, "a2c", 40, rnd=True, seed=4, run_dir=tmp_path,
+                                  encoder=encoder, config=config, sample_rewards=False,
+                                  samples=7)
+    elapsed = time.perf_counter() - started
+    assert result.algorithm == "a2c_rnd" and result.episodes == 40
+    assert [e for e, _ in result.curve] == list(range(2, 41, 2))  # every 40 // 20 episodes
+    assert result.value == result.curve[-1][1] and result.optimal_value == 1.0
+    assert 0 < result.seconds <= elapsed
+    for layer in mdp.layers:
+        assert sum(result.visitation[s] for s in layer) == pytest.approx(1.0)
+    assert sum(result.state_visits.values()) == 40 * mdp.horizon
+    identity = json.loads((tmp_path / "identity.json").read_text())
+    assert identity == {
+        "kind": "batched baseline", "algorithm": "a2c", "rnd": True, "seed": 4,
+        "config": json.loads(json.dumps(asdict(config))), "mdp": mdp.name,
+        "mdp_sha256": mdp_fingerprint(mdp), "encoder": asdict(encoder), "rewards": "expected",
+        "evaluate_every": 2, "samples": 7}
+    assert run_batched_baseline(mdp, "ppo", 2, config=config).algorithm == "ppo"
+    sampled = run_batched_baseline(mdp, "ppo", 2, config=config, run_dir=tmp_path / "sampled")
+    assert sampled.episodes == 2
+    assert json.loads((tmp_path / "sampled" / "identity.json").read_text())["rewards"] == (
+        "sampled")
+
+
+@pytest.mark.parametrize("name", ["episodes", "evaluate_every", "checkpoint_every"])
+def test_a_run_refuses_a_count_below_one_naming_it_and_accepts_one(name):
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=1)
+    counts = {"episodes": 1, "evaluate_every": 1, "checkpoint_every": 1}
+    assert run_batched_baseline(mdp, "a2c", config=config, **counts).episodes == 1
+    with pytest.raises(ValueError, match=name):
+        run_batched_baseline(mdp, "a2c", config=config, **{**counts, name: 0})
+
+
+@pytest.mark.parametrize("name", ["ppo_epochs", "ppo_minibatch", "hidden", "workers",
+                                  "rnd_hidden", "rnd_embedding", "torch_threads"])
+def test_a_configuration_refuses_a_count_below_one_naming_it(name):
+    assert getattr(BatchedConfig(**{name: 1}), name) == 1
+    with pytest.raises(ValueError, match=name):
+        BatchedConfig(**{name: 0})
+
+
+def test_the_bonus_normaliser_clips_at_ten_standard_deviations_and_survives_a_tiny_variance():
+    low, high = _BonusNormaliser(True), _BonusNormaliser(True)
+    assert low(np.r_[np.ones(999), 0.0])[-1] == -10.0  # about 31.6 deviations below
+    assert high(np.r_[np.zeros(999), 1.0])[-1] == 10.0
+    constant = _BonusNormaliser(True)
+    assert not constant(np.zeros(100_000)).any() and constant.var < 1e-8
+
+
+def test_a_checkpoint_of_another_run_than_its_identity_file_is_refused(tmp_path):
+    mdp = combination_lock(3, 2, seed=0)
+    run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 8})
+    arrays = _checkpoint(tmp_path)
+    metadata = json.loads(arrays["metadata"].tobytes())
+    metadata["identity"]["seed"] = 99
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), np.uint8)
+    np.savez(tmp_path / CHECKPOINT, allow_pickle=False, **arrays)
+    with pytest.raises(ValueError, match="holds another run's state than its identity file"):
+        run_batched_baseline(mdp, run_dir=tmp_path, **{**RUN, "episodes": 16})
+
+
+def test_the_policy_is_the_softmax_of_the_networks_action_logits_in_float32():
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", seed=0, config=SMALL)
+    x = np.random.default_rng(0).normal(size=(6, learner.env.dimension))  # float64
+    probabilities = learner.probabilities(1, x)
+    assert probabilities.dtype == np.float32
+    log_probabilities, _ = learner.network(torch.from_numpy(x.astype(np.float32)))
+    torch.testing.assert_close(torch.from_numpy(probabilities), log_probabilities.exp())

@@ -13,7 +13,7 @@ from sklearn.linear_model import Ridge
 from homer.config import HomerConfig
 from homer.encoders import HadamardNoise
 from homer.psdp import fit_q, greedy_policy_search, psdp, q_values, ridge_penalty
-from homer.sampler import BatchSampler, LinearPolicy
+from homer.sampler import Batch, BatchSampler, LinearPolicy
 from kinematic.families import combination_lock
 from kinematic.planning import optimal_values
 from kinematic.policies import Policy
@@ -146,3 +146,108 @@ def test_gps_accepts_a_surely_reachable_class_and_rejects_a_class_reached_at_mos
         assert sum(reached[mdp.layers[step].index(s)] for s in block) == 1
     else:
         assert found is None and value == pytest.approx(0.5, abs=0.05)
+
+
+def test_gps_scores_a_policy_on_the_half_it_was_not_chosen_from():
+    # Rewards are coin flips whatever the observation and action: every policy's value is 1/2.
+    # Scored on the regression that chose it (24 coordinates, about 80 rows per action), the
+    # chosen policy looks almost surely rewarding: 0.95 - 1.06 over seeds 0 - 7; cross-fitted,
+    # 0.38 - 0.58 (unbiased, but one regression's noise is shared by every episode).
+    rng, n, d, actions = np.random.default_rng(5), 800, 24, 10
+    batch = Batch(observations=rng.normal(size=(n, 1, d)).astype(np.float32),
+                  actions=rng.integers(actions, size=(n, 1)), rewards=np.zeros((n, 1)),
+                  states=np.zeros((n, 1), int), observation_ids=np.zeros((n, 1), int),
+                  roll_in_index=np.zeros(n, int))
+    rewards = (rng.random(n) < 0.5).astype(float)
+    cover = [LinearPolicy([], [])]
+    found, value = greedy_policy_search(batch, batch.roll_in_index, cover, 0, rewards, actions,
+                                        ridge=1.0, epsilon=0.3)
+    assert found is None and value == pytest.approx(0.5, abs=0.2)
+    accepted, same = greedy_policy_search(batch, batch.roll_in_index, cover, 0, rewards,
+                                          actions, ridge=1.0, epsilon=0.9)
+    assert same == value and accepted is not None and accepted.length == 1
+    weight, bias = fit_q(batch.observations[:, 0], batch.actions[:, 0], rewards, actions, 1.0)
+    assert np.array_equal(accepted.weights[0], weight)  # the step learned from every episode
+    assert np.array_equal(accepted.biases[0], bias)
+
+
+def test_fit_q_leaves_actions_without_rows_at_zero_and_fits_the_others_in_float32():
+    rng = np.random.default_rng(7)
+    observations = rng.normal(size=(40, 3))
+    actions = np.where(np.arange(40) % 2 == 0, 1, 3)  # actions 0 and 2 have no rows
+    rewards = observations @ np.array([1.0, -2.0, 0.5]) + 3.0
+    weight, bias = fit_q(observations, actions, rewards, 4, ridge=1e-9)
+    assert weight.dtype == bias.dtype == np.float32
+    assert not weight[[0, 2]].any() and not bias[[0, 2]].any()
+    for a in (1, 3):
+        np.testing.assert_allclose(weight[a], [1.0, -2.0, 0.5], atol=1e-5)
+        assert bias[a] == pytest.approx(3.0, abs=1e-5)
+
+
+def _batch(observations: np.ndarray, actions: np.ndarray, roll_in: np.ndarray) -> Batch:
+    n, steps = actions.shape
+    zeros = np.zeros((n, steps), int)
+    return Batch(observations=observations.astype(np.float32), actions=actions,
+                 rewards=np.zeros((n, steps)), states=zeros, observation_ids=zeros,
+                 roll_in_index=roll_in)
+
+
+def test_gps_estimate_is_the_mean_of_both_cross_fitted_halves():
+    # Written out: even episodes fit one regression, odd ones the other; each episode's value
+    # is the mean of (scored by the odd fit, the even fit's choice) and the reverse.
+    rng, n, d, actions = np.random.default_rng(8), 300, 5, 4
+    x = rng.normal(size=(n, 1, d))
+    taken = rng.integers(actions, size=(n, 1))
+    rewards = x[:, 0, 0] * (taken[:, 0] == 1) + rng.normal(0, 0.1, size=n)
+    batch = _batch(x, taken, np.zeros(n, int))
+    _, value = greedy_policy_search(batch, batch.roll_in_index, [LinearPolicy([], [])], 0,
+                                    rewards, actions, ridge=0.5, epsilon=0.5)
+    observations = batch.observations[:, 0]
+    even, odd = (fit_q(observations[k::2], taken[k::2, 0], rewards[k::2], actions, 0.5)
+                 for k in (0, 1))
+    rows = np.arange(n)
+    by_odd = q_values(observations, *odd)[rows, q_values(observations, *even).argmax(axis=1)]
+    by_even = q_values(observations, *even)[rows, q_values(observations, *odd).argmax(axis=1)]
+    assert value == pytest.approx(np.mean((by_odd + by_even) / 2), rel=1e-6)
+
+
+def test_gps_extends_the_roll_in_with_the_best_estimate_and_skips_one_without_episodes():
+    # Step 1's observation says which roll-in policy ran (0 or 1; policy 2 ran no episode) and
+    # the reward is 1 after roll-in 1, 0 after roll-in 0.
+    rng, n, actions = np.random.default_rng(9), 400, 3
+    roll_in = rng.integers(2, size=n)
+    x = np.zeros((n, 2, 3))
+    x[np.arange(n), 1, roll_in] = 1.0
+    batch = _batch(x, rng.integers(actions, size=(n, 2)), roll_in)
+    cover = [LinearPolicy([np.full((actions, 3), k, np.float32)], [np.zeros(actions)])
+             for k in range(3)]
+    found, value = greedy_policy_search(batch, roll_in, cover, 1, roll_in.astype(float),
+                                        actions, ridge=1e-6, epsilon=0.1)
+    assert value == pytest.approx(1.0, abs=1e-3)
+    assert found is not None and found.length == 2 and (found.weights[0] == 1).all()
+
+
+def test_gps_accepts_an_estimate_of_exactly_one_minus_epsilon():
+    # Every reward is 1: both regressions are exactly the constant 1, and so is the estimate.
+    rng, n = np.random.default_rng(10), 60
+    batch = _batch(rng.normal(size=(n, 1, 4)), rng.integers(2, size=(n, 1)), np.zeros(n, int))
+    found, value = greedy_policy_search(batch, batch.roll_in_index, [LinearPolicy([], [])], 0,
+                                        np.ones(n), 2, ridge=1.0, epsilon=0.0)
+    assert value == 1.0 and found is not None
+
+
+def test_psdp_asks_for_the_return_from_each_step_it_learns_and_keeps_the_given_last_step():
+    mdp = lock()
+    sampler = BatchSampler(mdp, ENCODER, np.random.default_rng(2))
+    calls = []
+
+    def reward_of(batch, t):
+        calls.append((t, batch.rewards.shape[1]))
+        return batch.rewards[:, t:].sum(axis=1)
+
+    first = (np.full((3, sampler.dimension), 7, np.float32), np.arange(3, dtype=np.float32))
+    found = psdp(sampler, homing_covers(mdp), 2, reward_of, samples=50,
+                 ridge=HomerConfig().ridge, first=first, episode_end=2)
+    assert calls == [(1, 3), (0, 3)]  # steps 1 and 0, episodes through step 2 (0-based)
+    assert found.weights[2] is first[0] and found.biases[2] is first[1]
+    assert len(found.weights) == len(found.biases) == 3
