@@ -78,9 +78,15 @@ def test_the_bonus_is_the_predictors_error_on_the_current_observation_before_its
     rewards[:-1] -= config.gamma * returns[1:]
     for t in range(horizon):
         bonus = expected_bonuses[t]
-        if normalise_bonus:  # DeepRL's MeanStdNormalizer over every bonus so far (pooled)
+        if normalise_bonus:  # DeepRL's MeanStdNormalizer over every bonus so far (pooled
+            # with its prior: mean 0, variance 1, count 1e-4, which matters when the bonuses
+            # are large, as on the authors' observation scale)
             seen = np.concatenate(expected_bonuses[:t + 1])
-            bonus = np.clip((bonus - seen.mean()) / np.sqrt(seen.var() + 1e-8), -10, 10)
+            prior, total = 1e-4, 1e-4 + len(seen)
+            mean = seen.mean() * len(seen) / total
+            var = (prior + seen.var() * len(seen) + seen.mean() ** 2 * prior * len(seen) / total
+                   ) / total
+            bonus = np.clip((bonus - mean) / np.sqrt(var + 1e-8), -10, 10)
         np.testing.assert_allclose(rewards[t] - extrinsic[t], bonus, rtol=2e-3, atol=2e-3,
                                    err_msg=f"step {t}")
     # the steps matter: the predictor after a step has another error on the same observations

@@ -92,7 +92,7 @@ def test_a_rollout_rewards_the_rnd_error_before_each_predictor_step():
                                torch.stack(expected), rtol=1e-5, atol=1e-5)
     assert float(torch.stack(bonuses).min()) > 0.01  # the bonus is there to see
     for mine, theirs in zip(learner.predictor.parameters(), predictor.parameters(), strict=True):
-        torch.testing.assert_close(mine, theirs.detach(), rtol=0, atol=1e-5)  # a step: ~1e-3
+        torch.testing.assert_close(mine, theirs.detach(), rtol=0, atol=5e-5)  # a step: ~1e-3
 
 
 def test_the_rnd_error_falls_on_observations_seen_again_and_again():
