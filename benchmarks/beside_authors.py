@@ -90,8 +90,8 @@ def _summary(rows: list[dict[str, Any]]) -> str:
         text += f", at {low:,}" + (f" - {high:,}" if high != low else "")
     missed = [r["value"] for r in rows if r["episodes_to_half"] is None]
     if missed:
-        text += f" (missed: value {min(missed):.2f}" + (
-            f" - {max(missed):.2f}" if max(missed) != min(missed) else "") + ")"
+        low, high = f"{min(missed):.3f}", f"{max(missed):.3f}"
+        text += f" (missed: value {low}" + (f" - {high}" if high != low else "") + ")"
     return text
 
 
