@@ -135,6 +135,7 @@ class HadamardNoise:
         """How many leading coordinates of the padded vector get noise: ``width + H + 1``
         (the authors', the last time slot included) or ``width + H`` (orthonormal)."""
         return width + horizon + (1 if self.encoding == "authors" else 0)
+
     def decode(self, mdp: BlockMDP, vectors: np.ndarray, step: int) -> np.ndarray:
         """The latent observation of each encoded vector of time step ``step`` (1-based): its
         index in ``mdp.observations[step - 1]``, the largest of the step's observation
