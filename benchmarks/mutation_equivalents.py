@@ -55,6 +55,28 @@ ENCODER_DEFAULT = ("encoder = HadamardNoise() if encoder is None -> never (None 
 FLOAT_ALREADY = ("np.asarray(x, dtype=float) -> dtype=None / absent",
                  "x comes from a float-mode MDP (float_model): already float64 arrays")
 
+BATCHED = "homer.baselines.batched.x"
+"""The start of the names of ``homer/baselines/batched.py``'s mutants (``ǁClassǁ`` for methods)."""
+FLOAT64_PAIRS = ("np.array(pairs, dtype=np.float64) -> dtype None / absent; np.dtype(np.float64) "
+                 "-> np.dtype(None)",
+                 "the pairs are (int episodes, float value) tuples, or none, which numpy holds "
+                 "as float64 anyway; np.dtype(None) is float64")
+MASK_REDUNDANT = ("GAE's mask 0 at the last step -> 1 (always, or never 0), or V(x_{H+1}) = 0 -> 1 "
+                  "(mask kept)",
+                  "the masked terms are gamma V(x_{H+1}) and the following return and advantage, "
+                  "which start at 0 and V(x_{H+1}) is 0: the mask only repeats that the "
+                  "episodes end with the rollout")
+WHOLE_FLAT_ARRAY = ("PPO's step on slice(network.start, predictor.stop) -> slice(None, stop) / "
+                    "slice(start, None) / slice(stop) / None (the whole array)",
+                    "the flat arrays hold the network (from 0) then the predictor (to the end): "
+                    "every form is all of both parts (None indexes the whole array with one more "
+                    "axis, in place as well)")
+NO_RND_PREDICTOR_STEP = ("PPO without RND steps the predictor too (step(both) / step(None))",
+                         "without RND nothing writes the predictor's gradient, which stays 0: an "
+                         "RMSprop step with a zero gradient leaves its parameters and its square "
+                         "average (0.99 x 0 + 0.01 x 0) as they were, and the predictor is never "
+                         "read")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -510,6 +532,68 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the placeholder steps np.zeros(..., np.float32) -> dtype None / absent (float64)",
         "every step is replaced by fit_q's float32 arrays (or by first) before psdp returns, "
         "and the continuation of step t reads only the steps after t, already learned")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Thinnedǁadd__mutmut_{k}" for k in (23, 26, 30)], (
+        "zip(points[::2], points[1::2], strict=False) -> strict=None / True / absent",
+        "the points are merged when their count reaches the limit, 2000 (the only one used): "
+        "an even count, so the two halves have equal lengths")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁof__mutmut_{k}" for k in (4, 6, 8, 9)], (
+        "the placeholder for a parameter without a gradient, np.empty(0, float32) -> None / "
+        "float64 / np.empty(1)",
+        "only the RND target's parameters have no gradient (the network's and the predictor's "
+        "are views of the flat gradient), and the target is only run forward: its gradient "
+        "entries are never read or written")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁforward__mutmut_{k}" for k in (8, 11, 12)], ZIP_STRICT),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁforward__mutmut_{k}" for k in (24, 27)], (
+        "np.maximum(out, 0.0, out=out) -> out=None / absent (a new array)",
+        "the ReLU's values are the same; the pre-activation array is not read again (in place "
+        "only saves an allocation)")),
+    f"{BATCHED}ǁ_FlatRMSpropǁclip__mutmut_11": (
+        "norm + 1e-6 > max_norm -> >=",
+        "when norm + 1e-6 == max_norm the scale max_norm / (norm + 1e-6) is exactly 1"),
+    f"{BATCHED}ǁBatchedLearnerǁ__init____mutmut_35": (
+        "torch.random.fork_rng(devices=[]) -> devices=None",
+        "None forks the CUDA generators as well; on a machine without CUDA there are none, and "
+        "with CUDA they are not used (every computation is on the CPU)"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁprobabilities__mutmut_{k}" for k in (4, 6, 7)], (
+        "encodings.astype(np.float32, copy=False) -> copy=None / True / absent",
+        "only whether a float32 input is copied; the forward pass never writes into its input")),
+    f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_29": (
+        "values = np.empty((H + 1, W)) -> (H + 2, W)",
+        "rows 0 .. H are written and read (values[t + 1] for t < H); the extra row is never read"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}" for k in (40, 41, 42)], (
+        "the message of `assert current is not None` changed",
+        "VectorEnv returns the next encodings after each of the first H - 1 steps of a batch "
+        "(None only after the H-th): the assertion cannot fail")),
+    f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_84": (
+        "bonus.astype(np.float64) -> bonus.astype(None)",
+        "astype(None) converts to numpy's default dtype, float64"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (86, 110, 112, 114)], MASK_REDUNDANT),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}" for k in (141, 159)],
+                    RESHAPE_NEGATIVE),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (144, 147, 150, 153)], RESHAPE_FLAT),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_network_gradient__mutmut_{k}" for k in (18, 19)],
+                    ("the entropy term's d/d log pi = (log pi + 1) pi c -> (log pi - 1) / "
+                     "(log pi + 2)",
+                     "a constant k adds k c pi to the gradient w.r.t. log pi, and through the "
+                     "log-softmax (dz = g - pi sum(g)) that is k c (pi - pi sum(pi)) = 0 (up to "
+                     "rounding)")),
+    f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_8": (
+        "A2C's _network_gradient(..., old, ...) -> old=None",
+        "A2C's loss -mean(log pi(a|x) A) does not read the old log-probabilities"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_{k}" for k in (27, 28, 29, 30)],
+                    WHOLE_FLAT_ARRAY),
+    f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_37": (
+        "the RND targets shuffled into the minibatches with or without RND",
+        "without RND the minibatches' targets are never read (a copy more)"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_{k}" for k in (66, 68)],
+                    NO_RND_PREDICTOR_STEP),
+    **dict.fromkeys([f"{BATCHED}_save__mutmut_{k}" for k in (9, 11, 22, 24)], FLOAT64_PAIRS),
+    **dict.fromkeys([f"{BATCHED}_save__mutmut_{k}" for k in (13, 26)], RESHAPE_NEGATIVE),
+    f"{BATCHED}_load__mutmut_10": FLOAT64_PAIRS,
+    **dict.fromkeys([f"{BATCHED}_run_batched_baseline__mutmut_{k}"
+                     for k in (186, 189, 190, 193, 196, 197)], ZIP_STRICT),
 }
 
 LIVE: dict[str, str] = {
@@ -531,4 +615,14 @@ LIVE: dict[str, str] = {
         "/ 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by O(d**2 u**2), "
         "about 10**-14 of a spread; real float32 steps round far less (checked in rationals by "
         "test_one_single_precision_step_is_within_its_bound), so no test can see it"),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁbackward__mutmut_{k}" for k in (3, 5)], (
+        "the ones of the bias gradients' product float32 -> float64: numpy then sums each bias "
+        "gradient in float64 and rounds it once to float32, a difference of float32 rounding "
+        "that no test pins (the gradients match autograd's to rtol 1e-4)")),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (20, 22, 25, 27, 82, 99, 101, 104, 106)], (
+        "a rollout's intermediate arrays (rewards, values, the following return and advantage, "
+        "the normalised bonus) float32 -> float64: GAE's recursion runs in float64 and its "
+        "results are rounded once into the float32 returns and advantages, a difference of "
+        "float32 rounding that no test pins (GAE is checked to rtol 1e-6)")),
 }

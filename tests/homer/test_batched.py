@@ -208,6 +208,15 @@ def test_training_returns_are_thinned_to_at_most_2000_points_keeping_their_mean(
     assert np.isclose(np.mean([v for _, v in thinned.points]), means[:whole].mean())
 
 
+def test_the_last_training_return_is_the_mean_of_the_updates_not_yet_in_a_point():
+    thinned = _Thinned(limit=2)
+    for update in range(1, 8):
+        thinned.add(10 * update, float(update))
+    # 1, 2 merged (stride 2); (3, 4) a point, merged with it (stride 4); 5, 6, 7 pending
+    assert thinned.points == [(40, 2.5)] and thinned.stride == 4
+    assert thinned.curve() == [(40, 2.5), (70, 6.0)]
+
+
 def test_the_bonus_normaliser_tracks_the_mean_and_variance_of_every_bonus_seen():
     normaliser, rng = _BonusNormaliser(True), np.random.default_rng(1)
     batches = [rng.normal(3.0, 2.0, size=100) for _ in range(20)]

@@ -63,6 +63,17 @@ def test_gae_on_a_three_step_rollout_computed_by_hand():
         np.array(expected_advantages)[:, None], 4, axis=1), rtol=1e-6)
 
 
+def test_a_rollout_returns_float32_rows_step_by_step():
+    """The rows the passes read are float32 (a float64 array would turn every product of a
+    minibatch into float64), the actions indices."""
+    learner = BatchedLearner(chain(), "ppo", rnd=True, config=BatchedConfig(workers=2))
+    x, actions, old, returns, advantages, targets = learner._rollout()
+    assert x.shape == (6, learner.env.dimension) and targets.shape == (6, 100)
+    for array in (x, old, returns, advantages, targets):
+        assert array.dtype == np.float32
+    assert actions.dtype == np.intp and actions.shape == old.shape == returns.shape == (6,)
+
+
 def test_a_rollout_rewards_the_rnd_error_before_each_predictor_step():
     """With RND, step t's reward gets 100 x the predictor's squared error on the step's
     observations (before that step's predictor update), then the predictor takes one RMSprop
@@ -264,7 +275,8 @@ def test_a_seeds_networks_do_not_depend_on_torchs_global_generator():
 
 def test_seed_zero_is_the_default_and_draws_what_stored_runs_were_drawn_with():
     """The first initial weights of the actor-critic and the RND target and the learner's first
-    draws for seed 0 (the default), as recorded: a run replays from its seed."""
+    draws for seed 0 (the default), and seed 2's target, as recorded: a run replays from its
+    seed."""
     learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo",
                              config=BatchedConfig(workers=4))
     np.testing.assert_allclose(learner.optimiser.data[:4],
@@ -272,6 +284,11 @@ def test_seed_zero_is_the_default_and_draws_what_stored_runs_were_drawn_with():
     np.testing.assert_allclose(learner.target[0].weight.flatten()[:4].numpy(),
                                [-0.3452, 0.0283, -0.2529, 0.3298], atol=1e-4)
     assert learner.rng.integers(1000, size=4).tolist() == [522, 889, 992, 557]
+    # seed 2: the RND networks' seed drawn below 2**31 is 539900020 (below 2**32: another)
+    other = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", seed=2,
+                           config=BatchedConfig(workers=4))
+    np.testing.assert_allclose(other.target[0].weight.flatten()[:4].numpy(),
+                               [0.23978543, -0.09397364, -0.29773167, -0.01941996], rtol=1e-5)
 
 
 def test_an_unknown_algorithm_is_refused_naming_it():
