@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from homer.baselines.actor_critic import run_actor_critic
+from homer.baselines.evaluation import BaselineResult
 from homer.baselines.pcid import run_pcid
 from homer.baselines.rnd import RandomNetworkDistillation
 from homer.encoders import HadamardNoise
@@ -109,3 +110,14 @@ def test_pcid_succeeds_where_its_assumption_holds():
     run = run_pcid(deterministic_lock(5, 1))
     assert run.result.optimal_value == 1.0
     assert run.result.value >= 0.95 and run.result.abstraction_errors == []
+
+
+def test_a_results_summary_names_every_field_and_rounds_the_seconds_to_hundredths():
+    result = BaselineResult("ppo_rnd", 0.5, 1.0, 300, 200, 12.3456, curve=[(100, 0.25)],
+                            visitation={"s1a": 1.0}, state_visits={"s1a": 300},
+                            training_returns=[(100, 0.1)], abstraction_errors=[2])
+    assert result.summary() == {
+        "algorithm": "ppo_rnd", "value": 0.5, "optimal_value": 1.0, "episodes": 300,
+        "episodes_to_half": 200, "seconds": 12.35, "curve": [(100, 0.25)],
+        "visitation": {"s1a": 1.0}, "state_visits": {"s1a": 300},
+        "training_returns": [(100, 0.1)], "abstraction_errors": [2]}

@@ -22,7 +22,13 @@ from homer.baselines.batched import (
     _Thinned,
     run_batched_baseline,
 )
-from homer.baselines.batched_checkpoint import CHECKPOINT
+from homer.baselines.batched_checkpoint import (
+    CHECKPOINT,
+    IDENTITY,
+    claim,
+    read_checkpoint,
+    write_checkpoint,
+)
 from homer.baselines.evaluation import ValueEvaluator
 from homer.encoders import HadamardNoise
 from homer.run_directory import mdp_fingerprint
@@ -471,3 +477,85 @@ def test_a_run_resumed_at_its_budget_before_any_evaluation_evaluates_its_policy_
     assert calls["n"] == 2 and result.episodes == 4
     [(episodes, value)] = result.curve
     assert episodes == 4 and 0.0 <= value <= result.optimal_value
+
+
+def test_a_run_directory_is_claimed_by_one_identity_naming_the_fields_that_differ(tmp_path):
+    run_dir = tmp_path / "new" / "run"  # made with its parents
+    assert not claim(run_dir, {"seed": 0, "algorithm": "ppo"})
+    path = run_dir / IDENTITY
+    assert not claim(run_dir, {"algorithm": "ppo", "seed": 0})
+    with pytest.raises(ValueError, match=rf"^{run_dir} holds another run \(seed differs in "
+                                         rf"{path}\): use another directory$"):
+        claim(run_dir, {"seed": 1, "algorithm": "ppo"})
+    with pytest.raises(ValueError, match=r"\(algorithm, extra, seed differ in "):
+        claim(run_dir, {"seed": 1, "algorithm": "a2c", "extra": 0})
+    path.write_text('{"seed": 0, "algorithm": "ppo", "stored": 1}')  # a key only stored
+    with pytest.raises(ValueError, match=r"\(stored differs in "):
+        claim(run_dir, {"seed": 0, "algorithm": "ppo"})
+    path.write_text("[0]")
+    with pytest.raises(ValueError, match=rf"^{path}: not a run's identity \(a JSON object "
+                                         r"expected\)$"):
+        claim(run_dir, {"seed": 0})
+    path.write_text("{")
+    with pytest.raises(ValueError, match=rf"^{path}: malformed JSON"):
+        claim(run_dir, {"seed": 0})
+    path.unlink()
+    (run_dir / CHECKPOINT).write_bytes(b"")
+    with pytest.raises(ValueError, match=rf"^{run_dir / CHECKPOINT} has no {IDENTITY} beside "
+                                         r"it: whose run it is cannot be checked; use another "
+                                         r"directory$"):
+        claim(run_dir, {"seed": 0})
+
+
+def test_a_checkpoint_writes_json_metadata_and_plain_arrays_only(tmp_path):
+    with pytest.raises(ValueError, match=r"^'metadata' is the checkpoint's own entry, not an "
+                                         r"array's name$"):
+        write_checkpoint(tmp_path, {"metadata": np.zeros(1)}, {})
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        write_checkpoint(tmp_path, {}, {"seconds": float("nan")})
+    with pytest.raises(ValueError, match="allow_pickle=False"):
+        write_checkpoint(tmp_path, {"objects": np.array([{}], dtype=object)}, {})
+    assert not (tmp_path / CHECKPOINT).exists()
+
+
+def _write(run_dir, entries: dict[str, np.ndarray], pickle: bool = False) -> None:
+    np.savez(run_dir / CHECKPOINT, allow_pickle=pickle, **entries)
+
+
+def test_a_checkpoint_is_read_back_against_the_shapes_types_and_fields_expected(tmp_path):
+    path = tmp_path / CHECKPOINT
+    arrays = {"free": np.zeros((3, 2)), "vector": np.zeros(4, np.float32),
+              "scalar": np.array(1.5), "rows": np.arange(5.0)}
+    expected = {"free": ((-1, 2), np.dtype(np.float64)), "vector": ((4,), np.dtype(np.float32)),
+                "scalar": ((), np.dtype(np.float64)), "rows": ((-1,), np.dtype(np.float64))}
+    write_checkpoint(tmp_path, arrays, {"episodes": 8, "seconds": 1.5})
+    fields = {"episodes": int, "seconds": (int, float)}
+    entries, metadata = read_checkpoint(tmp_path, expected, fields)
+    assert metadata == {"episodes": 8, "seconds": 1.5} and entries.keys() == arrays.keys()
+
+    def refused(message: str, **changed) -> None:
+        metadata_bytes = changed.pop("metadata", np.frombuffer(b'{"episodes": 8, '
+                                                               b'"seconds": 1}', np.uint8))
+        _write(tmp_path, {**arrays, "metadata": metadata_bytes, **changed})
+        with pytest.raises(CheckpointError, match=f"^{path}: {message}"):
+            read_checkpoint(tmp_path, expected, fields)
+
+    refused(r"entry 'vector' is float64 of shape \(4,\), expected float32 of shape \(4,\)$",
+            vector=np.zeros(4))
+    refused("entry 'metadata' is not UTF-8 JSON bytes$", metadata=np.zeros(3))
+    refused(f"entry 'metadata': {path}, entry 'metadata': malformed JSON",
+            metadata=np.frombuffer(b"{", np.uint8))
+    refused("entry 'metadata' is not a JSON object$", metadata=np.frombuffer(b"[1]", np.uint8))
+    refused(r"entry 'metadata' has no field 'episodes' of type <class 'int'>$",
+            metadata=np.frombuffer(b'{"episodes": "8", "seconds": 1}', np.uint8))
+    refused(r"entry 'metadata' has unknown fields \['extra'\]$", metadata=np.frombuffer(
+        b'{"episodes": 8, "seconds": 1, "extra": 0}', np.uint8))
+    path.write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match=f"^{path}: not a checkpoint of a batched "
+                                              "baseline "):
+        read_checkpoint(tmp_path, expected, fields)
+    _write(tmp_path, {**arrays, "vector": np.array([{}] * 4, dtype=object),
+                      "metadata": np.frombuffer(b"{}", np.uint8)}, pickle=True)
+    with pytest.raises(CheckpointError, match=f"^{path}: not a checkpoint of a batched "
+                                              "baseline "):
+        read_checkpoint(tmp_path, expected, fields)

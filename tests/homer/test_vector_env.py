@@ -79,7 +79,8 @@ def test_one_worker_draws_the_episode_of_the_gymnasium_environment():
 
 def test_stepping_outside_a_batch_or_with_bad_actions_is_refused():
     env = VectorEnv(combination_lock(2, 2, seed=0), 3, seed=0)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(RuntimeError,
+                       match=r"^no batch of episodes is running: call reset\(\) first$"):
         env.step(np.zeros(3, dtype=np.intp))
     env.reset()
     with pytest.raises(ValueError, match="3 integers"):
