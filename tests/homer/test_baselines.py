@@ -3,13 +3,16 @@ report exact values within [0, V*]; RND adds its bonus; PCID merges s_{h,a} and 
 they succeed where they should: PPO and A2C on the H = 1 lock (a contextual bandit), PCID on a
 lock whose states are determined by the previous state and action (its assumption)."""
 
+import copy
 import tempfile
 
+import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 from homer.baselines.actor_critic import run_actor_critic
-from homer.baselines.evaluation import BaselineResult
+from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.baselines.pcid import run_pcid
 from homer.baselines.rnd import RandomNetworkDistillation
 from homer.encoders import HadamardNoise
@@ -121,3 +124,109 @@ def test_a_results_summary_names_every_field_and_rounds_the_seconds_to_hundredth
         "episodes_to_half": 200, "seconds": 12.35, "curve": [(100, 0.25)],
         "visitation": {"s1a": 1.0}, "state_visits": {"s1a": 300},
         "training_returns": [(100, 0.1)], "abstraction_errors": [2]}
+
+
+class _Noise(gym.Env):
+    """Float64 observations of 4 normal draws, reward 0, never terminated."""
+
+    observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float64)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, *, seed=None, options=None):
+        return self.rng.normal(size=4), {}
+
+    def step(self, action):
+        return self.rng.normal(size=4), 0.0, False, False, {}
+
+
+def test_rnd_adds_100_times_the_error_before_one_adam_step_on_every_32_observations():
+    """The defaults (the paper's coefficient 100, 100 units, and an Adam step at 1e-3 on every
+    32 observations) on float64 observations (read as float32), against torch: 39 steps make
+    one predictor step, after the 32nd (a step after the 33rd would change the 33rd bonus)."""
+    env = RandomNetworkDistillation(_Noise())
+    for network in (env.target, env.predictor):
+        assert [type(m) for m in network] == [torch.nn.Linear, torch.nn.ReLU, torch.nn.Linear]
+        assert [tuple(m.weight.shape) for m in network[::2]] == [(100, 4), (100, 100)]
+    assert not any(p.requires_grad for p in env.target.parameters())
+    target, predictor = copy.deepcopy(env.target), copy.deepcopy(env.predictor)
+    optimiser = torch.optim.Adam(predictor.parameters(), lr=1e-3)
+    env.reset()
+    seen = []
+    for _ in range(39):
+        observation, reward, _, _, info = env.step(0)
+        x = torch.from_numpy(observation.astype(np.float32))[None]
+        with torch.no_grad():
+            error = float(((predictor(x) - target(x)) ** 2).mean())
+        assert info["extrinsic_reward"] == 0.0 and reward == pytest.approx(100 * error, rel=1e-5)
+        seen.append(x[0])
+        if len(seen) == 32:
+            optimiser.zero_grad()
+            ((predictor(torch.stack(seen)) - target(torch.stack(seen))) ** 2).mean().backward()
+            optimiser.step()
+            seen.clear()
+    for mine, theirs in zip(env.predictor.parameters(), predictor.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs)
+
+
+def test_rnds_networks_come_from_its_seed_alone():
+    """Seed 0 (the default) gives the target recorded here whatever torch's global generator
+    (its networks' seed is drawn from a generator seeded with it: below 2**31, 398764591)."""
+    targets = []
+    for global_seed in (1, 2):
+        torch.manual_seed(global_seed)
+        targets.append(RandomNetworkDistillation(_Noise()).target)
+    for mine, theirs in zip(targets[0].parameters(), targets[1].parameters(), strict=True):
+        assert torch.equal(mine, theirs)
+    np.testing.assert_allclose(targets[0][0].weight[0, :4].numpy(),
+                               [0.42682523, 0.03937703, -0.42364579, 0.47668242], rtol=1e-5)
+
+
+def test_rnd_refuses_observations_without_a_fixed_shape():
+    class Described(_Noise):
+        observation_space = gym.spaces.Dict({"x": gym.spaces.Discrete(2)})
+
+    with pytest.raises(ValueError, match=r"^random network distillation needs observations of a "
+                                         r"fixed shape, not the space Dict\("):
+        RandomNetworkDistillation(Described())
+
+
+def _softmax_policy(mdp):
+    """Action probabilities that vary with the encodings: a softmax of a fixed linear map."""
+    weights = np.random.default_rng(0).normal(size=(HadamardNoise().rotation(mdp).shape[0],
+                                                    mdp.number_of_actions))
+
+    def probabilities(step, encodings):
+        logits = encodings @ weights
+        exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    return probabilities
+
+
+def test_a_value_evaluator_draws_its_encodings_from_its_encoder_samples_and_seed():
+    """200 samples and seed 0 by default; the value of a policy varying with the encodings
+    changes with the seed, the number of samples and the encoder; a policy still learning is
+    not kept; a policy's rows are checked naming it "the policy"."""
+    mdp = combination_lock(2, 2, seed=0)
+    encoder, policy = HadamardNoise(noise_variance=0.05), _softmax_policy(mdp)
+
+    def value(*arguments) -> float:
+        return ValueEvaluator(mdp, *arguments).value(policy)
+
+    assert value(encoder) == value(encoder, 200, 0)
+    assert len({value(encoder, 200, 0), value(encoder, 201, 0), value(encoder, 200, 1),
+                value(HadamardNoise(), 200, 0)}) == 4
+    evaluator = ValueEvaluator(mdp, encoder, 20, 3)
+    assert evaluator.value(policy) != value(encoder, 20, 0)
+    assert not evaluator.latent._latent  # nothing kept
+    with pytest.raises(ValueError, match=r"^the policy\(observations, 1\)"):
+        evaluator.value(lambda step, encodings: np.full((len(encodings), 2), 0.7))
+
+
+def test_episodes_to_half_is_the_first_evaluation_of_at_least_half_the_optimal_value():
+    evaluator = ValueEvaluator(combination_lock(1, 2, seed=0), HadamardNoise(), 5)
+    evaluator.curve = [(10, 0.4), (20, 0.5), (30, 0.9)]
+    assert evaluator.optimal_value == 1.0 and evaluator.episodes_to_half() == 20
