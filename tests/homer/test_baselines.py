@@ -5,19 +5,22 @@ lock whose states are determined by the previous state and action (its assumptio
 
 import copy
 import tempfile
+import time
 
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 
+from homer.baselines import pcid
 from homer.baselines.actor_critic import run_actor_critic
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
-from homer.baselines.pcid import run_pcid
+from homer.baselines.pcid import PcidConfig, _Decoder, _fit_linear, run_pcid
 from homer.baselines.rnd import RandomNetworkDistillation
 from homer.encoders import HadamardNoise
 from homer.envs import RichObservationEnv
 from homer.evaluate import compare_classes
+from homer.sampler import BatchSampler
 from kinematic.families import combination_lock, combination_lock_good_actions
 from kinematic.inseparability import ki_partition
 from kinematic.spec import from_spec, to_spec
@@ -230,3 +233,107 @@ def test_episodes_to_half_is_the_first_evaluation_of_at_least_half_the_optimal_v
     evaluator = ValueEvaluator(combination_lock(1, 2, seed=0), HadamardNoise(), 5)
     evaluator.curve = [(10, 0.4), (20, 0.5), (30, 0.9)]
     assert evaluator.optimal_value == 1.0 and evaluator.episodes_to_half() == 20
+
+
+def test_pcids_decoder_is_the_centre_nearest_to_the_softmax_of_the_linear_model():
+    """Logits ``x W^T + b`` shifted by their row's maximum (large logits neither overflow nor
+    underflow), normalised per row; the nearest of the centres."""
+    centres = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
+    biased = _Decoder(np.zeros((2, 2)), np.array([0.0, 400.0]), centres)
+    assert biased(np.zeros((1, 2))).tolist() == [1]  # probabilities (0, 1)
+    linear = _Decoder(np.array([[0.0, 0.0], [1.0, 0.0]]), np.zeros(2), centres)
+    assert linear(np.array([[0.0, 0.0], [800.0, 0.0]])).tolist() == [2, 1]  # (.5, .5), (0, 1)
+    assert _Decoder(None, None, None)(np.zeros((3, 2))).tolist() == [0, 0, 0]
+
+
+def test_pcids_linear_model_is_softmax_regression_by_minibatch_sgd():
+    """Every epoch a permutation from the generator cut into minibatches of 32 (the last one
+    smaller), one SGD step at 0.03 on each, from a torch Linear initialised under a seed drawn
+    from the same generator: as written out here."""
+    rng = np.random.default_rng(0)
+    x, labels = rng.normal(size=(70, 5)).astype(np.float32), rng.integers(3, size=70)
+    weight, bias = _fit_linear(x, labels, 3, PcidConfig(epochs=2),
+                               torch.Generator().manual_seed(4))
+    generator = torch.Generator().manual_seed(4)
+    with torch.random.fork_rng():
+        torch.manual_seed(int(torch.randint(2**31, (1,), generator=generator)))
+        model = torch.nn.Linear(5, 3)
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.03)
+    inputs, targets = torch.from_numpy(x), torch.from_numpy(labels)
+    for _ in range(2):
+        for batch in torch.randperm(70, generator=generator).split(32):
+            optimiser.zero_grad()
+            torch.nn.functional.cross_entropy(model(inputs[batch]), targets[batch]).backward()
+            optimiser.step()
+    np.testing.assert_allclose(weight, model.weight.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(bias, model.bias.detach().numpy(), rtol=1e-6)
+
+
+def test_pcid_plans_with_the_mean_reward_of_each_action_tried_and_0_for_the_others():
+    """H = 1, ten actions, a1 paying 1/2 and the others 2/5: with 6 episodes (seed 3) a1 is
+    tried once, a7 twice, a2, a8, a9, a10 never. Sums instead of means would choose a7, an
+    untried action's 0 / 0 = nan a2, and means of actions tried twice only a7."""
+    actions = [f"a{k}" for k in range(1, 11)]
+    bandit = from_spec({
+        "name": "bandit", "horizon": 1, "actions": actions, "layers": [["s1"]],
+        "start": {"s1": "1"}, "transitions": {},
+        "rewards": {"s1": {a: "1/2" if a == "a1" else "2/5" for a in actions}}})
+    run = run_pcid(bandit, seed=3, config=PcidConfig(episodes_per_state=6), samples=5)
+    assert run.result.value == 0.5 and run.result.episodes == 6
+
+
+SMALL_PCID = PcidConfig(episodes_per_state=20, epochs=2)
+
+
+def test_a_pcid_run_reports_what_its_decoders_and_final_policy_give(monkeypatch):
+    """Seed 0, sampled rewards and 200 samples per latent observation by default; the result's
+    curve, visitation and abstraction errors are those of its final policy and decoders (the
+    errors recomputed here on the evaluator's encodings), its seconds within the call's."""
+    arguments = {}
+
+    class Sampler(BatchSampler):
+        def __init__(self, mdp, encoder, rng, sample_rewards):
+            arguments["sample_rewards"] = sample_rewards
+            super().__init__(mdp, encoder, rng, sample_rewards)
+
+    class Evaluator(ValueEvaluator):
+        def __init__(self, mdp, encoder, samples, seed):
+            arguments["evaluator"] = (encoder, samples, seed)
+            super().__init__(mdp, encoder, samples, seed)
+
+    monkeypatch.setattr(pcid, "BatchSampler", Sampler)
+    monkeypatch.setattr(pcid, "ValueEvaluator", Evaluator)
+    mdp = combination_lock(3, 2, seed=0)
+    started = time.perf_counter()
+    run = run_pcid(mdp, config=SMALL_PCID)
+    elapsed = time.perf_counter() - started
+    assert arguments == {"sample_rewards": True, "evaluator": (HadamardNoise(), 200, 0)}
+    result = run.result
+    assert result.algorithm == "pcid" and result.curve == [(result.episodes, result.value)]
+    assert result.episodes_to_half == (result.episodes if result.value >= 0.5 else None)
+    assert 0 < result.seconds <= elapsed
+    assert set(result.visitation) == set(mdp.states)
+    for layer in mdp.layers:
+        assert sum(result.visitation[s] for s in layer) == pytest.approx(1.0)
+    evaluator, partition = ValueEvaluator(mdp, HadamardNoise(), 200, 0), ki_partition(mdp)
+    errors = []
+    for step in range(1, mdp.horizon + 1):
+        ids, encodings = evaluator.encoded.step(step)
+        if compare_classes(mdp, step, "ki", partition.blocks(step), ids,
+                           run.decoders[step - 1](encodings)).wrong_merges:
+            errors.append(step)
+    assert errors[0] == 1  # layer 1 is one abstract state, which the result leaves out
+    assert result.abstraction_errors == errors[1:] != []
+
+
+def test_a_pcid_run_depends_on_its_seed_alone():
+    mdp, runs = combination_lock(3, 2, seed=0), []
+    for global_seed in (1, 2):
+        torch.manual_seed(global_seed)
+        np.random.seed(global_seed)
+        runs.append(run_pcid(mdp, seed=5, config=SMALL_PCID, samples=5))
+    first, second = runs
+    assert first.result.value == second.result.value
+    for mine, theirs in zip(first.decoders[1:], second.decoders[1:], strict=True):
+        assert np.array_equal(mine.weight, theirs.weight)
+        assert np.array_equal(mine.centres, theirs.centres)
