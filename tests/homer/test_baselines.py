@@ -282,6 +282,20 @@ def test_pcid_plans_with_the_mean_reward_of_each_action_tried_and_0_for_the_othe
     assert run.result.value == 0.5 and run.result.episodes == 6
 
 
+def test_pcids_model_of_an_action_never_tried_leads_nowhere():
+    """H = 2, ten actions: a10 leads to g, which pays 1, the others to b, which pays 0. With 6
+    episodes (seed 7) a10 is tried once at layer 1 and a2 .. a6 never: their model rows are 0
+    (nan rows, or a10's row dropped for one visit, would choose another action than a10)."""
+    actions = [f"a{k}" for k in range(1, 11)]
+    fork = from_spec({
+        "name": "fork", "horizon": 2, "actions": actions, "layers": [["s1"], ["g", "b"]],
+        "start": {"s1": "1"},
+        "transitions": {"s1": {a: {"g" if a == "a10" else "b": "1"} for a in actions}},
+        "rewards": {"g": {a: "1" for a in actions}}})
+    run = run_pcid(fork, seed=7, config=PcidConfig(episodes_per_state=6, epochs=5), samples=5)
+    assert run.result.value == 1.0
+
+
 SMALL_PCID = PcidConfig(episodes_per_state=20, epochs=2)
 
 
