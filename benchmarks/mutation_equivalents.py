@@ -613,6 +613,53 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.load(allow_pickle=False) -> allow_pickle=None / absent",
         "False is np.load's default, and numpy tests `not allow_pickle`: None refuses object "
         "arrays as False does")),
+    "homer.baselines.vector_env.xǁVectorEnvǁ__init____mutmut_17": (
+        "dimension = rotation.shape[0] -> shape[1]",
+        "the rotation is a square d x d matrix"),
+    **dict.fromkeys([f"homer.baselines.vector_env.xǁVectorEnvǁ__init____mutmut_{k}"
+                     for k in (36, 38, 40, 41, 42)], (
+        "the placeholders of the states, observations and returns collected before the first "
+        "reset -> None / float / of length 1",
+        "reset() replaces all three before they are read, and step() refuses to run before "
+        "reset()")),
+    "homer.baselines.rnd.xǁRandomNetworkDistillationǁ__init____mutmut_48": (
+        "torch.optim.Adam(..., lr=learning_rate) -> lr absent",
+        "the learning rate's default, 1e-3, is Adam's default"),
+    "homer.baselines.evaluation.xǁValueEvaluatorǁ_policy__mutmut_4": (
+        "latent(..., remember=False) -> remember=None",
+        "LatentPolicies.latent tests `not remember`: None does not keep the policy, as False"),
+    **dict.fromkeys([f"homer.baselines.evaluation.xǁValueEvaluatorǁvisitation__mutmut_{k}"
+                     for k in (5, 8, 14, 17, 20, 21)], ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.pcid.xǁ_Decoderǁ__call____mutmut_{k}" for k in (1, 2)], (
+        "weight is None or bias is None or centres is None -> one `or` made `and`",
+        "a decoder's weight, bias and centres are None together (layer 1) or all set")),
+    **dict.fromkeys([f"homer.baselines.pcid.xǁ_AbstractPolicyǁprobabilities__mutmut_{k}"
+                     for k in (3, 8, 9, 10, 11, 12)], (
+        "the action at a step past the policy's length (0) changed or never used",
+        "probabilities is called only by the evaluator, on the final policy, at steps 0 .. H - "
+        "1, and the final policy has an action table for each of the H steps (roll-in "
+        "policies are only asked to act within their length)")),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (23, 24, 25)], (
+        "layer 1's roll-in policy built with decoders, actions or total None",
+        "it rolls in for 0 steps: it is never asked for an action")),
+    "homer.baselines.pcid.x__learn__mutmut_35": (
+        "for h in range(1, H + 1) -> range(1, H + 2)", "the loop breaks at h = H"),
+    "homer.baselines.pcid.x__learn__mutmut_86": (
+        "np.add.at(counts, ..., 1) -> 2 (every reward count doubled)",
+        "every mean reward is halved, and the final plan maximises the sum of the means (its "
+        "terminal values are 0): the same sums halved, the same choices"),
+    "homer.baselines.pcid.x__learn__mutmut_160": (
+        "np.add.at(transitions, ..., 1) -> 2",
+        "the counts are divided by their totals: the same model"),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (207, 210, 211)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (260, 272, 273)], (
+        "compare_classes(..., 'ki', ...) -> None / 'XXkiXX' / 'KI'",
+        "the kind only labels the comparison; its wrong merges do not read it")),
+    "homer.baselines.pcid.x__learn__mutmut_274": (
+        "partition.blocks(step) -> partition.blocks(None) (the blocks of every layer)",
+        "the step's states keep their blocks, numbered after the earlier layers' ones; wrong "
+        "merges count the blocks a learned class merges, whatever their numbers"),
     **dict.fromkeys([f"homer.baselines.vector_env.xǁVectorEnvǁ_emit__mutmut_{k}" for k in (20, 25)],
                     ("encoder.encode(..., self.rotation) -> rotation None / absent",
                      "the rotation passed is a cache: encode computes the same "
@@ -648,4 +695,17 @@ LIVE: dict[str, str] = {
         "the normalised bonus) float32 -> float64: GAE's recursion runs in float64 and its "
         "results are rounded once into the float32 returns and advantages, a difference of "
         "float32 rounding that no test pins (GAE is checked to rtol 1e-6)")),
+    "homer.baselines.pcid.x__learn__mutmut_110": (
+        "the training predictions that k-means clusters computed with logits x W^T - b (the "
+        "decoder's own copy of the softmax, with + b, is tested): the centres then describe "
+        "other probability vectors than the decoder computes; no test pins the centres. "
+        "Sharing one softmax function between _learn and _Decoder would let the decoder's test "
+        "kill it"),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (112, 113, 115)], (
+        "the training predictions' logits shifted by + their row maximum, or by the largest "
+        "of all rows: the same probabilities unless exp overflows or underflows, which the "
+        "tests' training logits never reach (the decoder's copy is tested with large logits)")),
+    "homer.baselines.pcid.x__learn__mutmut_142": (
+        "KMeans(n_init=10) -> 11: one more k-means start, which on the tests' well-separated "
+        "predictions finds the same clusters"),
 }
