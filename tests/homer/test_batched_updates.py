@@ -259,7 +259,7 @@ def test_the_networks_are_deeprls_layer_init_at_the_papers_sizes():
 def test_a_seeds_networks_do_not_depend_on_torchs_global_generator():
     """Every initial weight comes from the learner's seed (the actor-critic's from a generator
     seeded with it, the RND networks' from a seed that generator draws), none from torch's
-    global generator."""
+    global generator; the episodes are drawn from the seed too."""
     mdp, config = combination_lock(3, 2, seed=0), BatchedConfig(workers=1)
     learners = []
     for global_seed in (1, 2):
@@ -269,8 +269,9 @@ def test_a_seeds_networks_do_not_depend_on_torchs_global_generator():
     np.testing.assert_array_equal(first.optimiser.data, second.optimiser.data)
     for mine, theirs in zip(first.target.parameters(), second.target.parameters(), strict=True):
         assert torch.equal(mine, theirs)
-    assert not np.array_equal(first.optimiser.data, BatchedLearner(
-        mdp, "ppo", rnd=True, seed=6, config=config).optimiser.data)
+    other = BatchedLearner(mdp, "ppo", rnd=True, seed=6, config=config)
+    assert not np.array_equal(first.optimiser.data, other.optimiser.data)
+    assert not np.array_equal(first.env.reset(), other.env.reset())  # the episodes' seed too
 
 
 def test_seed_zero_is_the_default_and_draws_what_stored_runs_were_drawn_with():
