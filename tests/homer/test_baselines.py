@@ -279,7 +279,8 @@ def test_pcid_plans_with_the_mean_reward_of_each_action_tried_and_0_for_the_othe
         "start": {"s1": "1"}, "transitions": {},
         "rewards": {"s1": {a: "1/2" if a == "a1" else "2/5" for a in actions}}})
     run = run_pcid(bandit, seed=3, config=PcidConfig(episodes_per_state=6), samples=5)
-    assert run.result.value == 0.5 and run.result.episodes == 6
+    assert run.result.value == run.result.optimal_value == 0.5
+    assert run.result.episodes == run.result.episodes_to_half == 6
 
 
 def test_pcids_model_of_an_action_never_tried_leads_nowhere():
