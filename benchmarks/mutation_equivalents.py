@@ -521,10 +521,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (136, 137)], (
         "the cover's key 'step' left out of a step's entry -> another key left out",
         "cover_step's 'step' is the step itself, which the entry already holds")),
-    **dict.fromkeys([f"homer.psdp.x_fit_q__mutmut_{k}" for k in (4, 15)], (
+    **dict.fromkeys([f"homer.psdp.x_fit_q__mutmut_{k}" for k in (4, 20)], (
         "observations / rewards .astype(np.float64) -> .astype(None)",
         "astype(None) converts to numpy's default dtype, float64")),
-    "homer.psdp.x_fit_q__mutmut_30": (
+    "homer.psdp.x_fit_q__mutmut_35": (
         "X_c^T (y - mean(y)) -> X_c^T (y + mean(y))",
         "the centred design's columns sum to 0, so X_c^T (y + c) = X_c^T y for any constant c "
         "(up to rounding)"),
