@@ -55,6 +55,28 @@ ENCODER_DEFAULT = ("encoder = HadamardNoise() if encoder is None -> never (None 
 FLOAT_ALREADY = ("np.asarray(x, dtype=float) -> dtype=None / absent",
                  "x comes from a float-mode MDP (float_model): already float64 arrays")
 
+BATCHED = "homer.baselines.batched.x"
+"""The start of the names of ``homer/baselines/batched.py``'s mutants (``ǁClassǁ`` for methods)."""
+FLOAT64_PAIRS = ("np.array(pairs, dtype=np.float64) -> dtype None / absent; np.dtype(np.float64) "
+                 "-> np.dtype(None)",
+                 "the pairs are (int episodes, float value) tuples, or none, which numpy holds "
+                 "as float64 anyway; np.dtype(None) is float64")
+MASK_REDUNDANT = ("GAE's mask 0 at the last step -> 1 (always, or never 0), or V(x_{H+1}) = 0 -> 1 "
+                  "(mask kept)",
+                  "the masked terms are gamma V(x_{H+1}) and the following return and advantage, "
+                  "which start at 0 and V(x_{H+1}) is 0: the mask only repeats that the "
+                  "episodes end with the rollout")
+WHOLE_FLAT_ARRAY = ("PPO's step on slice(network.start, predictor.stop) -> slice(None, stop) / "
+                    "slice(start, None) / slice(stop) / None (the whole array)",
+                    "the flat arrays hold the network (from 0) then the predictor (to the end): "
+                    "every form is all of both parts (None indexes the whole array with one more "
+                    "axis, in place as well)")
+NO_RND_PREDICTOR_STEP = ("PPO without RND steps the predictor too (step(both) / step(None))",
+                         "without RND nothing writes the predictor's gradient, which stays 0: an "
+                         "RMSprop step with a zero gradient leaves its parameters and its square "
+                         "average (0.99 x 0 + 0.01 x 0) as they were, and the predictor is never "
+                         "read")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -499,10 +521,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (136, 137)], (
         "the cover's key 'step' left out of a step's entry -> another key left out",
         "cover_step's 'step' is the step itself, which the entry already holds")),
-    **dict.fromkeys([f"homer.psdp.x_fit_q__mutmut_{k}" for k in (4, 15)], (
+    **dict.fromkeys([f"homer.psdp.x_fit_q__mutmut_{k}" for k in (4, 20)], (
         "observations / rewards .astype(np.float64) -> .astype(None)",
         "astype(None) converts to numpy's default dtype, float64")),
-    "homer.psdp.x_fit_q__mutmut_30": (
+    "homer.psdp.x_fit_q__mutmut_35": (
         "X_c^T (y - mean(y)) -> X_c^T (y + mean(y))",
         "the centred design's columns sum to 0, so X_c^T (y + c) = X_c^T y for any constant c "
         "(up to rounding)"),
@@ -510,6 +532,142 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the placeholder steps np.zeros(..., np.float32) -> dtype None / absent (float64)",
         "every step is replaced by fit_q's float32 arrays (or by first) before psdp returns, "
         "and the continuation of step t reads only the steps after t, already learned")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Thinnedǁadd__mutmut_{k}" for k in (23, 26, 30)], (
+        "zip(points[::2], points[1::2], strict=False) -> strict=None / True / absent",
+        "the points are merged when their count reaches the limit, 2000 (the only one used): "
+        "an even count, so the two halves have equal lengths")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁof__mutmut_{k}" for k in (4, 6, 8, 9)], (
+        "the placeholder for a parameter without a gradient, np.empty(0, float32) -> None / "
+        "float64 / np.empty(1)",
+        "only the RND target's parameters have no gradient (the network's and the predictor's "
+        "are views of the flat gradient), and the target is only run forward: its gradient "
+        "entries are never read or written")),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁforward__mutmut_{k}" for k in (8, 11, 12)], ZIP_STRICT),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁforward__mutmut_{k}" for k in (24, 27)], (
+        "np.maximum(out, 0.0, out=out) -> out=None / absent (a new array)",
+        "the ReLU's values are the same; the pre-activation array is not read again (in place "
+        "only saves an allocation)")),
+    f"{BATCHED}ǁ_FlatRMSpropǁclip__mutmut_11": (
+        "norm + 1e-6 > max_norm -> >=",
+        "when norm + 1e-6 == max_norm the scale max_norm / (norm + 1e-6) is exactly 1"),
+    f"{BATCHED}ǁBatchedLearnerǁ__init____mutmut_35": (
+        "torch.random.fork_rng(devices=[]) -> devices=None",
+        "None forks the CUDA generators as well; on a machine without CUDA there are none, and "
+        "with CUDA they are not used (every computation is on the CPU)"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁprobabilities__mutmut_{k}" for k in (4, 6, 7)], (
+        "encodings.astype(np.float32, copy=False) -> copy=None / True / absent",
+        "only whether a float32 input is copied; the forward pass never writes into its input")),
+    f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_29": (
+        "values = np.empty((H + 1, W)) -> (H + 2, W)",
+        "rows 0 .. H are written and read (values[t + 1] for t < H); the extra row is never read"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}" for k in (40, 41, 42)], (
+        "the message of `assert current is not None` changed",
+        "VectorEnv returns the next encodings after each of the first H - 1 steps of a batch "
+        "(None only after the H-th): the assertion cannot fail")),
+    f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_84": (
+        "bonus.astype(np.float64) -> bonus.astype(None)",
+        "astype(None) converts to numpy's default dtype, float64"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (86, 110, 112, 114)], MASK_REDUNDANT),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}" for k in (141, 159)],
+                    RESHAPE_NEGATIVE),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (144, 147, 150, 153)], RESHAPE_FLAT),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_network_gradient__mutmut_{k}" for k in (18, 19)],
+                    ("the entropy term's d/d log pi = (log pi + 1) pi c -> (log pi - 1) / "
+                     "(log pi + 2)",
+                     "a constant k adds k c pi to the gradient w.r.t. log pi, and through the "
+                     "log-softmax (dz = g - pi sum(g)) that is k c (pi - pi sum(pi)) = 0 (up to "
+                     "rounding)")),
+    f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_8": (
+        "A2C's _network_gradient(..., old, ...) -> old=None",
+        "A2C's loss -mean(log pi(a|x) A) does not read the old log-probabilities"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_{k}" for k in (27, 28, 29, 30)],
+                    WHOLE_FLAT_ARRAY),
+    f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_37": (
+        "the RND targets shuffled into the minibatches with or without RND",
+        "without RND the minibatches' targets are never read (a copy more)"),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁupdate__mutmut_{k}" for k in (66, 68)],
+                    NO_RND_PREDICTOR_STEP),
+    **dict.fromkeys([f"{BATCHED}__save__mutmut_{k}" for k in (9, 11, 22, 24)], FLOAT64_PAIRS),
+    **dict.fromkeys([f"{BATCHED}__save__mutmut_{k}" for k in (13, 26)], RESHAPE_NEGATIVE),
+    f"{BATCHED}__load__mutmut_10": FLOAT64_PAIRS,
+    **dict.fromkeys([f"{BATCHED}_run_batched_baseline__mutmut_{k}"
+                     for k in (186, 189, 190, 193, 196, 197)], ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.batched_checkpoint.x_claim__mutmut_{k}"
+                     for k in (56, 58, 59)], (
+        "identity.json written with json.dumps(indent=1) -> indent None / 2 / absent",
+        "whitespace only: the file is read back (and by anyone) as the same JSON object")),
+    "homer.baselines.batched_checkpoint.x__is__mutmut_2": (
+        "kinds = kind if isinstance(kind, tuple) else (kind,) -> always (kind,)",
+        "isinstance accepts a tuple nested in a tuple, and no tuple of kinds in use holds bool "
+        "(the batched run's are (int, float)), so `bool in kinds` is False either way"),
+    "homer.baselines.batched_checkpoint.x_write_checkpoint__mutmut_6": (
+        "json.dumps(allow_nan=False) -> allow_nan=None",
+        "the encoder tests `not allow_nan`: None refuses NaN and infinities as False does"),
+    "homer.baselines.batched_checkpoint.x_write_checkpoint__mutmut_16": (
+        "np.savez(allow_pickle=False) -> allow_pickle=None",
+        "numpy tests `not allow_pickle`: None refuses object arrays as False does"),
+    **dict.fromkeys([f"homer.baselines.batched_checkpoint.x_read_checkpoint__mutmut_{k}"
+                     for k in (5, 7)], (
+        "np.load(allow_pickle=False) -> allow_pickle=None / absent",
+        "False is np.load's default, and numpy tests `not allow_pickle`: None refuses object "
+        "arrays as False does")),
+    "homer.baselines.vector_env.xǁVectorEnvǁ__init____mutmut_17": (
+        "dimension = rotation.shape[0] -> shape[1]",
+        "the rotation is a square d x d matrix"),
+    **dict.fromkeys([f"homer.baselines.vector_env.xǁVectorEnvǁ__init____mutmut_{k}"
+                     for k in (36, 38, 40, 41, 42)], (
+        "the placeholders of the states, observations and returns collected before the first "
+        "reset -> None / float / of length 1",
+        "reset() replaces all three before they are read, and step() refuses to run before "
+        "reset()")),
+    "homer.baselines.rnd.xǁRandomNetworkDistillationǁ__init____mutmut_48": (
+        "torch.optim.Adam(..., lr=learning_rate) -> lr absent",
+        "the learning rate's default, 1e-3, is Adam's default"),
+    "homer.baselines.evaluation.xǁValueEvaluatorǁ_policy__mutmut_4": (
+        "latent(..., remember=False) -> remember=None",
+        "LatentPolicies.latent tests `not remember`: None does not keep the policy, as False"),
+    **dict.fromkeys([f"homer.baselines.evaluation.xǁValueEvaluatorǁvisitation__mutmut_{k}"
+                     for k in (5, 8, 14, 17, 20, 21)], ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.pcid.xǁ_Decoderǁ__call____mutmut_{k}" for k in (1, 2)], (
+        "weight is None or bias is None or centres is None -> one `or` made `and`",
+        "a decoder's weight, bias and centres are None together (layer 1) or all set")),
+    **dict.fromkeys([f"homer.baselines.pcid.xǁ_AbstractPolicyǁprobabilities__mutmut_{k}"
+                     for k in (3, 8, 9, 10, 11, 12)], (
+        "the action at a step past the policy's length (0) changed or never used",
+        "probabilities is called only by the evaluator, on the final policy, at steps 0 .. H - "
+        "1, and the final policy has an action table for each of the H steps (roll-in "
+        "policies are only asked to act within their length)")),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (23, 24, 25)], (
+        "layer 1's roll-in policy built with decoders, actions or total None",
+        "it rolls in for 0 steps: it is never asked for an action")),
+    "homer.baselines.pcid.x__learn__mutmut_183": (
+        "the roll-in policies of layer h + 1 built with total None",
+        "total is read by probabilities() only, which the evaluator calls on the final policy; "
+        "roll-in policies are only asked to act"),
+    "homer.baselines.pcid.x__learn__mutmut_35": (
+        "for h in range(1, H + 1) -> range(1, H + 2)", "the loop breaks at h = H"),
+    "homer.baselines.pcid.x__learn__mutmut_86": (
+        "np.add.at(counts, ..., 1) -> 2 (every reward count doubled)",
+        "every mean reward is halved, and the final plan maximises the sum of the means (its "
+        "terminal values are 0): the same sums halved, the same choices"),
+    "homer.baselines.pcid.x__learn__mutmut_160": (
+        "np.add.at(transitions, ..., 1) -> 2",
+        "the counts are divided by their totals: the same model"),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (207, 210, 211)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (260, 272, 273)], (
+        "compare_classes(..., 'ki', ...) -> None / 'XXkiXX' / 'KI'",
+        "the kind only labels the comparison; its wrong merges do not read it")),
+    "homer.baselines.pcid.x__learn__mutmut_274": (
+        "partition.blocks(step) -> partition.blocks(None) (the blocks of every layer)",
+        "the step's states keep their blocks, numbered after the earlier layers' ones; wrong "
+        "merges count the blocks a learned class merges, whatever their numbers"),
+    **dict.fromkeys([f"homer.baselines.vector_env.xǁVectorEnvǁ_emit__mutmut_{k}" for k in (20, 25)],
+                    ("encoder.encode(..., self.rotation) -> rotation None / absent",
+                     "the rotation passed is a cache: encode computes the same "
+                     "encoder.rotation(mdp) when it is not given")),
 }
 
 LIVE: dict[str, str] = {
@@ -531,4 +689,31 @@ LIVE: dict[str, str] = {
         "/ 2), below the derived worst case (d + 3) u + ((d + 2)**2 + 1) u**2 by O(d**2 u**2), "
         "about 10**-14 of a spread; real float32 steps round far less (checked in rationals by "
         "test_one_single_precision_step_is_within_its_bound), so no test can see it"),
+    **dict.fromkeys([f"{BATCHED}ǁ_Layersǁbackward__mutmut_{k}" for k in (3, 5)], (
+        "the ones of the bias gradients' product float32 -> float64: numpy then sums each bias "
+        "gradient in float64 and rounds it once to float32, a difference of float32 rounding "
+        "that no test pins (the gradients match autograd's to rtol 1e-4)")),
+    **dict.fromkeys([f"{BATCHED}ǁBatchedLearnerǁ_rollout__mutmut_{k}"
+                     for k in (20, 22, 25, 27, 82, 99, 101, 104, 106)], (
+        "a rollout's intermediate arrays (rewards, values, the following return and advantage, "
+        "the normalised bonus) float32 -> float64: GAE's recursion runs in float64 and its "
+        "results are rounded once into the float32 returns and advantages, a difference of "
+        "float32 rounding that no test pins (GAE is checked to rtol 1e-6)")),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (112, 113, 115)], (
+        "the training predictions' logits shifted by + their row maximum, or by the largest "
+        "of all rows: the same probabilities unless exp overflows or underflows, which the "
+        "tests' training logits never reach (the decoder's copy is tested with large logits)")),
+    "homer.baselines.pcid.x__learn__mutmut_142": (
+        "KMeans(n_init=10) -> 11: one more k-means start, which on the tests' well-separated "
+        "predictions finds the same clusters"),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}" for k in (138, 141)], (
+        "KMeans(random_state=seed) -> None / absent: k-means starts from numpy's global "
+        "generator; on the tests' well-separated predictions every start finds the same "
+        "centres in the same order, so no test sees the run depend on that generator")),
+    **dict.fromkeys([f"homer.baselines.pcid.x__learn__mutmut_{k}"
+                     for k in (171, 175, 196, 200)], (
+        "np.divide(..., out=np.zeros_like(...), where=count > 0) -> out None / absent: the "
+        "model rows and mean rewards of (abstract state, action) pairs never tried are left "
+        "as numpy allocates them instead of 0; fresh allocations hold zeros in the tests' runs "
+        "(test_pcids_model_of_an_action_never_tried_leads_nowhere passes with them)")),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 from dataclasses import asdict
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from homer.baselines import batched
 from homer.baselines.actor_critic import run_actor_critic
 from homer.baselines.batched import (
     BatchedConfig,
@@ -20,7 +22,14 @@ from homer.baselines.batched import (
     _Thinned,
     run_batched_baseline,
 )
-from homer.baselines.batched_checkpoint import CHECKPOINT
+from homer.baselines.batched_checkpoint import (
+    CHECKPOINT,
+    IDENTITY,
+    claim,
+    read_checkpoint,
+    write_checkpoint,
+)
+from homer.baselines.evaluation import ValueEvaluator
 from homer.encoders import HadamardNoise
 from homer.run_directory import mdp_fingerprint
 from homer.run_state import CheckpointError
@@ -90,6 +99,7 @@ def test_a_flat_step_is_torchs_rmsprop_after_torchs_gradient_clipping():
         learner.optimiser.step(learner.network_part)
     for mine, theirs in zip(learner.network.parameters(), network.parameters(), strict=True):
         torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-7)
+    assert learner.optimiser.square_average.dtype == np.float32  # as the parameters
     assert not torch.equal(learner.network.heads.weight, BatchedLearner(
         combination_lock(3, 2, seed=0), "ppo", seed=0, config=SMALL).network.heads.weight)
 
@@ -205,6 +215,15 @@ def test_training_returns_are_thinned_to_at_most_2000_points_keeping_their_mean(
     assert np.isclose(np.mean([v for _, v in thinned.points]), means[:whole].mean())
 
 
+def test_the_last_training_return_is_the_mean_of_the_updates_not_yet_in_a_point():
+    thinned = _Thinned(limit=2)
+    for update in range(1, 8):
+        thinned.add(10 * update, float(update))
+    # 1, 2 merged (stride 2); (3, 4) a point, merged with it (stride 4); 5, 6, 7 pending
+    assert thinned.points == [(40, 2.5)] and thinned.stride == 4
+    assert thinned.curve() == [(40, 2.5), (70, 6.0)]
+
+
 def test_the_bonus_normaliser_tracks_the_mean_and_variance_of_every_bonus_seen():
     normaliser, rng = _BonusNormaliser(True), np.random.default_rng(1)
     batches = [rng.normal(3.0, 2.0, size=100) for _ in range(20)]
@@ -234,7 +253,9 @@ def test_a_run_directory_holding_a_longer_run_is_refused_for_a_smaller_budget(tm
     mdp = combination_lock(2, 2, seed=0)
     config = BatchedConfig(workers=4)
     run_batched_baseline(mdp, "a2c", 16, config=config, run_dir=tmp_path, evaluate_every=4)
-    with pytest.raises(ValueError, match="holds a run of 16 episodes, more than the 8 asked"):
+    with pytest.raises(ValueError, match=r"holds a run of 16 episodes, more than the 8 asked "
+                       r"for: use another directory \(or ask for at least as many episodes to "
+                       r"continue it\)$"):
         run_batched_baseline(mdp, "a2c", 8, config=config, run_dir=tmp_path, evaluate_every=4)
     again = run_batched_baseline(mdp, "a2c", 16, config=config, run_dir=tmp_path,
                                  evaluate_every=4)
@@ -275,7 +296,7 @@ def test_a_run_refuses_a_count_below_one_naming_it_and_accepts_one(name):
     mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=1)
     counts = {"episodes": 1, "evaluate_every": 1, "checkpoint_every": 1}
     assert run_batched_baseline(mdp, "a2c", config=config, **counts).episodes == 1
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
         run_batched_baseline(mdp, "a2c", config=config, **{**counts, name: 0})
 
 
@@ -314,3 +335,229 @@ def test_the_policy_is_the_softmax_of_the_networks_action_logits_in_float32():
     assert probabilities.dtype == np.float32
     log_probabilities, _ = learner.network(torch.from_numpy(x.astype(np.float32)))
     torch.testing.assert_close(torch.from_numpy(probabilities), log_probabilities.exp())
+
+
+def test_the_bonus_normaliser_pools_the_bonuses_with_deeprls_prior():
+    """The prior is a pseudo-sample of count 1e-4, mean 0 and variance 1: after ``(1, 3)`` the
+    mean is ``4 / (2 + 1e-4)`` and the variance the pooled one, ``(1e-4 (1 + mean^2) + (1 -
+    mean)^2 + (3 - mean)^2) / (2 + 1e-4)`` (a prior variance of 2 would add 1e-4 / 2)."""
+    normaliser, x = _BonusNormaliser(True), np.array([1.0, 3.0])
+    out = normaliser(x)
+    total = 2 + 1e-4
+    mean = 4 / total
+    var = (1e-4 * (1 + mean ** 2) + (1 - mean) ** 2 + (3 - mean) ** 2) / total
+    assert normaliser.mean == pytest.approx(mean, rel=1e-12)
+    assert normaliser.var == pytest.approx(var, rel=1e-12)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-8), rtol=1e-12)
+
+
+def test_a_learner_with_the_normaliser_on_rewards_normalised_bonuses():
+    config = BatchedConfig(workers=4, normalise_bonus=True)
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "a2c", rnd=True, config=config,
+                             sample_rewards=False)
+    learner._rollout()
+    assert learner.normaliser.count == pytest.approx(1e-4 + 3 * 4)
+
+
+def test_a2c_steps_the_predictor_during_the_rollout_only(monkeypatch):
+    """A2C's gradient step changes the network alone: the predictor's gradient still holds the
+    rollout's last RND step, which a step of the whole flat array would apply again."""
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "a2c", rnd=True,
+                             config=BatchedConfig(workers=4))
+    optimiser, predictor, rollout = learner.optimiser, learner.predictor_part, learner._rollout
+    after_rollout = {}
+
+    def recorded() -> tuple[np.ndarray, ...]:
+        rows = rollout()
+        after_rollout.update(data=optimiser.data.copy(), average=optimiser.square_average.copy())
+        return rows
+
+    monkeypatch.setattr(learner, "_rollout", recorded)
+    learner.update()
+    assert optimiser.grad[predictor].any()
+    np.testing.assert_array_equal(optimiser.data[predictor], after_rollout["data"][predictor])
+    np.testing.assert_array_equal(optimiser.square_average[predictor],
+                                  after_rollout["average"][predictor])
+    assert not np.array_equal(optimiser.data[learner.network_part],
+                              after_rollout["data"][learner.network_part])
+
+
+@pytest.mark.parametrize("sample_rewards", [True, False])
+def test_a_run_is_its_learner_evaluated_with_its_encoder_and_seed(tmp_path, sample_rewards):
+    """The run's parameters are those of a learner of the same arguments after as many updates
+    (RND, encoder, sampled or expected rewards: the paper lock's anti-shaped reward is 0 or
+    0.1), and its value is that learner's policy evaluated with the run's encoder, samples and
+    seed."""
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=4)
+    encoder, seed = HadamardNoise(noise_variance=0.05), 3
+    result = run_batched_baseline(mdp, "a2c", 8, rnd=True, seed=seed, run_dir=tmp_path,
+                                  encoder=encoder, config=config, evaluate_every=8,
+                                  sample_rewards=sample_rewards, samples=5)
+    learner = BatchedLearner(mdp, "a2c", True, seed, encoder, config, sample_rewards)
+    learner.update()
+    learner.update()
+    np.testing.assert_array_equal(_checkpoint(tmp_path)["parameters"], learner.optimiser.data)
+    value = ValueEvaluator(mdp, encoder, 5, seed).record(8, learner.probabilities)
+    assert result.curve == [(8, value)]
+
+
+def test_a_runs_defaults_are_seed_zero_200_samples_sampled_rewards_and_a_checkpoint_every_100(
+        tmp_path, monkeypatch):
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=1)
+    update, calls = BatchedLearner.update, {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] > 100:
+            raise KeyboardInterrupt
+        update(self)
+
+    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batched_baseline(mdp, "a2c", 200, config=config, run_dir=tmp_path, evaluate_every=200)
+    identity = json.loads((tmp_path / "identity.json").read_text())
+    assert (identity["seed"], identity["samples"], identity["rewards"]) == (0, 200, "sampled")
+    assert json.loads(_checkpoint(tmp_path)["metadata"].tobytes())["updates"] == 100
+
+
+def test_a_run_of_fewer_than_20_episodes_evaluates_after_every_episode():
+    result = run_batched_baseline(combination_lock(2, 2, seed=0), "a2c", 3,
+                                  config=BatchedConfig(workers=1), samples=5)
+    assert [e for e, _ in result.curve] == [1, 2, 3]
+
+
+def test_stop_at_half_stops_at_a_value_of_exactly_half(monkeypatch):
+    def half(self, episodes, probabilities):
+        self.curve.append((episodes, self.optimal_value / 2))
+        return self.optimal_value / 2
+
+    monkeypatch.setattr(ValueEvaluator, "record", half)
+    result = run_batched_baseline(combination_lock(2, 2, seed=0), "a2c", 8,
+                                  config=BatchedConfig(workers=1), evaluate_every=2,
+                                  stop_at_half=True, samples=5)
+    assert result.episodes == 2 and result.episodes_to_half == 2
+
+
+def test_a_finished_run_read_back_reports_its_curves_and_seconds(tmp_path, monkeypatch):
+    """Read back with the same budget, a finished run reports its value curve and its training
+    returns (here thinned to at most 2 points: the last one pending, at the last episode), and
+    its seconds continue those of its checkpoint."""
+    monkeypatch.setattr(batched, "_Thinned", functools.partial(_Thinned, limit=2))
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=1)
+    arguments: dict[str, Any] = {"config": config, "run_dir": tmp_path, "evaluate_every": 1,
+                                 "samples": 5}
+    first = run_batched_baseline(mdp, "a2c", 3, **arguments)
+    assert [e for e, _ in first.training_returns] == [2, 3]
+    stored = json.loads(_checkpoint(tmp_path)["metadata"].tobytes())["seconds"]
+    assert 0 < stored <= first.seconds
+    started = time.perf_counter()
+    again = run_batched_baseline(mdp, "a2c", 3, **arguments)
+    assert stored <= again.seconds <= stored + time.perf_counter() - started
+    assert again.training_returns == first.training_returns and again.curve == first.curve
+
+
+def test_a_run_resumed_at_its_budget_before_any_evaluation_evaluates_its_policy_once(
+        tmp_path, monkeypatch):
+    """A run interrupted after its first update (checkpointed, not yet evaluated: every 100
+    episodes), asked again for that update's episodes only, evaluates the policy it holds."""
+    mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=4)
+    arguments: dict[str, Any] = {"config": config, "run_dir": tmp_path, "evaluate_every": 100,
+                                 "checkpoint_every": 1, "samples": 5}
+    update, calls = BatchedLearner.update, {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise KeyboardInterrupt
+        update(self)
+
+    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batched_baseline(mdp, "a2c", 8, **arguments)
+    calls["n"] = -100  # no more interruptions; count the updates the resumed run makes
+    result = run_batched_baseline(mdp, "a2c", 4, **arguments)
+    assert calls["n"] == -100 and result.episodes == 4
+    [(episodes, value)] = result.curve
+    assert episodes == 4 and 0.0 <= value <= result.optimal_value
+
+
+def test_a_run_directory_is_claimed_by_one_identity_naming_the_fields_that_differ(tmp_path):
+    run_dir = tmp_path / "new" / "run"  # made with its parents
+    assert not claim(run_dir, {"seed": 0, "algorithm": "ppo"})
+    path = run_dir / IDENTITY
+    assert not claim(run_dir, {"algorithm": "ppo", "seed": 0})
+    with pytest.raises(ValueError, match=rf"^{run_dir} holds another run \(seed differs in "
+                                         rf"{path}\): use another directory$"):
+        claim(run_dir, {"seed": 1, "algorithm": "ppo"})
+    with pytest.raises(ValueError, match=r"\(algorithm, extra, seed differ in "):
+        claim(run_dir, {"seed": 1, "algorithm": "a2c", "extra": 0})
+    path.write_text('{"seed": 0, "algorithm": "ppo", "stored": 1}')  # a key only stored
+    with pytest.raises(ValueError, match=r"\(stored differs in "):
+        claim(run_dir, {"seed": 0, "algorithm": "ppo"})
+    path.write_text("[0]")
+    with pytest.raises(ValueError, match=rf"^{path}: not a run's identity \(a JSON object "
+                                         r"expected\)$"):
+        claim(run_dir, {"seed": 0})
+    path.write_text("{")
+    with pytest.raises(ValueError, match=rf"^{path}: malformed JSON"):
+        claim(run_dir, {"seed": 0})
+    path.unlink()
+    (run_dir / CHECKPOINT).write_bytes(b"")
+    with pytest.raises(ValueError, match=rf"^{run_dir / CHECKPOINT} has no {IDENTITY} beside "
+                                         r"it: whose run it is cannot be checked; use another "
+                                         r"directory$"):
+        claim(run_dir, {"seed": 0})
+
+
+def test_a_checkpoint_writes_json_metadata_and_plain_arrays_only(tmp_path):
+    with pytest.raises(ValueError, match=r"^'metadata' is the checkpoint's own entry, not an "
+                                         r"array's name$"):
+        write_checkpoint(tmp_path, {"metadata": np.zeros(1)}, {})
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        write_checkpoint(tmp_path, {}, {"seconds": float("nan")})
+    with pytest.raises(ValueError, match="allow_pickle=False"):
+        write_checkpoint(tmp_path, {"objects": np.array([{}], dtype=object)}, {})
+    assert not (tmp_path / CHECKPOINT).exists()
+
+
+def _write(run_dir, entries: dict[str, np.ndarray], pickle: bool = False) -> None:
+    np.savez(run_dir / CHECKPOINT, allow_pickle=pickle, **entries)
+
+
+def test_a_checkpoint_is_read_back_against_the_shapes_types_and_fields_expected(tmp_path):
+    path = tmp_path / CHECKPOINT
+    arrays = {"free": np.zeros((3, 2)), "vector": np.zeros(4, np.float32),
+              "scalar": np.array(1.5), "rows": np.arange(5.0)}
+    expected = {"free": ((-1, 2), np.dtype(np.float64)), "vector": ((4,), np.dtype(np.float32)),
+                "scalar": ((), np.dtype(np.float64)), "rows": ((-1,), np.dtype(np.float64))}
+    write_checkpoint(tmp_path, arrays, {"episodes": 8, "seconds": 1.5})
+    fields = {"episodes": int, "seconds": (int, float)}
+    entries, metadata = read_checkpoint(tmp_path, expected, fields)
+    assert metadata == {"episodes": 8, "seconds": 1.5} and entries.keys() == arrays.keys()
+
+    def refused(message: str, **changed) -> None:
+        metadata_bytes = changed.pop("metadata", np.frombuffer(b'{"episodes": 8, '
+                                                               b'"seconds": 1}', np.uint8))
+        _write(tmp_path, {**arrays, "metadata": metadata_bytes, **changed})
+        with pytest.raises(CheckpointError, match=f"^{path}: {message}"):
+            read_checkpoint(tmp_path, expected, fields)
+
+    refused(r"entry 'vector' is float64 of shape \(4,\), expected float32 of shape \(4,\)$",
+            vector=np.zeros(4))
+    refused("entry 'metadata' is not UTF-8 JSON bytes$", metadata=np.zeros(3))
+    refused(f"entry 'metadata': {path}, entry 'metadata': malformed JSON",
+            metadata=np.frombuffer(b"{", np.uint8))
+    refused("entry 'metadata' is not a JSON object$", metadata=np.frombuffer(b"[1]", np.uint8))
+    refused(r"entry 'metadata' has no field 'episodes' of type <class 'int'>$",
+            metadata=np.frombuffer(b'{"episodes": "8", "seconds": 1}', np.uint8))
+    refused(r"entry 'metadata' has unknown fields \['extra'\]$", metadata=np.frombuffer(
+        b'{"episodes": 8, "seconds": 1, "extra": 0}', np.uint8))
+    path.write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match=f"^{path}: not a checkpoint of a batched "
+                                              "baseline "):
+        read_checkpoint(tmp_path, expected, fields)
+    _write(tmp_path, {**arrays, "vector": np.array([{}] * 4, dtype=object),
+                      "metadata": np.frombuffer(b"{}", np.uint8)}, pickle=True)
+    with pytest.raises(CheckpointError, match=f"^{path}: not a checkpoint of a batched "
+                                              "baseline "):
+        read_checkpoint(tmp_path, expected, fields)

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from homer.baselines.batched import BatchedConfig, BatchedLearner
+from homer.encoders import HadamardNoise
 from kinematic.families import combination_lock
 from kinematic.model import BlockMDP
 from kinematic.spec import from_spec
@@ -60,6 +61,17 @@ def test_gae_on_a_three_step_rollout_computed_by_hand():
         np.array(expected_returns)[:, None], 4, axis=1), rtol=1e-6)
     np.testing.assert_allclose(_per_step(advantages, 4), np.repeat(
         np.array(expected_advantages)[:, None], 4, axis=1), rtol=1e-6)
+
+
+def test_a_rollout_returns_float32_rows_step_by_step():
+    """The rows the passes read are float32 (a float64 array would turn every product of a
+    minibatch into float64), the actions indices."""
+    learner = BatchedLearner(chain(), "ppo", rnd=True, config=BatchedConfig(workers=2))
+    x, actions, old, returns, advantages, targets = learner._rollout()
+    assert x.shape == (6, learner.env.dimension) and targets.shape == (6, 100)
+    for array in (x, old, returns, advantages, targets):
+        assert array.dtype == np.float32
+    assert actions.dtype == np.intp and actions.shape == old.shape == returns.shape == (6,)
 
 
 def test_a_rollout_rewards_the_rnd_error_before_each_predictor_step():
@@ -198,3 +210,115 @@ def test_the_defaults_are_the_papers_tables():
     assert (config.ppo_epochs, config.ppo_minibatch, config.ppo_ratio_clip) == (10, 160, 0.2)
     assert (config.hidden, config.rnd_hidden, config.intrinsic_coefficient) == (64, 100, 100.0)
     assert config.value_loss_coefficient == 0.5 and not config.normalise_bonus
+
+
+def test_clipping_is_torchs_bit_for_bit_on_both_sides_of_the_clipping_norm():
+    """Norms 4.5 (left alone: a test ``norm + 1 > 5`` would scale it up to 5), exactly 5 (scaled
+    by ``5 / (5 + 1e-6)``, to 4.999999: a test ``norm - 1e-6 > 5`` would leave it) and 10 (scaled
+    to 4.9999995, below 5: ``5 / (10 - 1e-6)`` would give 5.0000005), against
+    ``clip_grad_norm_`` on the same float32 gradient."""
+    learner = BatchedLearner(chain(), "ppo", config=BatchedConfig(workers=1))
+    optimiser, part = learner.optimiser, learner.network_part
+    for norm in (4.5, 5.0, 10.0):
+        optimiser.grad[:] = 0.0
+        optimiser.grad[part][0] = norm
+        reference = torch.nn.Parameter(torch.zeros(3))
+        reference.grad = torch.from_numpy(optimiser.grad[part][:3].copy())
+        torch.nn.utils.clip_grad_norm_([reference], 5.0)
+        optimiser.clip(part, 5.0)
+        np.testing.assert_array_equal(optimiser.grad[part][:3], reference.grad.numpy())
+        clipped = float(np.sqrt(np.dot(optimiser.grad[part], optimiser.grad[part])))
+        assert clipped < 5.0 if norm >= 5.0 else clipped == norm
+
+
+def test_the_networks_are_deeprls_layer_init_at_the_papers_sizes():
+    """The actor-critic body: two 64-unit layers of orthogonal weights (every singular value
+    1) and zero biases; the heads' rows: the action head's and the value head's, each
+    orthogonal times 1e-3; the RND target and predictor: three 100-unit layers. The torch
+    modules take no autograd gradients (the flat arrays are the state)."""
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", rnd=True,
+                             config=BatchedConfig(workers=1))
+    d = learner.env.dimension
+    body = [m for m in learner.network.body if isinstance(m, torch.nn.Linear)]
+    assert [tuple(m.weight.shape) for m in body] == [(64, d), (64, 64)]
+    for layer in body:
+        torch.testing.assert_close(torch.linalg.svdvals(layer.weight), torch.ones(min(
+            layer.weight.shape)))
+        assert not layer.bias.any()
+    heads = learner.network.heads
+    assert tuple(heads.weight.shape) == (3, 64) and not heads.bias.any()
+    torch.testing.assert_close(torch.linalg.svdvals(heads.weight[:-1]), torch.full((2,), 1e-3))
+    torch.testing.assert_close(heads.weight[-1].norm(), torch.tensor(1e-3))
+    for module in (learner.target, learner.predictor):
+        assert [tuple(m.weight.shape) for m in module if isinstance(m, torch.nn.Linear)] == [
+            (100, d), (100, 100), (100, 100)]
+    for module in (learner.network, learner.predictor, learner.target):
+        assert not any(p.requires_grad for p in module.parameters())
+
+
+def test_a_seeds_networks_do_not_depend_on_torchs_global_generator():
+    """Every initial weight comes from the learner's seed (the actor-critic's from a generator
+    seeded with it, the RND networks' from a seed that generator draws), none from torch's
+    global generator; the episodes are drawn from the seed too."""
+    mdp, config = combination_lock(3, 2, seed=0), BatchedConfig(workers=1)
+    learners = []
+    for global_seed in (1, 2):
+        torch.manual_seed(global_seed)
+        learners.append(BatchedLearner(mdp, "ppo", rnd=True, seed=5, config=config))
+    first, second = learners
+    np.testing.assert_array_equal(first.optimiser.data, second.optimiser.data)
+    for mine, theirs in zip(first.target.parameters(), second.target.parameters(), strict=True):
+        assert torch.equal(mine, theirs)
+    other = BatchedLearner(mdp, "ppo", rnd=True, seed=6, config=config)
+    assert not np.array_equal(first.optimiser.data, other.optimiser.data)
+    assert not np.array_equal(first.env.reset(), other.env.reset())  # the episodes' seed too
+
+
+def test_seed_zero_is_the_default_and_draws_what_stored_runs_were_drawn_with():
+    """The first initial weights of the actor-critic and the RND target and the learner's first
+    draws for seed 0 (the default), and seed 2's target, as recorded: a run replays from its
+    seed."""
+    learner = BatchedLearner(combination_lock(3, 2, seed=0), "ppo",
+                             config=BatchedConfig(workers=4))
+    np.testing.assert_allclose(learner.optimiser.data[:4],
+                               [-0.16799903, -0.10237993, -0.03534829, -0.03812164], rtol=1e-5)
+    np.testing.assert_allclose(learner.target[0].weight.flatten()[:4].numpy(),
+                               [-0.3452, 0.0283, -0.2529, 0.3298], atol=1e-4)
+    assert learner.rng.integers(1000, size=4).tolist() == [522, 889, 992, 557]
+    # seed 2: the RND networks' seed drawn below 2**31 is 539900020 (below 2**32: another)
+    other = BatchedLearner(combination_lock(3, 2, seed=0), "ppo", seed=2,
+                           config=BatchedConfig(workers=4))
+    np.testing.assert_allclose(other.target[0].weight.flatten()[:4].numpy(),
+                               [0.23978543, -0.09397364, -0.29773167, -0.01941996], rtol=1e-5)
+
+
+def test_an_unknown_algorithm_is_refused_naming_it():
+    with pytest.raises(ValueError, match="unknown algorithm 'sac': expected 'a2c' or 'ppo'"):
+        BatchedLearner(chain(), "sac")
+
+
+def coin() -> BlockMDP:
+    """The :func:`chain` whose first reward is 0 or 2 with probability 1/2 each (mean 1)."""
+    both = ("a1", "a2")
+    return from_spec({
+        "name": "coin", "horizon": 3, "actions": list(both),
+        "layers": [["s1"], ["s2"], ["s3"]], "start": {"s1": "1"},
+        "transitions": {"s1": {a: {"s2": "1"} for a in both},
+                        "s2": {a: {"s3": "1"} for a in both}},
+        "rewards": {"s1": {a: {"0": "1/2", "2": "1/2"} for a in both},
+                    "s3": {a: "2" for a in both}}})
+
+
+@pytest.mark.parametrize("sample_rewards", [None, True, False])
+def test_a_learner_samples_rewards_by_default_and_observes_through_its_encoder(sample_rewards):
+    """Rewards drawn (0 or 2 at the first step: the default) or expected (1); a noiseless
+    encoder gives every worker the same observation of the one start state."""
+    encoder = HadamardNoise(noise_variance=0.0)
+    chosen = {} if sample_rewards is None else {"sample_rewards": sample_rewards}
+    learner = BatchedLearner(coin(), "a2c", encoder=encoder, config=BatchedConfig(workers=40),
+                             **chosen)
+    x, _, _, returns, _, _ = learner._rollout()
+    first = x.reshape(3, 40, -1)[0]
+    assert (first == first[0]).all()
+    rewards = set(np.round(_per_step(returns, 40)[0] - 0.99 ** 2 * 2, 4).tolist())
+    assert rewards == ({0.0, 2.0} if sample_rewards in (None, True) else {1.0})

@@ -68,6 +68,10 @@ def test_fit_q_is_scikit_learns_ridge_with_an_unpenalised_intercept_per_action()
 def test_the_penalty_is_the_ridge_times_the_rows_mean_squared_norm_at_least_the_ridge():
     assert ridge_penalty(np.array([[3.0, 4.0], [0.0, 0.0]]), 0.1) == pytest.approx(1.25)
     assert ridge_penalty(np.array([[0.1, 0.0]]), 0.5) == 0.5  # the floor
+    assert ridge_penalty(np.array([[3.0, 4.0]]), 0.1) == pytest.approx(2.5)  # one row
+    assert ridge_penalty(np.zeros((0, 2)), 0.3) == 0.3  # no rows: the ridge itself
+    # squared in float64: float32 rows of 1e20 would overflow to inf
+    assert ridge_penalty(np.full((2, 2), 1e20, np.float32), 1.0) == pytest.approx(2e40, rel=1e-6)
     observations = HadamardNoise().encode(combination_lock(6, 2, 0), 1, np.zeros(400, int),
                                           np.random.default_rng(0))
     # the authors' encoding: two one-hots and noise, times the +-1 matrix (d = 16)

@@ -79,10 +79,32 @@ def test_one_worker_draws_the_episode_of_the_gymnasium_environment():
 
 def test_stepping_outside_a_batch_or_with_bad_actions_is_refused():
     env = VectorEnv(combination_lock(2, 2, seed=0), 3, seed=0)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(RuntimeError,
+                       match=r"^no batch of episodes is running: call reset\(\) first$"):
         env.step(np.zeros(3, dtype=np.intp))
     env.reset()
     with pytest.raises(ValueError, match="3 integers"):
         env.step(np.zeros(2, dtype=np.intp))
     with pytest.raises(ValueError, match=r"\[0, 2\)"):
         env.step(np.array([0, 2, 1]))
+
+
+def test_a_batch_draws_from_seed_0_by_default_and_counts_visits_in_integers():
+    mdp = combination_lock(2, 2, seed=0)
+    env = VectorEnv(mdp, 3)
+    assert env.returns.shape == (0,)  # no batch finished yet
+    assert all(counts.dtype == np.int64 for counts in env.visits)
+    first = env.reset()
+    assert np.array_equal(first, VectorEnv(mdp, 3, seed=0).reset())
+    assert not np.array_equal(first, VectorEnv(mdp, 3, seed=1).reset())
+    with pytest.raises(ValueError, match=r"^workers must be"):
+        VectorEnv(mdp, 0)
+
+
+@pytest.mark.parametrize(("sample_rewards", "anti_shaped"), [(True, 0.1), (False, 0.05)])
+def test_rewards_are_drawn_or_expected(sample_rewards, anti_shaped):
+    """The paper lock's anti-shaped reward, 0.1 x Ber(1/2), drawn (0 or 0.1) or expected (0.05)."""
+    env = VectorEnv(combination_lock(2, 2, seed=0), 200, sample_rewards=sample_rewards)
+    env.reset()
+    rewards, _ = env.step(np.random.default_rng(0).integers(2, size=200))
+    assert anti_shaped in set(np.round(rewards, 6).tolist()) <= {0.0, 0.05, 0.1, 1.0}
