@@ -10,7 +10,10 @@ from homer.config import DEFAULT_TORCH_THREADS
 from homer.sweep_verdicts import (
     PAPER_BUDGET,
     PAPER_HORIZONS,
+    PAPER_INTRINSIC_COEFFICIENTS,
+    PAPER_LEARNING_RATES,
     SCHEDULE_EXPONENT,
+    default_configuration,
     paper_claim,
     projected_core_hours,
     sweep_verdicts,
@@ -20,20 +23,37 @@ from homer.sweep_verdicts import (
 
 def run(algorithm: str, horizon: int, seed: int, reached: int | None, episodes: int,
         budget: int = PAPER_BUDGET, seconds: float = 10.0, variant: str = "paper",
-        status: str = "done") -> dict:
+        status: str = "done", **configuration) -> dict:
+    """A record as the sweep writes it (the authors' encoding, the default learning rate and
+    coefficient unless ``configuration`` says otherwise; a field given as DROP is left out, as
+    in a record written before it existed)."""
     record = {"algorithm": algorithm, "variant": variant, "horizon": horizon, "seed": seed,
-              "budget": budget, "out": "x", "status": status}
+              "budget": budget, "out": "x", "status": status, "encoding": "authors",
+              "learning_rate": 1e-3, "intrinsic_coefficient": 100.0, **configuration}
     if status == "done":
         record.update(value=0.0, optimal_value=1.0, episodes=episodes,
                       episodes_to_half=reached, seconds=seconds, training_returns=[],
                       state_visits={})
-    return record
+    return {name: value for name, value in record.items() if value is not DROP}
 
 
-def cell(records: list[dict], algorithm: str, horizon: int, variant: str = "paper"):
-    [found] = [c for c in sweep_verdicts(records, [variant])
+DROP = object()
+
+
+def cell(records: list[dict], algorithm: str, horizon: int, variant: str = "paper",
+         encoding: str = "authors"):
+    [found] = [c for c in sweep_verdicts(records, [variant], encoding)
                if (c.algorithm, c.horizon) == (algorithm, horizon)]
     return found
+
+
+def counts(verdict) -> tuple[int, int, int]:
+    """(finished seeds, reached, missed) of the configuration the verdict names."""
+    return verdict.basis.runs, verdict.basis.reached, verdict.basis.missed
+
+
+DEFAULT = "lr 0.001, coefficient 100, authors' encoding"
+REFUTED = "refuted (every configuration of the paper's search, >= 3 seeds each, at the full budget)"
 
 
 def test_the_paper_s_claims():
@@ -52,55 +72,155 @@ def test_the_paper_s_claims():
 def test_a_claimed_success_is_reproduced_when_most_runs_reach_half_within_the_budget():
     records = [run("ppo", 3, s, e, 10**6) for s, e in enumerate([100, 300, 200, None, None])]
     verdict = cell(records, "ppo", 3)
-    assert verdict.verdict == "reproduced" and verdict.settled
-    assert (verdict.runs, verdict.reached, verdict.missed) == (5, 3, 0)
-    assert verdict.median_episodes == 300  # median of 100, 200, 300, inf, inf
+    assert verdict.verdict == "reproduced (lr 0.001, authors' encoding)" and verdict.settled
+    assert counts(verdict) == (5, 3, 0)
+    assert verdict.basis.median_episodes == 300  # median of 100, 200, 300, inf, inf
     assert verdict.projected_core_hours is None
     two = [run("ppo", 3, s, e, 10**6) for s, e in enumerate([100, 300, None, None, None])]
-    assert cell(two, "ppo", 3).median_episodes is None  # the median is infinite
+    assert cell(two, "ppo", 3).basis.median_episodes is None  # the median is infinite
 
 
-def test_a_claimed_success_missed_at_a_partial_budget_is_not_settled():
+def test_a_run_reaching_half_exactly_at_the_paper_s_budget_reached():
+    records = [run("ppo_rnd", 25, s, PAPER_BUDGET, PAPER_BUDGET) for s in range(3)]
+    verdict = cell(records, "ppo_rnd", 25)
+    assert verdict.verdict == f"reproduced ({DEFAULT})"
+    assert counts(verdict) == (3, 3, 0)
+    assert verdict.basis.median_episodes == PAPER_BUDGET
+
+
+def test_a_claimed_success_missed_at_a_partial_budget_is_not_reproduced_with_that_budget():
     records = [run("ppo_rnd", 25, s, None, 10**6, budget=10**6) for s in range(5)]
     verdict = cell(records, "ppo_rnd", 25)
-    assert verdict.verdict == "not settled (budget 1,000,000 < 10^7)" and not verdict.settled
-    assert verdict.projected_core_hours is not None
+    assert verdict.verdict == f"not reproduced ({DEFAULT}; 5 seeds, budget 1,000,000)"
+    assert not verdict.settled and verdict.projected_core_hours is not None
 
 
-def test_a_claimed_success_missed_at_the_full_budget_is_refuted():
-    records = [run("ppo_rnd", 25, s, None, PAPER_BUDGET) for s in range(3)]
-    records += [run("ppo_rnd", 25, 3 + s, 10**5, 10**5) for s in range(2)]
-    assert cell(records, "ppo_rnd", 25).verdict == "refuted (at the full budget)"
-    late = [run("a2c", 3, s, PAPER_BUDGET + 1, 10**8, budget=10**8) for s in range(3)]
-    assert cell(late, "a2c", 3).verdict == "refuted (at the full budget)"  # beyond 10^7
+def test_a_claimed_success_missed_by_the_default_only_is_not_reproduced_never_refuted():
+    # the default fails at the full budget on 5 seeds: the paper's search has 11 more
+    records = [run("ppo_rnd", 25, s, None, PAPER_BUDGET) for s in range(5)]
+    verdict = cell(records, "ppo_rnd", 25)
+    assert verdict.verdict == f"not reproduced ({DEFAULT}; 5 seeds, budget 10,000,000)"
+    assert not verdict.settled
+
+
+def search_runs(algorithm: str, horizon: int, seeds: int, **changes) -> list[dict]:
+    """Every configuration of the paper's search missing at the full budget on ``seeds``
+    seeds (``changes``: configuration -> reached episodes of its seeds instead)."""
+    rates = PAPER_LEARNING_RATES
+    coefficients = PAPER_INTRINSIC_COEFFICIENTS if algorithm.endswith("_rnd") else (100.0,)
+    return [run(algorithm, horizon, s, changes.get(f"{rate:g}-{c:g}"), PAPER_BUDGET,
+                learning_rate=rate, intrinsic_coefficient=c)
+            for rate in rates for c in coefficients for s in range(seeds)]
+
+
+def test_a_claimed_success_failing_every_configuration_of_the_search_at_3_seeds_is_refuted():
+    records = search_runs("ppo_rnd", 25, 3)
+    assert len(records) == 3 * 4 * 3
+    verdict = cell(records, "ppo_rnd", 25)
+    assert verdict.verdict == REFUTED and verdict.settled
+    assert len(verdict.configurations) == 12
+    assert verdict.configurations[0].configuration == default_configuration("ppo_rnd")
+    assert cell(search_runs("a2c", 3, 3), "a2c", 3).verdict == REFUTED  # 3 learning rates
+    late = [run("a2c", 3, s, PAPER_BUDGET + 1, 10**8, budget=10**8, learning_rate=rate)
+            for rate in PAPER_LEARNING_RATES for s in range(3)]
+    assert cell(late, "a2c", 3).verdict == REFUTED  # beyond 10^7
+
+
+def test_two_seeds_or_a_configuration_missing_from_the_search_do_not_refute():
+    two = cell(search_runs("ppo_rnd", 25, 2), "ppo_rnd", 25)
+    assert two.verdict == f"not reproduced ({DEFAULT}; 2 seeds, budget 10,000,000)"
+    records = [r for r in search_runs("ppo_rnd", 25, 3)
+               if (r["learning_rate"], r["intrinsic_coefficient"]) != (0.01, 500.0)]
+    assert cell(records, "ppo_rnd", 25).verdict.startswith("not reproduced (")
+    partial = search_runs("a2c", 3, 3)
+    partial[-1] = run("a2c", 3, 2, None, PAPER_BUDGET - 1, budget=PAPER_BUDGET - 1,
+                      learning_rate=1e-4)  # one seed of one rate open: 2 of 3 missed
+    assert cell(partial, "a2c", 3).verdict == REFUTED  # still at least half missed
+    partial[-2] = run("a2c", 3, 1, None, 10, budget=10, learning_rate=1e-4)
+    assert cell(partial, "a2c", 3).verdict.startswith("not reproduced (")
+
+
+def test_a_claimed_success_is_reproduced_by_any_configuration_named():
+    records = search_runs("ppo_rnd", 25, 3, **{"0.0001-10": 5000})
+    verdict = cell(records, "ppo_rnd", 25)
+    assert verdict.verdict == ("reproduced (lr 0.0001, coefficient 10, authors' encoding)")
+    assert counts(verdict) == (3, 3, 0) and verdict.basis.median_episodes == 5000
+    # the default first when it solves too; else the fastest solving one
+    both = search_runs("ppo_rnd", 25, 3, **{"0.0001-10": 5000, "0.001-100": 9000})
+    assert cell(both, "ppo_rnd", 25).verdict == f"reproduced ({DEFAULT})"
+    fast = search_runs("ppo_rnd", 25, 3, **{"0.0001-10": 5000, "0.01-1": 4000})
+    assert cell(fast, "ppo_rnd", 25).verdict == (
+        "reproduced (lr 0.01, coefficient 1, authors' encoding)")
 
 
 def test_a_claimed_failure_is_reproduced_only_by_runs_at_the_full_budget():
     full = [run("ppo", 50, s, None, PAPER_BUDGET) for s in range(5)]
-    assert cell(full, "ppo", 50).verdict == "reproduced"
+    assert cell(full, "ppo", 50).verdict == "reproduced (lr 0.001, authors' encoding)"
     partial = [run("ppo", 50, s, None, PAPER_BUDGET - 1, budget=PAPER_BUDGET - 1)
                for s in range(5)]
-    assert cell(partial, "ppo", 50).verdict == "not settled (budget 9,999,999 < 10^7)"
+    assert cell(partial, "ppo", 50).verdict == (
+        "not settled (lr 0.001, authors' encoding: budget 9,999,999 < 10^7)")
     mixed = full[:2] + partial[2:]  # 2 of 5 at the full budget: the others could still reach
     assert cell(mixed, "ppo", 50).verdict.startswith("not settled")
     even = full[:2] + partial[2:4]  # 2 of 4 missed at the full budget: the median is infinite
-    assert cell(even, "ppo", 50).verdict == "reproduced"
+    assert cell(even, "ppo", 50).verdict == "reproduced (lr 0.001, authors' encoding)"
 
 
-def test_a_claimed_failure_is_refuted_when_most_runs_reach_half_even_at_a_partial_budget():
+def test_a_claimed_failure_is_refuted_when_a_searched_configuration_solves_at_3_seeds():
     records = [run("a2c", 12, s, 5000, 5000, budget=10**5) for s in range(3)]
-    assert cell(records, "a2c", 12).verdict == "refuted (at the full budget)"
+    verdict = cell(records, "a2c", 12)
+    assert verdict.verdict == ("refuted (lr 0.001, authors' encoding, of the paper's search, "
+                               "solves at >= 3 seeds)") and verdict.settled
+    other = [run("a2c", 12, s, None, PAPER_BUDGET) for s in range(3)]  # the default fails
+    other += [run("a2c", 12, s, 5000, 5000, learning_rate=0.01) for s in range(3)]
+    assert cell(other, "a2c", 12).verdict.startswith("refuted (lr 0.01, authors' encoding")
+    two = [run("a2c", 12, s, 5000, 5000, budget=10**5) for s in range(2)]
+    assert cell(two, "a2c", 12).verdict == (
+        "not reproduced (lr 0.001, authors' encoding; 2 seeds, budget 100,000)")
+    outside = other[:3] + [run("a2c", 12, s, 5000, 5000, learning_rate=0.05) for s in range(3)]
+    assert cell(outside, "a2c", 12).verdict == (
+        "not reproduced (lr 0.05, authors' encoding; 3 seeds, budget 10,000,000)")
 
 
 def test_homer_and_pcid_are_judged_on_their_own_schedules():
     homer = [run("homer", 100, s, None, 30_000, budget=5) for s in range(3)]
-    assert cell(homer, "homer", 100).verdict == "refuted (at the full budget)"
-    assert cell(homer, "homer", 100).missed == 3
+    assert cell(homer, "homer", 100).verdict == REFUTED  # their search: one configuration
+    assert cell(homer, "homer", 100).basis.missed == 3
+    assert cell(homer[:2], "homer", 100).verdict == (
+        "not reproduced (authors' encoding; 2 seeds, own schedule)")
     pcid = [run("pcid", 6, s, None, 2000, budget=5) for s in range(5)]
-    assert cell(pcid, "pcid", 6).verdict == "reproduced"
+    assert cell(pcid, "pcid", 6).verdict == "reproduced (authors' encoding)"
     solved = [run("homer", 6, s, 4000, 4000, budget=5) for s in range(5)]
-    assert cell(solved, "homer", 6).verdict == "reproduced"
-    assert "| own schedule |" in verdict_table([cell(solved, "homer", 6)])
+    assert cell(solved, "homer", 6).verdict == "reproduced (authors' encoding)"
+    assert ": 5 (5 reached, 0 missed), median 4,000, own schedule |" in verdict_table(
+        [cell(solved, "homer", 6)])
+
+
+def test_an_orthonormal_record_never_decides_a_verdict_of_the_authors_encoding():
+    # the old records (no encoding: orthonormal) refute nothing of the authors' encoding
+    old = [run(a, 6, s, None, PAPER_BUDGET, encoding=DROP, learning_rate=DROP,
+               intrinsic_coefficient=DROP) for a in ("homer", "pcid") for s in range(3)]
+    old += [run("ppo", 6, s, 100, 100, encoding="orthonormal") for s in range(3)]
+    assert {cell(old, a, 6).verdict for a in ("homer", "pcid", "ppo")} == {"not run"}
+    # judged on their own encoding, where nothing is refuted
+    assert cell(old, "homer", 6, encoding="orthonormal").verdict == (
+        "not reproduced (orthonormal encoding; 3 seeds, own schedule)")
+    assert cell(old, "pcid", 6, encoding="orthonormal").verdict == (
+        "reproduced (orthonormal encoding)")
+    assert cell(old, "ppo", 6, encoding="orthonormal").verdict == (
+        "not reproduced (lr 0.001, orthonormal encoding; 3 seeds, budget 10,000,000)")
+    mixed = old + [run("homer", 6, s, 4000, 4000) for s in range(3)]
+    assert cell(mixed, "homer", 6).verdict == "reproduced (authors' encoding)"
+    assert cell(mixed, "homer", 6).basis.runs == 3  # not the orthonormal seeds
+
+
+def test_a_record_without_a_learning_rate_or_coefficient_ran_with_the_defaults():
+    old = [run("ppo_rnd", 6, s, 4000, 4000, learning_rate=DROP, intrinsic_coefficient=DROP)
+           for s in range(3)]
+    new = [run("ppo_rnd", 6, s, 9000, 9000) for s in (3, 4)]
+    verdict = cell(old + new, "ppo_rnd", 6)
+    assert verdict.verdict == f"reproduced ({DEFAULT})"
+    assert len(verdict.configurations) == 1 and counts(verdict) == (5, 5, 0)
 
 
 def test_cells_not_run_and_without_a_claim_are_listed():
@@ -109,10 +229,16 @@ def test_cells_not_run_and_without_a_claim_are_listed():
     cells = sweep_verdicts(records, ["paper", "released"])
     assert {(c.variant, c.horizon) for c in cells if c.algorithm == "pcid"} == {
         (v, h) for v in ("paper", "released") for h in (*PAPER_HORIZONS, 30)}
-    assert cell(records, "ppo_rnd", 30).verdict == "no claim (solved)"
-    assert cell(records, "ppo_rnd", 30).failed == 1
+    assert cell(records, "ppo_rnd", 30).verdict == f"no claim (solved with {DEFAULT})"
+    assert cell(records, "ppo_rnd", 30).basis.failed == 1
     assert cell(records, "ppo_rnd", 30, "released").verdict == "not run"
     assert cell(records, "ppo_rnd", 100).verdict == "not run"
+    missed = [run("ppo_rnd", 30, s, None, PAPER_BUDGET) for s in range(3)]
+    assert cell(missed, "ppo_rnd", 30).verdict == f"no claim (not solved with {DEFAULT})"
+    short = [run("ppo_rnd", 30, s, None, 10, budget=10) for s in range(3)]
+    assert cell(short, "ppo_rnd", 30).verdict == f"not settled ({DEFAULT}: budget 10 < 10^7)"
+    failed = [run("ppo", 3, s, None, 0, status="failed") for s in range(2)]
+    assert cell(failed, "ppo", 3).verdict == "not settled (lr 0.001, authors' encoding: 2 failed)"
 
 
 def test_the_projected_cost_of_ppo_is_five_seeds_at_the_paper_s_budget_at_measured_rates():
@@ -154,9 +280,10 @@ def test_the_table_shows_each_open_cell_s_cost_and_their_total():
     table = verdict_table(cells)
     [row] = [line for line in table.splitlines() if line.startswith("| paper | ppo | 10 |")]
     expected = 5 * PAPER_BUDGET * 10 / 1000 * DEFAULT_TORCH_THREADS / 3600
-    assert row.endswith(f"| not settled (budget 1,000 < 10^7) | {expected:,.1f} |")
-    assert "| paper | a2c | 3 | solves | 0 | - | - | - | not run | unknown (no run measured) |" \
-        in table
+    assert row == ("| paper | ppo | 10 | no claim | lr 0.001, authors' encoding: 1 (0 reached, 0 "
+                   "missed), budget 1,000 | 10 s | not settled (lr 0.001, authors' encoding: "
+                   f"budget 1,000 < 10^7) | {expected:,.1f} |")
+    assert "| paper | a2c | 3 | solves | - | - | not run | unknown (no run measured) |" in table
     total = sum(c.projected_core_hours or 0 for c in cells)
     unknown = sum(c.verdict == "not run" for c in cells if c.algorithm == "a2c")
     assert unknown == len(PAPER_HORIZONS) + 1  # and H = 10
@@ -173,14 +300,26 @@ def test_a_seed_run_at_two_budgets_counts_once():
     records = [run("ppo", 3, s, 1000, 10**5, budget=10**5) for s in (0, 1)]
     records += [run("ppo", 3, s, 1000 if s < 2 else None, PAPER_BUDGET) for s in range(5)]
     verdict = cell(records, "ppo", 3)
-    assert (verdict.runs, verdict.reached, verdict.missed) == (5, 2, 3)
-    assert verdict.verdict == "refuted (at the full budget)"
-    assert verdict.median_episodes is None
+    assert counts(verdict) == (5, 2, 3)
+    assert verdict.verdict == "not reproduced (lr 0.001, authors' encoding; 5 seeds, budget " \
+                              "10,000,000)"
+    assert verdict.basis.median_episodes is None
     # the same HOMER run recorded under two budgets (it ignores the budget) is one seed
     homer = [run("homer", 6, 0, 4000, 4000, budget=b) for b in (5, 10)]
-    homer.append(run("homer", 6, 1, None, 4000, budget=5))
-    assert (cell(homer, "homer", 6).runs, cell(homer, "homer", 6).verdict) == (
-        2, "refuted (at the full budget)")  # 1 of 2 seeds reached: the median is infinite
+    homer += [run("homer", 6, s, None, 4000, budget=5) for s in (1, 2)]
+    assert (cell(homer, "homer", 6).basis.runs, cell(homer, "homer", 6).verdict) == (
+        3, REFUTED)  # 1 of 3 seeds reached: the median is infinite
+
+
+def test_a_seed_s_episodes_to_half_are_its_fastest_reaching_run_s():
+    # each seed ran at two budgets (evaluated every budget / 20 episodes): reached at 1,000
+    # in the short run, at 10,000 in the long one; and seed 2 missed in the short one only
+    records = [run("ppo", 3, s, 10_000, 10_000) for s in range(3)]
+    records += [run("ppo", 3, s, 1000, 1000, budget=20_000) for s in (0, 1)]
+    records.append(run("ppo", 3, 2, None, 20_000, budget=20_000))
+    verdict = cell(records, "ppo", 3)
+    assert counts(verdict) == (3, 3, 0)
+    assert verdict.basis.median_episodes == 1000  # 1,000, 1,000, 10,000
 
 
 def test_a_seed_whose_task_failed_leaves_its_cell_open():
@@ -188,9 +327,11 @@ def test_a_seed_whose_task_failed_leaves_its_cell_open():
     records = [run("ppo", 3, 0, 1000, PAPER_BUDGET)]
     records += [run("ppo", 3, s, None, 0, status="failed") for s in (1, 2)]
     verdict = cell(records, "ppo", 3)
-    assert (verdict.runs, verdict.failed, verdict.reached) == (1, 2, 1)
-    assert not verdict.settled and verdict.verdict == "not settled (2 failed)"
+    assert (verdict.basis.runs, verdict.basis.failed, verdict.basis.reached) == (1, 2, 1)
+    assert not verdict.settled
+    assert verdict.verdict == "not settled (lr 0.001, authors' encoding: 2 failed)"
     # a seed that failed once and then finished is not a failure
     records.append(run("ppo", 3, 1, 1000, PAPER_BUDGET))
     verdict = cell(records, "ppo", 3)
-    assert (verdict.runs, verdict.failed, verdict.verdict) == (2, 1, "reproduced")
+    assert (verdict.basis.runs, verdict.basis.failed, verdict.verdict) == (
+        2, 1, "reproduced (lr 0.001, authors' encoding)")
