@@ -27,6 +27,7 @@ from homer.sweep import (
     MAX_CURVE_POINTS,
     RECORDS,
     SweepTask,
+    finished_records,
     horizon_figure,
     lock_of,
     run_sweep,
@@ -34,6 +35,7 @@ from homer.sweep import (
     sweep_table,
     thin_curve,
 )
+from homer.sweep_verdicts import verdict_legend
 from kinematic.families import combination_lock
 
 ray = pytest.importorskip("ray")
@@ -151,16 +153,21 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
         assert (tmp_path / f"{figure}.png").exists() and (tmp_path / f"{figure}.svg").exists()
     verdicts = (tmp_path / "verdicts.md").read_text()
     [pcid] = [line for line in verdicts.splitlines() if line.startswith("| paper | pcid | 3 |")]
-    assert pcid.startswith("| paper | pcid | 3 | fails | 1 (") and "| own schedule |" in pcid
-    assert "| paper | ppo | 3 | solves | 0 | - | - | - | not run |" in verdicts
-    grid = verdicts.split("\n\n")[0].splitlines()  # then every cell in detail
+    assert pcid.startswith("| paper | pcid | 3 | fails | authors' encoding: 1 (")
+    assert ", own schedule |" in pcid
+    assert "| paper | ppo | 3 | solves | - | - | not run |" in verdicts
+    legend, grid, _ = verdicts.split("\n\n", 2)  # then every cell in detail
+    assert legend == verdict_legend() and legend in result.stdout
+    grid = grid.splitlines()
     assert grid[0] == ("| lock (K = 10) | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 "
                        "| H = 100 |")
     [grid_row] = [line for line in grid if line.startswith("| paper | pcid | ")]
     [record] = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
     reached = record["episodes_to_half"] is not None  # PCID at H = 3 is near half of V*
-    assert grid_row.startswith(f"| paper | pcid | {'refuted' if reached else 'reproduced'} "
-                               f"({int(reached)}/1 reached, ")
+    # one seed: a solved claimed failure is not refuted (3 seeds needed)
+    verdict = ("not reproduced (authors' encoding; 1 seed, own schedule)" if reached
+               else "reproduced (authors' encoding)")
+    assert grid_row.startswith(f"| paper | pcid | {verdict}: {int(reached)}/1 seed reached")
     assert grid_row in result.stdout  # the grid is printed, every cell in verdicts.md
 
 
@@ -176,7 +183,7 @@ def test_the_verdicts_judge_every_finished_task_of_the_directory(tmp_path):
     verdicts = (tmp_path / "verdicts.md").read_text()
     for horizon, claim in ((3, "fails"), (4, "no claim")):  # the paper ran no H = 4
         [line] = [v for v in verdicts.splitlines() if v.startswith(f"| paper | pcid | {horizon} |")]
-        assert line.startswith(f"| paper | pcid | {horizon} | {claim} | 1 (")
+        assert line.startswith(f"| paper | pcid | {horizon} | {claim} | authors' encoding: 1 (")
     assert (tmp_path / "table.txt").read_text().count("pcid") == 1
 
 
@@ -651,3 +658,144 @@ def test_a_record_keeps_its_task_s_fields_over_the_runner_s(tmp_path):
                          runner=self_naming_runner)
     assert (record["algorithm"], record["horizon"]) == ("ppo_rnd", 3)
     assert record["curve"] == [[1, 0.5]]  # the runner's other fields are kept
+
+
+def test_a_learning_rate_or_coefficient_other_than_the_default_is_named_in_the_key():
+    task = SweepTask("ppo_rnd", "paper", 6, 0, 10, "out")
+    assert (task.learning_rate, task.intrinsic_coefficient) == (1e-3, 100.0)
+    assert task.key == "ppo_rnd-paper-H6-seed0-budget10"  # as before they were named
+    assert SweepTask("ppo_rnd", "paper", 6, 0, 10, "out", learning_rate=0.01).key == (
+        "ppo_rnd-paper-H6-seed0-budget10-lr0.01")
+    assert SweepTask("ppo_rnd", "paper", 6, 0, 10, "out", "orthonormal", 1e-4, 1).key == (
+        "ppo_rnd-paper-H6-seed0-budget10-orthonormal-lr0.0001-coefficient1")
+    assert SweepTask("a2c_rnd", "paper", 6, 0, 10, "out", intrinsic_coefficient=0.5).key == (
+        "a2c_rnd-paper-H6-seed0-budget10-coefficient0.5")
+    assert str(SweepTask("a2c", "paper", 6, 0, 10, "out", learning_rate=0.01).configuration) \
+        == "lr 0.01, authors' encoding"
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"learning_rate": 0.0}, "the learning rate must be a finite number > 0, got 0.0"),
+    ({"learning_rate": float("nan")}, "the learning rate must be a finite number > 0, got nan"),
+    ({"intrinsic_coefficient": -1.0},
+     "the intrinsic coefficient must be a finite number >= 0, got -1.0"),
+    ({"algorithm": "ppo", "intrinsic_coefficient": 10.0},
+     "the intrinsic coefficient does not change a run of ppo: it takes the default 100 only, "
+     "got 10.0"),
+    ({"algorithm": "homer", "learning_rate": 0.01},
+     "the learning rate does not change a run of homer: it takes the default 0.001 only, "
+     "got 0.01"),
+])
+def test_a_task_refuses_a_configuration_naming_the_value(changes, message):
+    fields = {"algorithm": "ppo_rnd", "variant": "paper", "horizon": 3, "seed": 0,
+              "budget": 5, "out": "x", **changes}
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        SweepTask(**fields)
+
+
+def test_every_learning_rate_and_rnd_coefficient_is_a_task_and_no_more(tmp_path):
+    records = run_sweep(["ppo", "ppo_rnd", "homer"], [3], 1, 5, tmp_path, executor="local",
+                        workers=1, runner=counting_runner, learning_rates=[0.01, 0.001],
+                        intrinsic_coefficients=[1, 100])
+    assert sorted((tmp_path / "calls.txt").read_text().split()) == sorted([
+        "ppo-paper-H3-seed0-budget5-lr0.01", "ppo-paper-H3-seed0-budget5",
+        "ppo_rnd-paper-H3-seed0-budget5-lr0.01-coefficient1",
+        "ppo_rnd-paper-H3-seed0-budget5-lr0.01", "ppo_rnd-paper-H3-seed0-budget5-coefficient1",
+        "ppo_rnd-paper-H3-seed0-budget5", "homer-paper-H3-seed0"])
+    assert [(r["algorithm"], r["learning_rate"], r["intrinsic_coefficient"])
+            for r in records] == [
+        ("ppo", 0.01, 100), ("ppo", 0.001, 100), ("ppo_rnd", 0.01, 1), ("ppo_rnd", 0.01, 100),
+        ("ppo_rnd", 0.001, 1), ("ppo_rnd", 0.001, 100), ("homer", 0.001, 100)]
+    table = sweep_table(records)
+    assert "lr 0.01, coefficient 1, authors' encoding" in table
+    assert len(table.splitlines()) == 8  # a row per configuration
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"learning_rates": [0.01, 0.0]}, "a learning rate must be a finite number > 0, got 0.0"),
+    ({"intrinsic_coefficients": [-5]}, "an intrinsic coefficient must be a finite number >= 0, "
+                                       "got -5"),
+    ({"learning_rates": [0.01, 0.01]}, "learning rate 0.01 given twice"),
+    ({"intrinsic_coefficients": [10, 10.0]}, "intrinsic coefficient 10 given twice"),
+    ({"learning_rates": []}, "need at least one algorithm, lock variant, horizon, seed, "
+                             "learning rate and intrinsic coefficient"),
+])
+def test_a_bad_learning_rate_or_coefficient_is_refused_naming_it(tmp_path, arguments, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_sweep(["a_rnd"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner,
+                  **arguments)
+    assert not (tmp_path / "calls.txt").exists()
+
+
+def test_the_command_s_lists_of_learning_rates_and_coefficients():
+    args = cli._parser().parse_args(["sweep", "--out", "x", "--learning-rates", "0.01,1e-4",
+                                     "--intrinsic-coefficients", "1,500"])
+    assert (args.learning_rates, args.intrinsic_coefficients) == ([0.01, 1e-4], [1.0, 500.0])
+    defaults = cli._parser().parse_args(["sweep", "--out", "x"])
+    assert (defaults.learning_rates, defaults.intrinsic_coefficients) == ([1e-3], [100.0])
+    with pytest.raises(argparse.ArgumentTypeError, match="learning rate '0': must be a finite "
+                                                         "number > 0, got '0'"):
+        cli._numbers(cli.positive(), "learning rate")("0.01,0")
+    with pytest.raises(argparse.ArgumentTypeError, match="intrinsic coefficient 'ten': must be"):
+        cli._numbers(cli.nonnegative(), "intrinsic coefficient")("ten")
+
+
+def test_a_baseline_task_runs_with_its_learning_rate_and_coefficient(tmp_path, monkeypatch):
+    import homer.baselines.batched as batched
+    from homer import sweep
+
+    seen = {}
+
+    def fake(mdp, algorithm, episodes, **options):
+        seen.update(options, algorithm=algorithm, episodes=episodes)
+        raise Stop
+
+    monkeypatch.setattr(batched, "run_batched_baseline", fake)
+    task = SweepTask("a2c_rnd", "paper", 3, 0, 40, str(tmp_path), learning_rate=0.01,
+                     intrinsic_coefficient=10)
+    with pytest.raises(Stop):
+        sweep._run_baseline(task, lock_of(task), tmp_path)
+    assert (seen["algorithm"], seen["episodes"], seen["rnd"]) == ("a2c", 40, True)
+    assert (seen["config"].learning_rate, seen["config"].intrinsic_coefficient) == (0.01, 10)
+
+
+def test_a_record_without_a_learning_rate_or_coefficient_is_a_default_run(tmp_path):
+    # written before they were named: every run then used the defaults
+    old = done_record(algorithm="a_rnd")
+    (tmp_path / RECORDS).write_text(json.dumps(old) + "\n")
+    [record] = run_sweep(["a_rnd"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner)
+    assert record == old and not (tmp_path / "calls.txt").exists()
+    run_sweep(["a_rnd"], [3], 1, 5, tmp_path, executor="local", workers=1,
+              runner=counting_runner, learning_rates=[0.01])  # another learning rate: runs
+    assert (tmp_path / "calls.txt").read_text().split() == ["a_rnd-paper-H3-seed0-budget5-lr0.01"]
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"learning_rate": -1}, "field 'learning_rate' must be a finite number > 0, got -1"),
+    ({"intrinsic_coefficient": "100"}, "field 'intrinsic_coefficient' must be a finite number "
+                                       ">= 0, got '100'"),
+    ({"intrinsic_coefficient": 10.0}, "the intrinsic coefficient does not change a run of a"),
+])
+def test_a_record_with_a_malformed_configuration_is_an_error_naming_the_line(
+        tmp_path, changes, message):
+    (tmp_path / RECORDS).write_text(json.dumps(done_record(**changes)) + "\n"
+                                    + json.dumps(done_record(horizon=4)) + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / RECORDS}, line 1: not a sweep "
+                                                   f"record ({message}")):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                  runner=counting_runner)
+
+
+def test_a_task_recorded_failed_then_done_is_done_and_not_run_again(tmp_path):
+    # the first attempt failed, a later sweep finished it: the last record is the task's
+    failed = {**done_record(), "status": "failed", "error": "boom"}
+    (tmp_path / RECORDS).write_text(json.dumps(failed) + "\n" + json.dumps(done_record())
+                                    + "\n")
+    [record] = run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", workers=1,
+                         runner=counting_runner)
+    assert record == done_record() and not (tmp_path / "calls.txt").exists()
+    # and the other way round: done, then failed (a rerun of a finished task) is failed
+    (tmp_path / RECORDS).write_text(json.dumps(done_record()) + "\n" + json.dumps(failed)
+                                    + "\n")
+    assert finished_records(tmp_path) == []
