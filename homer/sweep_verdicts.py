@@ -351,10 +351,10 @@ def sweep_verdicts(records: list[dict], variants: list[str] | None = None,
                    encoding: str = "authors") -> list[CellVerdict]:
     """A verdict for every cell, judged on the records of ``encoding`` only (an old record
     without one is of the orthonormal encoding: :func:`homer.sweep.encoding_of`): each lock
-    variant of ``variants`` (default: those of the records) x every algorithm of
+    variant of ``variants`` (default: those of all the records) x every algorithm of
     :data:`ALGORITHMS` and of the records x the paper's horizons and those of the records."""
-    records = [r for r in records if encoding_of(r) == encoding]
     variants = variants or variants_of(records)
+    records = [r for r in records if encoding_of(r) == encoding]
     algorithms = [*ALGORITHMS, *sorted({r["algorithm"] for r in records} - set(ALGORITHMS))]
     horizons = sorted(set(PAPER_HORIZONS) | {r["horizon"] for r in records})
     cells = []
