@@ -249,7 +249,7 @@ def evaluation_interval(budget: int) -> int:
     return max(1, min(budget // 20, MOST_EPISODES_BETWEEN_EVALUATIONS))
 
 
-def run_task(task: SweepTask) -> dict[str, Any]:
+def run_task(task: SweepTask) -> dict[str, Any]:  # pragma: no mutate block
     """Run one task on its lock (:func:`lock_of`); the summary of its run (a baseline's whole
     summary; HOMER's :data:`DONE_FIELDS`)."""
     if task.algorithm not in ALGORITHMS:
@@ -488,7 +488,7 @@ RAY_WORKER_RETRIES = 3
 
 
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
-                 ) -> Generator[dict, None, None]:
+                 ) -> Generator[dict, None, None]:  # pragma: no mutate block
     """The record of each task, run on Ray, as it completes. A task whose worker process dies
     (killed, or its node lost) is run again by Ray, at most :data:`RAY_WORKER_RETRIES` times,
     and resumes from its run directory's checkpoint; after that its record is a failed one with
@@ -512,7 +512,7 @@ def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
         yield record
 
 
-def _die_with(driver: int) -> None:
+def _die_with(driver: int) -> None:  # pragma: no mutate block
     """Initializer of a local worker: ask Linux to kill it when its driver dies (even by
     SIGKILL), so that no orphan keeps writing into the sweep directory."""
     PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>

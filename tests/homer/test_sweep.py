@@ -76,6 +76,7 @@ class Stop(Exception):
 # make test keeps Ray (test_ray_reports_a_failing_task_with_its_error) and real learners
 # (test_sweep_command_writes_table_and_plot, local executor).
 @pytest.mark.slow
+@pytest.mark.no_mutants
 def test_ray_sweep_of_two_algorithms_and_two_horizons(local_ray, tmp_path):
     records = run_sweep(["pcid", "ppo"], [3, 4], seeds=1, budget=200, out=tmp_path,
                         executor="ray")
@@ -97,6 +98,7 @@ def test_the_horizon_axis_has_integer_ticks(tmp_path):
     assert [t for t in axes.get_xticks() if low <= t <= high] == [3, 4]
 
 
+@pytest.mark.no_mutants
 def test_ray_reports_a_failing_task_with_its_error(local_ray, tmp_path):
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     records = run_sweep(["a"], [3, 4], seeds=1, budget=5, out=tmp_path, executor="ray",
@@ -142,6 +144,7 @@ def test_bad_arguments_are_rejected(tmp_path):
                   runner=counting_runner)
 
 
+@pytest.mark.no_mutants
 def test_sweep_command_writes_table_and_plot(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "homer", "sweep", "--algorithms", "pcid", "--horizons", "3",
@@ -171,6 +174,7 @@ def test_sweep_command_writes_table_and_plot(tmp_path):
     assert grid_row in result.stdout  # the grid is printed, every cell in verdicts.md
 
 
+@pytest.mark.no_mutants
 def test_the_verdicts_judge_every_finished_task_of_the_directory(tmp_path):
     # H = 3 in one command, H = 4 in the next: the second's verdicts still have H = 3's run
     # (its table and figures are of its own tasks)
@@ -250,6 +254,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.no_mutants
 def test_killing_the_local_driver_kills_its_workers(tmp_path):
     import os
     import signal
@@ -550,6 +555,7 @@ TINY = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epoch
 """An H = 3 lock run of a few seconds (one torch thread)."""
 
 
+@pytest.mark.no_mutants
 def test_homer_logs_each_step_s_episodes_returns_and_visits(tmp_path, monkeypatch):
     batches = []
     original_run = BatchSampler.run
@@ -595,6 +601,7 @@ def test_homer_logs_each_step_s_episodes_returns_and_visits(tmp_path, monkeypatc
     assert summary["training_returns"] == [list(p) for p in result.training_returns]
 
 
+@pytest.mark.no_mutants
 def test_homer_s_returns_and_visits_survive_a_resume(tmp_path, monkeypatch):
     mdp = combination_lock(3, 10, 0)
     whole = run_homer(mdp, tmp_path / "whole", TINY, seed=0, progress=False)
@@ -628,6 +635,7 @@ def test_a_checkpoint_log_with_half_or_broken_returns_and_visits_is_refused_nami
             _log({"log": [broken]}, 1)
 
 
+@pytest.mark.no_mutants
 def test_a_run_begun_before_returns_were_recorded_resumes_without_them(tmp_path, monkeypatch):
     mdp = combination_lock(3, 10, 0)
     original = algorithm.write_checkpoint
