@@ -1,13 +1,19 @@
 """The horizon sweep of Figure ``fig:horizon-plot``: algorithms x lock variants x horizons x
 seeds on the diabolical combination lock (K = 10), each (algorithm, variant, horizon, seed) one
-task.
+task - for PPO / A2C (+RND) at each learning rate, and for RND at each intrinsic coefficient
+too (the hyperparameters the paper's search varied, ``app:appendix-experiment``): a task's
+:class:`Configuration` (with the observation encoding) is what the verdicts judge separately.
+A value other than the default is named in the task's key, so the keys and run directories of
+default runs are those of before; a record without a learning rate or coefficient ran with the
+defaults, one without an encoding with the orthonormal one.
 
 The lock variant is ``"paper"`` (Section 7's lock, ``V* = 1``) or ``"released"`` (the lock of
 the authors' released baselines, cereb-rl's ``rl_acid_environment.py``: final reward 5, a step
 penalty of ``-1/(H-1)``, ``V* = 4``). Tasks run on Ray (``executor="ray"``: a local Ray
 instance, or a cluster at ``address``) or on a local process pool (``executor="local"``). Each
 finished task is appended to ``records.jsonl`` in the output directory as soon as it completes,
-so a stopped sweep resumes without redoing finished tasks; HOMER and the PPO / A2C runs keep
+so a stopped sweep resumes without redoing finished tasks (of several records of one task, the
+last counts: a failed attempt, then a finished one, is finished); HOMER and the PPO / A2C runs keep
 run directories under ``runs/``, so a task stopped midway resumes there. A task that raises is
 retried once; if it fails again its error is recorded (``status: failed``) and reported, and a
 later run of the sweep tries it again.
