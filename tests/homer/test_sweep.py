@@ -550,6 +550,19 @@ def test_thinning_keeps_every_episode_s_return_and_the_early_points():
     assert thin_curve(points[:300], most=300) == points[:300]
 
 
+def test_thinning_by_hand():
+    # edges of most = 3 buckets: geomspace(1, 1000, 4)[1:-1] = [10, 100], a point on an edge
+    # in the lower bucket; each bucket's mean weighted by the episodes behind each point
+    points = [(1, 0.0), (2, 1.0), (4, 0.0), (12, 0.0), (100, 1.0), (1000, 0.5)]
+    assert thin_curve(points, most=3) == [[4, 0.25], [100, 88 / 96], [1000, 0.5]]
+    # a bucket of points with no episodes behind them (at 0): their plain mean
+    assert thin_curve([(0, 1.0), (0, 0.5), (5, 0.0), (50, 1.0)], most=3) == [
+        [0, 0.75], [5, 0.0], [50, 1.0]]
+    # one episode behind the bucket's points: the weighted mean still
+    assert thin_curve([(0, 1.0), (1, 0.0), (50, 1.0), (60, 1.0)], most=3) == [
+        [1, 0.0], [60, 1.0]]
+
+
 TINY = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
                    psdp_samples=100, eval_samples=100, evaluation_episodes=50)
 """An H = 3 lock run of a few seconds (one torch thread)."""
@@ -754,17 +767,61 @@ def test_a_baseline_task_runs_with_its_learning_rate_and_coefficient(tmp_path, m
 
     seen = {}
 
+    class Result:
+        def summary(self):
+            return {"summary": "of the run"}
+
     def fake(mdp, algorithm, episodes, **options):
-        seen.update(options, algorithm=algorithm, episodes=episodes)
-        raise Stop
+        seen.update(options, mdp=mdp, algorithm=algorithm, episodes=episodes)
+        return Result()
 
     monkeypatch.setattr(batched, "run_batched_baseline", fake)
-    task = SweepTask("a2c_rnd", "paper", 3, 0, 40, str(tmp_path), learning_rate=0.01,
-                     intrinsic_coefficient=10)
-    with pytest.raises(Stop):
-        sweep._run_baseline(task, lock_of(task), tmp_path)
-    assert (seen["algorithm"], seen["episodes"], seen["rnd"]) == ("a2c", 40, True)
+    task = SweepTask("a2c_rnd", "released", 3, 2, 400, str(tmp_path), "orthonormal",
+                     learning_rate=0.01, intrinsic_coefficient=10)
+    assert sweep._run_baseline(task, lock_of(task), tmp_path / "run") == {
+        "summary": "of the run"}
+    assert (seen["algorithm"], seen["episodes"], seen["rnd"], seen["seed"]) == (
+        "a2c", 400, True, 2)
     assert (seen["config"].learning_rate, seen["config"].intrinsic_coefficient) == (0.01, 10)
+    assert seen["config"].gamma == 0.99  # the rest of the tables as they are
+    assert (seen["run_dir"], seen["evaluate_every"], seen["stop_at_half"]) == (
+        tmp_path / "run", 20, True)
+    assert seen["encoder"].encoding == "orthonormal"
+    assert seen["mdp"].name == "combolock-released-H3-K10-seed2"
+    task = SweepTask("ppo", "paper", 3, 0, 400, str(tmp_path))
+    sweep._run_baseline(task, lock_of(task), tmp_path / "run")
+    assert (seen["algorithm"], seen["rnd"], seen["encoder"].encoding) == ("ppo", False,
+                                                                           "authors")
+
+
+def test_the_evaluation_interval_is_a_twentieth_of_the_budget_between_1_and_10000():
+    from homer.sweep import evaluation_interval
+
+    assert [evaluation_interval(b) for b in (1, 19, 20, 41, 5000, 200_000, 200_020, 10**7)] \
+        == [1, 1, 1, 2, 250, 10_000, 10_000, 10_000]
+
+
+def test_an_attempt_is_retried_once_then_recorded_as_failed_with_its_error(tmp_path):
+    from homer import sweep
+
+    tries = []
+
+    def flaky(task):
+        tries.append(task.key)
+        if len(tries) == 1:
+            raise RuntimeError("first try")
+        return counting_runner(task)
+
+    task = SweepTask("a", "paper", 3, 0, 5, str(tmp_path))
+    record = sweep._attempt(flaky, task)
+    assert tries == [task.key] * 2 and record["status"] == "done"
+    assert record["learning_rate"] == 0.001 and record["state_visits"] == {"s1a": 10}
+    assert record["training_returns"] == [[30, 1.0]] and record["wall_seconds"] >= 0
+    tries.clear()
+    failed = sweep._attempt(failing_runner, SweepTask("a", "paper", 4, 0, 5, str(tmp_path)))
+    assert (failed["status"], failed["attempts"], failed["horizon"]) == ("failed", 2, 4)
+    assert failed["error"].splitlines()[-1] == "RuntimeError: boom at a-paper-H4-seed0-budget5"
+    assert failed["wall_seconds"] >= 0
 
 
 def test_a_record_without_a_learning_rate_or_coefficient_is_a_default_run(tmp_path):
