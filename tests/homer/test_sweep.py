@@ -315,6 +315,38 @@ def test_a_planted_link_as_the_runs_directory_is_refused_before_any_task_runs(tm
     assert not (tmp_path / "sweep" / RECORDS).exists()
 
 
+def test_the_horizon_figure_draws_a_line_per_algorithm_and_configuration():
+    from homer.sweep import algorithm_colour
+
+    records = [done_record(algorithm="ppo", variant=v, horizon=h, episodes_to_half=100 * h,
+                           learning_rate=rate, state_visits={})
+               for v in ("paper", "released") for h in (3, 4) for rate in (0.01, 0.001)]
+    records += [done_record(algorithm="homer", variant=v, horizon=3, episodes=5000,
+                            episodes_to_half=None, state_visits={})
+                for v in ("paper", "released")]
+    figure = horizon_figure(records)
+    assert list(figure.get_size_inches()) == [12, 4] and len(figure.axes) == 2
+    assert [a.get_subplotspec().get_geometry() for a in figure.axes] == [(1, 2, 0, 0),
+                                                                         (1, 2, 1, 1)]
+    axes = figure.axes[1]
+    assert axes.get_title().startswith("released lock, K = 10")
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    assert {label: (line.get_color(), line.get_linestyle()) for label, line in lines.items()} \
+        == {"ppo (lr 0.001, authors' encoding)": ("C1", "-"),
+            "ppo (lr 0.01, authors' encoding)": ("C1", "--")}
+    assert list(lines["ppo (lr 0.01, authors' encoding)"].get_ydata()) == [300, 400]
+    [homer] = axes.collections  # not reached: an x at the episodes used, shifted left
+    assert homer.get_label() == "homer"
+    assert homer.get_offsets().tolist() == [[pytest.approx(3 * (1 - 0.008)), 5000]]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [  # sorted
+        "homer", "ppo (lr 0.001, authors' encoding)", "ppo (lr 0.01, authors' encoding)"]
+    # one configuration: named by its algorithm alone
+    one = horizon_figure([r for r in records if r.get("learning_rate") != 0.01])
+    assert [line.get_label() for line in one.axes[0].get_lines()] == ["ppo"]
+    assert horizon_figure([]).axes[0].get_title().startswith("paper lock")
+    assert algorithm_colour("x4", [f"x{i}" for i in range(5)]) == "C0"  # the 11th colour
+
+
 def test_a_homer_task_refuses_a_link_planted_as_its_run_directory(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

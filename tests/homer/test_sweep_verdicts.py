@@ -335,3 +335,19 @@ def test_a_seed_whose_task_failed_leaves_its_cell_open():
     verdict = cell(records, "ppo", 3)
     assert (verdict.basis.runs, verdict.basis.failed, verdict.verdict) == (
         2, 1, "reproduced (lr 0.001, authors' encoding)")
+
+
+def test_an_open_cell_says_every_reason_and_counts_its_failed_seeds():
+    # 1 reached, 1 missed at the full budget, 1 failed: the failed seed decides
+    records = [run("ppo", 3, 0, 1000, PAPER_BUDGET), run("ppo", 3, 1, None, PAPER_BUDGET),
+               run("ppo", 3, 2, None, 0, status="failed")]
+    assert cell(records, "ppo", 3).verdict == (
+        "not settled (lr 0.001, authors' encoding: 1 failed)")
+    short = [run("ppo", 50, 0, None, 10, budget=10), run("ppo", 50, 1, None, 0, status="failed")]
+    assert cell(short, "ppo", 50).verdict == (
+        "not settled (lr 0.001, authors' encoding: 1 failed; budget 10 < 10^7)")
+    # 3 missed and 1 failed: the failed one cannot make a majority; 4 seeds named
+    missed = [run("ppo", 3, s, None, PAPER_BUDGET) for s in range(3)]
+    missed.append(run("ppo", 3, 3, None, 0, status="failed"))
+    assert cell(missed, "ppo", 3).verdict == (
+        "not reproduced (lr 0.001, authors' encoding; 4 seeds, budget 10,000,000)")
