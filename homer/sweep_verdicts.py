@@ -344,6 +344,8 @@ def _verdict(algorithm: str, claim: str | None, encoding: str,
     could_reach = 2 * (basis.reached + basis.failed) > basis.runs + basis.failed
     if claim == "solves" and not could_reach:
         return _not_reproduced(basis), basis, False
+    if basis.outcome == "fails":  # a claimed failure, of another configuration than the default
+        return f"not settled ({basis.configuration} fails; the default not run)", basis, False
     return _open_reason(basis), basis, False
 
 

@@ -351,3 +351,9 @@ def test_an_open_cell_says_every_reason_and_counts_its_failed_seeds():
     missed.append(run("ppo", 3, 3, None, 0, status="failed"))
     assert cell(missed, "ppo", 3).verdict == (
         "not reproduced (lr 0.001, authors' encoding; 4 seeds, budget 10,000,000)")
+
+
+def test_a_claimed_failure_of_another_configuration_than_the_default_is_not_settled():
+    records = [run("a2c", 12, s, None, PAPER_BUDGET, learning_rate=0.01) for s in range(3)]
+    assert cell(records, "a2c", 12).verdict == (
+        "not settled (lr 0.01, authors' encoding fails; the default not run)")
