@@ -40,7 +40,8 @@ open runs would do), and is not settled otherwise. The paper tuned the learning 
   default where it ran) show something else than the claim without refuting it (a claimed
   success not reached by most seeds within budget B, or a claimed failure solved by a
   configuration outside the search or over fewer than 3 seeds); "not settled (C: ...)" when
-  failed tasks, or a claimed failure's budget below 10^7, leave it open; "not run"; and "no
+  failed tasks, or a claimed failure's budget below 10^7 (or its default configuration not
+  run), leave it open; "not run"; and "no
   claim (solved / not solved with C)" where the paper claims nothing.
 
 The projected cost of a cell without a settled outcome is the core-hours of 5 seeds of one
