@@ -458,9 +458,9 @@ def verdict_legend(encoding: str = "authors") -> str:
     rates = ", ".join(f"{r:g}" for r in PAPER_LEARNING_RATES)
     coefficients = ", ".join(f"{c:g}" for c in PAPER_INTRINSIC_COEFFICIENTS)
     judged = ("the authors' encoding (+-1 Hadamard matrix)" if encoding == "authors"
-              else f"the {encoding} encoding (records without an encoding are of it); no "
-                   "verdict here is \"refuted\": the paper's claims are of the authors' "
-                   "encoding")
+              else f"the {encoding} encoding (records without an encoding are of it)")
+    caveat = ("" if encoding == "authors" else " No verdict of this encoding is \"refuted\": "
+              "the paper's claims are of the authors' encoding.")
     return (
         f"Verdicts of the runs of {judged} against the paper's claims (fig:horizon-plot), one "
         "cell per lock, algorithm and horizon; a configuration is a learning rate (PPO / A2C "
@@ -476,10 +476,11 @@ def verdict_legend(encoding: str = "authors") -> str:
         "over >= 3 seeds at the full budget; a claimed failure is solved by a configuration of "
         "the search over >= 3 seeds. \"not reproduced (C; N seeds, budget B)\": C, the default "
         "where it ran, did not show the claim with these runs, and they do not refute it. "
-        "\"not settled\": failed tasks or a budget below 10^7 leave the outcome open. \"not "
-        "run\": no run (with the projected core-hours of 5 seeds at 10^7 episodes where "
-        "known). Each cell: the verdict, the seeds of the configuration it names that reached "
-        "half of V*, their median episodes to it, and the wall-clock of all the cell's runs.")
+        "\"not settled\": failed tasks, a budget below 10^7 or the default not run leave the "
+        "outcome open. \"not run\": no run (with the projected core-hours of 5 seeds at 10^7 "
+        "episodes where known). Each cell: the verdict, the seeds of the configuration it "
+        "names that reached half of V*, their median episodes to it, and the wall-clock of all "
+        f"the cell's runs.{caveat}")
 
 
 def verdict_grid(cells: list[CellVerdict]) -> str:

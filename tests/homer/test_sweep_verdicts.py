@@ -17,6 +17,8 @@ from homer.sweep_verdicts import (
     paper_claim,
     projected_core_hours,
     sweep_verdicts,
+    verdict_grid,
+    verdict_legend,
     verdict_table,
 )
 
@@ -357,3 +359,61 @@ def test_a_claimed_failure_of_another_configuration_than_the_default_is_not_sett
     records = [run("a2c", 12, s, None, PAPER_BUDGET, learning_rate=0.01) for s in range(3)]
     assert cell(records, "a2c", 12).verdict == (
         "not settled (lr 0.01, authors' encoding fails; the default not run)")
+
+
+def test_the_legend_says_what_each_verdict_means_and_the_paper_s_search():
+    assert verdict_legend() == (
+        "Verdicts of the runs of the authors' encoding (+-1 Hadamard matrix) against the "
+        "paper's claims (fig:horizon-plot), one cell per lock, algorithm and horizon; a "
+        "configuration is a learning rate (PPO / A2C (+RND)) and an intrinsic coefficient "
+        "(RND), the default lr 0.001, coefficient 100 (tab:aac-hyperparam, tab:ppo-hyperparam); "
+        "the paper's search: lr in {0.01, 0.001, 0.0001}, coefficient in {1, 10, 100, 500}. A "
+        "seed reached when its exact value reached half of V* within 10^7 episodes; a "
+        "configuration solves a cell when most of its seeds reached, and fails it when at "
+        "least half missed at the full budget (10^7 episodes; HOMER's and PCID's own "
+        "schedules). \"reproduced (C)\": configuration C agrees with the claim (a claimed "
+        "success: any configuration solves, as the paper reports the best of its search; a "
+        "claimed failure: the default fails and no configuration solves). \"refuted\": a "
+        "claimed success fails for every configuration of the search, each over >= 3 seeds at "
+        "the full budget; a claimed failure is solved by a configuration of the search over "
+        ">= 3 seeds. \"not reproduced (C; N seeds, budget B)\": C, the default where it ran, "
+        "did not show the claim with these runs, and they do not refute it. \"not settled\": "
+        "failed tasks, a budget below 10^7 or the default not run leave the outcome open. \"not "
+        "run\": no run (with the projected core-hours of 5 seeds at 10^7 episodes where known). "
+        "Each cell: the verdict, the seeds of the configuration it names that reached half of "
+        "V*, their median episodes to it, and the wall-clock of all the cell's runs.")
+    orthonormal = verdict_legend("orthonormal")
+    assert orthonormal.startswith(
+        "Verdicts of the runs of the orthonormal encoding (records without an encoding are of "
+        "it) against the paper's claims")
+    assert orthonormal.endswith(
+        "the cell's runs. No verdict of this encoding is \"refuted\": the paper's claims are of "
+        "the authors' encoding.")
+
+
+def grid_row(records: list[dict], algorithm: str) -> list[str]:
+    """The grid's cells of ``algorithm`` on the paper's lock, H = 3, 6, 12, 25, 50, 100."""
+    [row] = [line for line in verdict_grid(sweep_verdicts(records, ["paper"])).splitlines()
+             if line.startswith(f"| paper | {algorithm} |")]
+    return row.split(" | ")[2:]
+
+
+def test_each_grid_cell_names_its_configuration_seeds_median_and_other_configurations():
+    records = [run("ppo_rnd", 3, s, e, 10**5, seconds=30.0) for s, e in enumerate([100, 300])]
+    records += [run("ppo_rnd", 3, s, None, 10**5, seconds=30.0, learning_rate=lr)
+                for s in range(3) for lr in (0.01, 0.0001)]
+    records += [run("ppo_rnd", 6, s, None, 10**5, 10**5, seconds=60.0) for s in range(3)]
+    records.append(run("ppo_rnd", 6, 3, None, 0, status="failed"))
+    cells = grid_row(records, "ppo_rnd")
+    assert cells[0] == (f"reproduced ({DEFAULT}): 2/2 seeds reached, median 200 episodes; 2 "
+                        "other configurations run, 4 min")
+    assert cells[1] == (f"not reproduced ({DEFAULT}; 4 seeds, budget 100,000): 0/4 seeds "
+                        "reached, 3 min")
+    one = [run("ppo_rnd", 3, 0, 100, 10**5), run("ppo_rnd", 3, 0, None, 10**5,
+                                                learning_rate=0.01)]
+    assert grid_row(one, "ppo_rnd")[0] == (
+        f"reproduced ({DEFAULT}): 1/1 seed reached, median 100 episodes; 1 other "
+        "configuration run, 20 s")
+    # not run: with the projected cost where a run of the algorithm was measured
+    assert cells[2].startswith("not run (~") and cells[2].endswith(" core-h)")
+    assert grid_row(records, "a2c")[0] == "not run"
