@@ -75,9 +75,9 @@ from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
 __all__ = ["ALGORITHMS", "DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE",
-           "MAX_CURVE_POINTS", "Configuration", "SweepTask", "configuration_of", "encoding_of",
-           "finished_records", "horizon_figure", "lock_of", "run_sweep", "run_task",
-           "sweep_table", "thin_curve"]
+           "MAX_CURVE_POINTS", "Configuration", "HorizonSeries", "SweepTask", "configuration_of",
+           "encoding_of", "finished_records", "horizon_figure", "horizon_series", "lock_of",
+           "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_ACTIONS = 10
@@ -673,42 +673,69 @@ def variants_of(records: list[dict]) -> list[str]:
     return [v for v in LOCK_VARIANTS if v in present]
 
 
-def horizon_figure(records: list[dict]) -> Figure:
-    """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
-    horizon (log scale), one line per algorithm and configuration (named when an algorithm has
-    several) and one panel per lock variant; where most runs never got there, an ``x`` at the
-    episodes they used (the budget, or HOMER's and PCID's own schedules)."""
-    variants = variants_of(records) or ["paper"]
-    figure = new_figure(figsize=(6 * len(variants), 4))
+@dataclass(frozen=True)
+class HorizonSeries:
+    """One algorithm and configuration of :func:`horizon_figure` on one lock variant."""
+
+    label: str
+    """The algorithm, and its configuration when the records hold several of it."""
+    colour: str
+    style: str
+    """The line style: the algorithm's configurations in turn."""
+    medians: list[tuple[int, float]]
+    """(H, median episodes to half the optimal value) where most runs reached it."""
+    missed: list[tuple[float, int]]
+    """(H shifted apart from the other series' markers, the most episodes used) elsewhere."""
+
+
+def horizon_series(records: list[dict], variant: str) -> list[HorizonSeries]:
+    """What :func:`horizon_figure` draws on the panel of ``variant``: a series per algorithm and
+    configuration of ``records`` (sorted), each median over the finished runs of a horizon
+    (:func:`_median_episodes`) or, where most never got there, a marker at the episodes they
+    used (PPO / A2C's budget, HOMER and PCID's own schedules)."""
     algorithms = sorted({r["algorithm"] for r in records})
     series = sorted({(r["algorithm"], configuration_of(r)) for r in records},
                     key=lambda pair: (pair[0], pair[1].sort_key()))
+    drawn = []
+    for index, (algorithm, configuration) in enumerate(series):
+        several = [c for a, c in series if a == algorithm]
+        shift = 0.08 * (index - (len(series) - 1) / 2)  # markers at the budget apart
+        mine = [r for r in records if r["algorithm"] == algorithm
+                and configuration_of(r) == configuration
+                and r["variant"] == variant and r["status"] == "done"]
+        medians, missed = [], []
+        for horizon in sorted({r["horizon"] for r in mine}):
+            group = [r for r in mine if r["horizon"] == horizon]
+            median = _median_episodes(group)
+            if not math.isinf(median):
+                medians.append((horizon, median))
+            else:
+                missed.append((horizon * (1 + shift / 10), max(r["episodes"] for r in group)))
+        drawn.append(HorizonSeries(
+            algorithm if len(several) == 1 else f"{algorithm} ({configuration})",
+            algorithm_colour(algorithm, algorithms),
+            ("-", "--", ":", "-.")[several.index(configuration) % 4], medians, missed))
+    return drawn
+
+
+def horizon_figure(records: list[dict]) -> Figure:  # pragma: no mutate block
+    """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
+    horizon (log scale), one line per algorithm and configuration (:func:`horizon_series`) and
+    one panel per lock variant; where most runs never got there, an ``x`` at the episodes they
+    used. (Drawing only, left out of mutation testing like :mod:`homer.sweep_figures`: what it
+    draws is :func:`horizon_series`'.)"""
+    variants = variants_of(records) or ["paper"]
+    figure = new_figure(figsize=(6 * len(variants), 4))
     for column, variant in enumerate(variants, start=1):
         axes = figure.add_subplot(1, len(variants), column)
-        for index, (algorithm, configuration) in enumerate(series):
-            colour = algorithm_colour(algorithm, algorithms)
-            several = [c for a, c in series if a == algorithm]
-            label = algorithm if len(several) == 1 else f"{algorithm} ({configuration})"
-            style = ("-", "--", ":", "-.")[several.index(configuration) % 4]
-            shift = 0.08 * (index - (len(series) - 1) / 2)  # markers at the budget apart
-            mine = [r for r in records if r["algorithm"] == algorithm
-                    and configuration_of(r) == configuration
-                    and r["variant"] == variant and r["status"] == "done"]
-            medians, missed = [], []
-            for horizon in sorted({r["horizon"] for r in mine}):
-                group = [r for r in mine if r["horizon"] == horizon]
-                median = _median_episodes(group)
-                if not math.isinf(median):
-                    medians.append((horizon, median))
-                else:  # at the episodes used: PPO / A2C's budget, HOMER and PCID's own
-                    missed.append((horizon * (1 + shift / 10),
-                                   max(r["episodes"] for r in group)))
-            if medians:
-                axes.plot(*zip(*medians, strict=True), marker="o", color=colour,
-                          linestyle=style, label=label)
-            if missed:
-                axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
-                             label=None if medians else label)
+        for series in horizon_series(records, variant):
+            if series.medians:
+                axes.plot(*zip(*series.medians, strict=True), marker="o", color=series.colour,
+                          linestyle=series.style, label=series.label)
+            if series.missed:
+                axes.scatter(*zip(*series.missed, strict=True), marker="x",
+                             color=series.colour,
+                             label=None if series.medians else series.label)
         axes.set_yscale("log")
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlabel("horizon H")

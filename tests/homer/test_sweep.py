@@ -29,6 +29,7 @@ from homer.sweep import (
     SweepTask,
     finished_records,
     horizon_figure,
+    horizon_series,
     lock_of,
     run_sweep,
     run_task,
@@ -340,6 +341,25 @@ def test_the_horizon_figure_draws_a_line_per_algorithm_and_configuration():
     assert homer.get_offsets().tolist() == [[pytest.approx(3 * (1 - 0.008)), 5000]]
     assert [t.get_text() for t in axes.get_legend().get_texts()] == [  # sorted
         "homer", "ppo (lr 0.001, authors' encoding)", "ppo (lr 0.01, authors' encoding)"]
+    # the series drawn, by hand: sorted by algorithm, then configuration; 3 series, the
+    # markers of the first shifted by 0.08 x (0 - 1) / 10 of H
+    series = horizon_series([*records, done_record(  # another variant: not on this panel
+        algorithm="ppo", variant="paper", horizon=5, state_visits={})], "released")
+    assert [(s.label, s.colour, s.style, s.medians, s.missed) for s in series] == [
+        ("homer", "C0", "-", [], [(pytest.approx(3 * (1 - 0.008)), 5000)]),
+        ("ppo (lr 0.001, authors' encoding)", "C1", "-", [(3, 300), (4, 400)], []),
+        ("ppo (lr 0.01, authors' encoding)", "C1", "--", [(3, 300), (4, 400)], [])]
+    five = [done_record(algorithm="ppo", horizon=3, learning_rate=rate, episodes=70 + k,
+                        episodes_to_half=None if k % 2 else 20, state_visits={})
+            for k, rate in enumerate((1e-5, 1e-4, 1e-3, 1e-2, 1e-1))]
+    five.append(done_record(algorithm="ppo", horizon=3, seed=1, learning_rate=1e-5,
+                            episodes=90, episodes_to_half=None, state_visits={}))
+    five.append(done_record(algorithm="ppo", horizon=3, variant="released", state_visits={},
+                            learning_rate=1e-4, episodes_to_half=None))  # not on this panel
+    assert [(s.style, s.medians, s.missed) for s in horizon_series(five, "paper")] == [
+        ("-", [], [(pytest.approx(3 * (1 - 0.016)), 90)]),  # the most episodes of the seeds
+        ("--", [], [(pytest.approx(3 * (1 - 0.008)), 71)]), (":", [(3, 20)], []),
+        ("-.", [], [(pytest.approx(3 * (1 + 0.008)), 73)]), ("-", [(3, 20)], [])]
     # one configuration: named by its algorithm alone
     one = horizon_figure([r for r in records if r.get("learning_rate") != 0.01])
     assert [line.get_label() for line in one.axes[0].get_lines()] == ["ppo"]
