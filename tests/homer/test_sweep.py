@@ -780,6 +780,8 @@ def test_every_learning_rate_and_rnd_coefficient_is_a_task_and_no_more(tmp_path)
         ("ppo", 0.01, 100), ("ppo", 0.001, 100), ("ppo_rnd", 0.01, 1), ("ppo_rnd", 0.01, 100),
         ("ppo_rnd", 0.001, 1), ("ppo_rnd", 0.001, 100), ("homer", 0.001, 100)]
     table = sweep_table(records)
+    assert table.splitlines()[0] == ("lock     algorithm     H runs failed reached 1/2 median "
+                                     "episodes to 1/2    budget  configuration")
     assert "lr 0.01, coefficient 1, authors' encoding" in table
     assert len(table.splitlines()) == 8  # a row per configuration
 
@@ -854,6 +856,8 @@ def test_the_evaluation_interval_is_a_twentieth_of_the_budget_between_1_and_1000
 
 
 def test_an_attempt_is_retried_once_then_recorded_as_failed_with_its_error(tmp_path):
+    import time
+
     from homer import sweep
 
     tries = []
@@ -862,18 +866,29 @@ def test_an_attempt_is_retried_once_then_recorded_as_failed_with_its_error(tmp_p
         tries.append(task.key)
         if len(tries) == 1:
             raise RuntimeError("first try")
-        return counting_runner(task)
+        return {**long_curve_runner(task),  # 0.2 s  # numpy counts, a curve of 3,000 points
+                "training_returns": [[k + 1, 1.0] for k in range(3000)]}
 
     task = SweepTask("a", "paper", 3, 0, 5, str(tmp_path))
     record = sweep._attempt(flaky, task)
     assert tries == [task.key] * 2 and record["status"] == "done"
-    assert record["learning_rate"] == 0.001 and record["state_visits"] == {"s1a": 10}
-    assert record["training_returns"] == [[30, 1.0]] and record["wall_seconds"] >= 0
+    assert record["learning_rate"] == 0.001 and record["state_visits"] == {"s1a": 7, "s2c": 3}
+    assert len(record["training_returns"]) <= 2000  # thinned
+    assert 0.2 <= record["wall_seconds"] < 2  # the attempt that produced it, in ms
+    assert record["wall_seconds"] == round(record["wall_seconds"], 3)
+
+    def failing(task):
+        tries.append(task.key)
+        time.sleep(0.1)
+        raise RuntimeError(f"try {len(tries)}")
+
     tries.clear()
-    failed = sweep._attempt(failing_runner, SweepTask("a", "paper", 4, 0, 5, str(tmp_path)))
-    assert (failed["status"], failed["attempts"], failed["horizon"]) == ("failed", 2, 4)
-    assert failed["error"].splitlines()[-1] == "RuntimeError: boom at a-paper-H4-seed0-budget5"
-    assert failed["wall_seconds"] >= 0
+    failed = sweep._attempt(failing, SweepTask("a", "paper", 4, 0, 5, str(tmp_path)))
+    assert len(tries) == 2 and (failed["status"], failed["attempts"]) == ("failed", 2)
+    assert failed["horizon"] == 4
+    assert failed["error"].splitlines()[-1] == "RuntimeError: try 2"  # the last try's
+    assert 0.1 <= failed["wall_seconds"] < 2  # the last try's time
+    assert failed["wall_seconds"] == round(failed["wall_seconds"], 3)
 
 
 def test_a_record_without_a_learning_rate_or_coefficient_is_a_default_run(tmp_path):

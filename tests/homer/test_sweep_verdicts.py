@@ -417,3 +417,63 @@ def test_each_grid_cell_names_its_configuration_seeds_median_and_other_configura
     # not run: with the projected cost where a run of the algorithm was measured
     assert cells[2].startswith("not run (~") and cells[2].endswith(" core-h)")
     assert grid_row(records, "a2c")[0] == "not run"
+
+
+def test_hours_are_shown_to_a_tenth_from_one_hour_on():
+    from homer.sweep_verdicts import _hours
+
+    assert [_hours(h) for h in (0.012, 0.99, 1, 1.05, 1234.5)] == [
+        "0.012", "0.99", "1.0", "1.1", "1,234.5"]
+
+
+def test_the_table_lists_every_configuration_of_a_cell():
+    records = [run("ppo", 3, 0, 100, 10**5, budget=10**5, seconds=60.0),
+               run("ppo", 3, 0, 200, 10**6, budget=10**6, seconds=60.0),
+               run("ppo", 3, 2, 150, 10**6, budget=10**6, seconds=60.0),
+               run("ppo", 3, 1, None, 0, status="failed"),
+               run("ppo", 3, 0, None, 10**5, budget=10**5, learning_rate=0.01, seconds=60.0),
+               run("ppo", 3, 0, None, 0, status="failed", learning_rate=0.0001),
+               run("ppo", 6, 0, None, 10**5, budget=10**5, seconds=60.0),
+               run("homer", 3, 0, 700, 700, budget=5, seconds=60.0)]
+    cells = [c for c in sweep_verdicts(records) if (c.algorithm, c.horizon) in (
+        ("homer", 3), ("ppo", 3), ("ppo", 6), ("pcid", 3), ("pcid", 6))]
+    lines = verdict_table(cells).splitlines()
+    assert lines[:2] == [
+        "| lock | algorithm | H | paper | runs per configuration (seeds; median episodes to "
+        "1/2 V*; budget) | wall-clock | verdict | projected core-hours (5 seeds x 10^7 "
+        "episodes) |", "|---|---|---|---|---|---|---|---|"]
+    assert lines[2] == ("| paper | homer | 3 | solves | authors' encoding: 1 (1 reached, 0 "
+                        "missed), median 700, own schedule | 1 min | reproduced (authors' "
+                        "encoding) | - |")
+    assert lines[3] == (
+        "| paper | ppo | 3 | solves | lr 0.001, authors' encoding: 2 (2 reached, 0 missed), 1 "
+        "failed, median 150, budget 100,000, 1,000,000; lr 0.0001, authors' encoding: 0, 1 "
+        "failed; lr 0.01, authors' encoding: 1 (0 reached, 0 missed), budget 100,000 | 4 min "
+        "| reproduced (lr 0.001, authors' encoding) | - |")
+    cost = cells[2].projected_core_hours
+    assert lines[4] == (
+        "| paper | ppo | 6 | fails | lr 0.001, authors' encoding: 1 (0 reached, 0 missed), "
+        "budget 100,000 | 1 min | not settled (lr 0.001, authors' encoding: budget 100,000 < "
+        f"10^7) | {cost:,.1f} |")
+    assert lines[5:7] == ["| paper | pcid | 3 | fails | - | - | not run | unknown (no run "
+                          "measured) |", "| paper | pcid | 6 | fails | - | - | not run | unknown "
+                          "(no run measured) |"]
+    assert lines[7] == ""
+    assert lines[8].startswith(f"Open cells: 1, and 2 of unknown cost (no run of their algorithm "
+                               f"measured); projected cost of settling the former at the "
+                               f"paper's budget: {cost:,.1f} core-hours (5 seeds x ")
+    assert verdict_table(cells[2:3]).splitlines()[-1].startswith(
+        f"Open cells: 1; projected cost of settling them at the paper's budget: {cost:,.1f} "
+        "core-hours")
+
+
+def test_the_grid_has_a_column_per_horizon_and_a_dash_where_a_row_has_no_cell():
+    one = run("ppo", 3, 0, 100, 10**5)
+    cells = [c for c in sweep_verdicts([one, run("homer", 6, 0, 700, 700)])
+             if (c.algorithm, c.horizon) in (("ppo", 3), ("homer", 6))]
+    lines = verdict_grid(cells).splitlines()
+    assert lines[:2] == ["| lock (K = 10) | algorithm | H = 3 | H = 6 |", "|---|---|---|---|"]
+    assert lines[2] == ("| paper | homer | - | reproduced (authors' encoding): 1/1 seed reached, "
+                        "median 700 episodes, 10 s |")
+    assert lines[3].startswith("| paper | ppo | reproduced (lr 0.001, authors' encoding): ")
+    assert lines[3].endswith(" | - |")
