@@ -177,13 +177,13 @@ def projected_core_hours(records: list[dict], algorithm: str, horizon: int) -> f
     return seconds * DEFAULT_TORCH_THREADS / 3600
 
 
-def paper_search(algorithm: str, encoding: str = "authors") -> list[Configuration]:
+def paper_search(algorithm: str, encoding: str) -> list[Configuration]:
     """The configurations of the paper's hyperparameter search for ``algorithm``
     (``app:appendix-experiment``): every learning rate of :data:`PAPER_LEARNING_RATES`, and for
     RND every coefficient of :data:`PAPER_INTRINSIC_COEFFICIENTS`; HOMER and PCID, the one
     configuration of their own schedules.
 
-    >>> len(paper_search("ppo_rnd")), [str(c) for c in paper_search("homer")]
+    >>> len(paper_search("ppo_rnd", "authors")), [str(c) for c in paper_search("homer", "authors")]
     (12, ["authors' encoding"])
     """
     learning_rate, coefficient = tuned(algorithm)
@@ -277,8 +277,7 @@ def _configuration_runs(configuration: Configuration, group: list[dict]) -> Conf
     finished = [_seed_outcome(mine) for mine in seeds.values() if mine]
     failed = len(seeds) - len(finished)
     outcomes = [o for o, _ in finished]
-    episodes = [e for _, e in finished] + [math.inf] * failed
-    median = statistics.median(episodes) if episodes else math.inf
+    median = statistics.median([e for _, e in finished] + [math.inf] * failed)  # >= 1 seed
     return ConfigurationRuns(configuration, len(finished), failed, outcomes.count("reached"),
                              outcomes.count("missed"),
                              None if math.isinf(median) else float(median),
@@ -306,7 +305,7 @@ def _verdict(algorithm: str, claim: str | None, encoding: str,
              runs: dict[Configuration, ConfigurationRuns]
              ) -> tuple[str, ConfigurationRuns | None, bool]:
     """The verdict's text, the configuration it names and whether it is settled (module
-    docstring): from the runs of each configuration of one cell."""
+    docstring): from the runs of each configuration of one cell, the default first."""
     if not any(r.runs for r in runs.values()):
         failed = next((r for r in runs.values() if r.failed), None)
         return ("not run", None, False) if failed is None else (_open_reason(failed), failed,
@@ -318,8 +317,7 @@ def _verdict(algorithm: str, claim: str | None, encoding: str,
     if claim is None:
         if solving:
             return f"no claim (solved with {solving[0].configuration})", solving[0], True
-        basis = default if default is not None and default.runs else next(
-            r for r in runs.values() if r.runs)
+        basis = next(r for r in runs.values() if r.runs)  # the default first (when it ran)
         if basis.outcome == "fails":
             return f"no claim (not solved with {basis.configuration})", basis, True
         return _open_reason(basis), basis, False
@@ -340,8 +338,7 @@ def _verdict(algorithm: str, claim: str | None, encoding: str,
             return _not_reproduced(solving[0]), solving[0], False
         if default is not None and default.outcome == "fails":
             return f"reproduced ({default.configuration})", default, True
-    basis = default if default is not None and default.runs else next(
-        r for r in runs.values() if r.runs)
+    basis = next(r for r in runs.values() if r.runs)  # the default first (when it ran)
     could_reach = 2 * (basis.reached + basis.failed) > basis.runs + basis.failed
     if claim == "solves" and not could_reach:
         return _not_reproduced(basis), basis, False

@@ -477,3 +477,42 @@ def test_the_grid_has_a_column_per_horizon_and_a_dash_where_a_row_has_no_cell():
                         "median 700 episodes, 10 s |")
     assert lines[3].startswith("| paper | ppo | reproduced (lr 0.001, authors' encoding): ")
     assert lines[3].endswith(" | - |")
+
+
+def test_which_verdicts_are_settled():
+    def settled(records, algorithm, horizon):
+        verdict = cell(records, algorithm, horizon)
+        return verdict.verdict.split(" (")[0], verdict.settled
+
+    solved = [run("ppo", 30, s, 100, 100) for s in range(3)]
+    missed = [run("ppo", 30, s, None, PAPER_BUDGET) for s in range(3)]
+    assert settled(solved, "ppo", 30) == ("no claim", True)
+    assert settled(missed, "ppo", 30) == ("no claim", True)
+    assert settled([run("ppo", 30, 0, None, 0, status="failed")], "ppo", 30) == (
+        "not settled", False)
+    two = [run("a2c", 12, s, 5000, 5000) for s in range(2)]  # a claimed failure solved twice
+    assert settled(two, "a2c", 12) == ("not reproduced", False)
+    assert settled([run("a2c", 12, s, None, PAPER_BUDGET) for s in range(3)], "a2c", 12) == (
+        "reproduced", True)
+    other = [run("a2c", 12, s, None, PAPER_BUDGET, learning_rate=0.01) for s in range(3)]
+    assert settled(other, "a2c", 12) == ("not settled", False)
+
+
+def test_a_claimed_success_is_open_exactly_while_failed_seeds_could_make_a_majority():
+    # 1 of 2 reached, none failed: the median is infinite, whatever more budget would do
+    half = [run("ppo", 3, 0, 100, PAPER_BUDGET), run("ppo", 3, 1, None, PAPER_BUDGET)]
+    assert cell(half, "ppo", 3).verdict == (
+        "not reproduced (lr 0.001, authors' encoding; 2 seeds, budget 10,000,000)")
+    # 2 missed and 1 failed: the failed seed cannot make a majority of 3
+    failed = [run("ppo", 3, s, None, PAPER_BUDGET) for s in range(2)]
+    failed.append(run("ppo", 3, 2, None, 0, status="failed"))
+    assert cell(failed, "ppo", 3).verdict == (
+        "not reproduced (lr 0.001, authors' encoding; 3 seeds, budget 10,000,000)")
+    # 1 reached, 1 missed, 1 failed: it could
+    assert cell([*half, failed[2]], "ppo", 3).verdict == (
+        "not settled (lr 0.001, authors' encoding: 1 failed)")
+    # no claim, the default's seeds all failed: another configuration is the basis
+    others = [run("ppo", 30, 0, None, 0, status="failed"),
+              run("ppo", 30, 0, None, 10, budget=10, learning_rate=0.01)]
+    assert cell(others, "ppo", 30).verdict == (
+        "not settled (lr 0.01, authors' encoding: budget 10 < 10^7)")
