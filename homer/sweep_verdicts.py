@@ -192,7 +192,7 @@ def paper_search(algorithm: str, encoding: str) -> list[Configuration]:
             for value in (PAPER_INTRINSIC_COEFFICIENTS if coefficient else [None])]
 
 
-def default_configuration(algorithm: str, encoding: str = "authors") -> Configuration:
+def default_configuration(algorithm: str, encoding: str) -> Configuration:
     """The configuration of ``tab:aac-hyperparam`` / ``tab:ppo-hyperparam`` (learning rate
     10^-3, coefficient 100) on ``encoding``."""
     learning_rate, coefficient = tuned(algorithm)

@@ -931,3 +931,88 @@ def test_a_task_recorded_failed_then_done_is_done_and_not_run_again(tmp_path):
     (tmp_path / RECORDS).write_text(json.dumps(done_record()) + "\n" + json.dumps(failed)
                                     + "\n")
     assert finished_records(tmp_path) == []
+
+
+@pytest.mark.parametrize("curve", [[[e, 0.0] for e in range(2000)], [[0, 0.0]],
+                                   [[10, 0.0], [10, 1.0]]])
+def test_a_curve_of_2000_points_from_episode_0_repeating_a_count_is_accepted(tmp_path, curve):
+    record = done_record(training_returns=curve, state_visits={"s1a": 0})
+    (tmp_path / RECORDS).write_text(json.dumps(record) + "\n")
+    assert finished_records(tmp_path) == [record]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"torn', "the line: malformed JSON at line 1, column 2"),
+    ("[1, 2]", "a JSON list, not an object"),
+    (json.dumps(done_record(seconds=DROP)), "no field 'seconds'"),
+    (json.dumps({**done_record(), "status": "failed"}), "no field 'error'"),
+    (json.dumps({**done_record(), "status": "failed", "error": 5}),
+     "field 'error' must be a string, got 5"),
+    (json.dumps(done_record(training_returns=[[-1, 0.0]])), "field 'training_returns' must be"),
+])
+def test_a_record_s_error_says_what_is_wrong_and_nothing_else(tmp_path, line, message):
+    (tmp_path / RECORDS).write_text(line + "\n" + json.dumps(done_record()) + "\n")
+    with pytest.raises(ValueError) as error:
+        finished_records(tmp_path)
+    shown = str(error.value).removeprefix(f"{tmp_path / RECORDS}, line 1: not a sweep record (")
+    assert shown.startswith(message) and shown.endswith(")")
+    if message.startswith(("a JSON", "no field")):
+        assert shown == message + ")"
+
+
+def test_a_failed_record_needs_only_its_task_and_error_and_blank_lines_are_skipped(tmp_path):
+    failed = {name: done_record()[name] for name in ("algorithm", "variant", "horizon", "seed",
+                                                     "budget", "out")}
+    (tmp_path / RECORDS).write_text(json.dumps({**failed, "status": "failed", "error": "e"})
+                                    + "\n\n" + json.dumps(done_record(horizon=4)) + "\n")
+    assert [r["horizon"] for r in finished_records(tmp_path)] == [4]
+
+
+def test_a_torn_last_of_three_records_leaves_the_other_two_as_lines(tmp_path):
+    run_sweep(["a"], [3, 4, 5], 1, 5, tmp_path, executor="local", workers=1,
+              runner=counting_runner)
+    path = tmp_path / RECORDS
+    path.write_text(path.read_text()[:-10])
+    with pytest.warns(UserWarning, match="dropped a torn last line"):
+        assert len(finished_records(tmp_path)) == 2
+    assert [json.loads(line)["status"] for line in path.read_text().splitlines()] == [
+        "done", "done"]
+
+
+def death_signal_runner(task: SweepTask) -> dict:
+    """Reports its worker's process id and the signal it gets when its parent dies."""
+    import ctypes
+    import ctypes.util
+
+    signal_number = ctypes.c_int(0)
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.prctl(2, ctypes.byref(signal_number))  # PR_GET_PDEATHSIG
+    return {**counting_runner(task), "pid": os.getpid(), "death_signal": signal_number.value}
+
+
+def test_local_workers_die_with_the_driver_and_are_as_many_as_asked(tmp_path):
+    import signal
+
+    records = run_sweep(["a"], [3, 4, 5, 6], 1, 5, tmp_path, executor="local", workers=1,
+                        runner=death_signal_runner)
+    assert {r["death_signal"] for r in records} == {signal.SIGKILL}
+    assert len({r["pid"] for r in records}) == 1
+
+
+def test_a_stopped_local_sweep_runs_no_queued_task(tmp_path):
+    def stop(record):
+        raise Stop
+
+    with pytest.raises(Stop):
+        run_sweep(["a", "b"], [3, 4, 5, 6], 1, 5, tmp_path, executor="local", workers=1,
+                  runner=long_curve_runner, on_record=stop)
+    assert len(records_of(tmp_path)) == 1
+    assert len((tmp_path / "calls.txt").read_text().split()) < 8  # the queued ones cancelled
+
+
+def test_the_local_executor_needs_linux(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    with pytest.raises(ValueError, match=re.escape(
+            "the local executor needs Linux (its workers die with the driver through prctl); "
+            "use --executor ray")):
+        run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner)

@@ -121,7 +121,11 @@ def test_a_claimed_success_failing_every_configuration_of_the_search_at_3_seeds_
     verdict = cell(records, "ppo_rnd", 25)
     assert verdict.verdict == REFUTED and verdict.settled
     assert len(verdict.configurations) == 12
-    assert verdict.configurations[0].configuration == default_configuration("ppo_rnd")
+    assert verdict.configurations[0].configuration == default_configuration("ppo_rnd",
+                                                                            "authors")
+    assert [str(c.configuration)[:-19] for c in verdict.configurations[1:4]] == [
+        "lr 0.0001, coefficient 1", "lr 0.0001, coefficient 10", "lr 0.0001, coefficient 100"]
+    assert str(verdict.configurations[-1].configuration)[:-19] == "lr 0.01, coefficient 500"
     assert cell(search_runs("a2c", 3, 3), "a2c", 3).verdict == REFUTED  # 3 learning rates
     late = [run("a2c", 3, s, PAPER_BUDGET + 1, 10**8, budget=10**8, learning_rate=rate)
             for rate in PAPER_LEARNING_RATES for s in range(3)]
@@ -516,3 +520,13 @@ def test_a_claimed_success_is_open_exactly_while_failed_seeds_could_make_a_major
               run("ppo", 30, 0, None, 10, budget=10, learning_rate=0.01)]
     assert cell(others, "ppo", 30).verdict == (
         "not settled (lr 0.01, authors' encoding: budget 10 < 10^7)")
+
+
+def test_runs_without_time_or_episodes_measure_no_throughput():
+    runs = [run("ppo", 10, 0, None, 1000, seconds=0.5)]  # under a second counts
+    assert projected_core_hours(runs, "ppo", 10) == pytest.approx(
+        5 * PAPER_BUDGET * 10 / (1000 * 10 / 0.5) * DEFAULT_TORCH_THREADS / 3600)
+    assert projected_core_hours([run("ppo", 10, 0, None, 0)], "ppo", 10) is None
+    one = [run("ppo", 10, 0, None, 1, seconds=0.001)]  # one episode counts
+    assert projected_core_hours(one, "ppo", 10) == pytest.approx(
+        5 * PAPER_BUDGET * 10 / (10 / 0.001) * DEFAULT_TORCH_THREADS / 3600)
