@@ -1016,3 +1016,53 @@ def test_the_local_executor_needs_linux(tmp_path, monkeypatch):
             "the local executor needs Linux (its workers die with the driver through prctl); "
             "use --executor ray")):
         run_sweep(["a"], [3], 1, 5, tmp_path, executor="local", runner=counting_runner)
+
+
+def test_ray_is_the_default_executor_given_the_tasks_runner_and_address(tmp_path, monkeypatch):
+    from homer import sweep
+
+    seen = []
+
+    def fake(tasks, runner, *where):
+        seen.append(([t.key for t in tasks], runner, where))
+        yield from (sweep._attempt(runner, task) for task in tasks)
+
+    monkeypatch.setattr(sweep, "_ray_results", fake)
+    records = run_sweep(["a"], [3, 4], 1, 5, tmp_path / "new" / "sweep", address="head:6379",
+                        runner=counting_runner)  # its parents made too
+    assert seen == [(["a-paper-H3-seed0-budget5", "a-paper-H4-seed0-budget5"], counting_runner,
+                     ("head:6379",))]
+    assert [r["status"] for r in records] == ["done", "done"]
+    monkeypatch.setattr(sweep, "_local_results", fake)
+    run_sweep(["a"], [5], 1, 5, tmp_path, executor="local", runner=counting_runner)
+    assert seen[-1][2] == (2,)  # two local workers by default
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"algorithms": ["a", "a"]}, "algorithm 'a' given twice: each task runs once"),
+    ({"horizons": [3, 3]}, "horizon 3 given twice: each task runs once"),
+    ({"algorithms": ["dqn"], "runner": run_task},
+     "unknown algorithms ['dqn']; known: homer, ppo, ppo_rnd, a2c, a2c_rnd, pcid"),
+    ({"encoding": "rotated"}, "unknown encoding 'rotated'; known: authors, orthonormal"),
+    ({"seeds": 0}, "need at least one"), ({"budget": 0}, "need at least one"),
+    ({"algorithms": []}, "need at least one"), ({"horizons": []}, "need at least one"),
+    ({"variants": []}, "need at least one"),
+])
+def test_each_bad_argument_is_named(tmp_path, arguments, message):
+    given = {"algorithms": ["a"], "horizons": [3], "seeds": 1, "budget": 5, "out": tmp_path,
+             "executor": "local", "runner": counting_runner, **arguments}
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        run_sweep(**given)
+
+
+def test_the_table_counts_failed_runs_and_shows_a_median_only_where_most_reached(tmp_path):
+    records = [done_record(), done_record(seed=1, episodes_to_half=None),
+               done_record(seed=2, episodes_to_half=50),
+               {**done_record(seed=3), "status": "failed", "error": "e"},
+               done_record(horizon=4, episodes_to_half=None, state_visits={})]
+    rows = [line.split() for line in sweep_table(records).splitlines()[1:]]
+    assert rows == [
+        ["paper", "a", "3", "4", "1", "2", "/", "3", "50", "5", "lr", "0.001,", "authors'",
+         "encoding"],
+        ["paper", "a", "4", "1", "0", "0", "/", "1", "-", "5", "lr", "0.001,", "authors'",
+         "encoding"]]
