@@ -565,6 +565,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
 }
 
 LIVE: dict[str, str] = {
+    **dict.fromkeys([f"homer.sweep.x__local_results__mutmut_{k}" for k in (30, 32, 34)], (
+        "pool.shutdown(wait=True, cancel_futures=True) -> wait False / None / absent: a "
+        "stopped local sweep returns while its workers finish the task they run (its record "
+        "is lost, the task reruns next time); no test watches the workers after a stop")),
     "kinematic.inseparability.x__group_float__mutmut_65": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals the window atol * min(sum of weights, 2 widest * max weight) to the last bit; "
