@@ -6,14 +6,17 @@ runs, and the three figures (``fig:horizon-plot``, ``fig:value-function-plot``,
 
 The runs themselves are ``python -m homer sweep`` commands (resumable; a cell can be run by
 several commands, into one directory or several); this script reads their ``records.jsonl``
-(``homer.sweep.finished_records``), prints the verdict grid, writes the figures into
+(``homer.sweep.finished_records``), prints the verdict grid of one encoding (``--encoding``,
+default the authors'; records without an encoding are of the orthonormal one) with the legend
+that says what its verdicts mean (to go above the grid wherever it is shown), writes the
+figures (of every record) into
 ``--figures`` (default ``benchmarks/results/horizon_sweep/``) and writes the command, the
 machine, what else ran (``--note``), the grid, every cell in detail and every run, dated, into
 this script's section of a Markdown page (``results_page.py``; default
 ``benchmarks/results/horizon_sweep.md``, whose notes around the section are kept).
 
-Usage: ``python benchmarks/horizon_sweep.py --out DIR [--out DIR ...] [--note TEXT]
-[--figures DIR] [--results FILE]``
+Usage: ``python benchmarks/horizon_sweep.py --out DIR [--out DIR ...] [--encoding ENCODING]
+[--note TEXT] [--figures DIR] [--results FILE]``
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ from pathlib import Path
 from machine import machine  # beside this script (run as a script)
 from results_page import ResultsPage  # beside this script
 
+from homer.encoders import ENCODINGS
 from homer.plots import save_figure
 from homer.sweep import finished_records, horizon_figure
 from homer.sweep_figures import traces_figure, value_figure
-from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_table
+from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
 from kinematic.arguments import format_duration
 
 RESULTS = Path(__file__).parent / "results" / "horizon_sweep.md"
@@ -51,6 +55,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, action="append", required=True,
                         help="a sweep directory (repeat for several)")
+    parser.add_argument("--encoding", choices=ENCODINGS, default=ENCODINGS[0],
+                        help="the encoding whose records the verdicts judge (records without "
+                             "an encoding are of the orthonormal one)")
     parser.add_argument("--note", default="not recorded", help="what else ran meanwhile")
     parser.add_argument("--figures", type=Path, default=FIGURES,
                         help="where horizon.png, value.png and traces.png go")
@@ -62,8 +69,10 @@ def main() -> None:
     records = [record for out in args.out for record in finished_records(out)]
     if not records:
         sys.exit(f"no finished task in {', '.join(map(str, args.out))}")
-    cells = sweep_verdicts(records)
-    grid = verdict_grid(cells)
+    cells = sweep_verdicts(records, encoding=args.encoding)
+    grid, legend = verdict_grid(cells), verdict_legend(args.encoding)
+    print(legend)
+    print()
     print(grid)
     args.figures.mkdir(parents=True, exist_ok=True)
     figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
@@ -78,9 +87,7 @@ def main() -> None:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}. Also "
         f"running during the runs: {args.note}.",
         "",
-        "Verdicts of every finished task against the paper's claims (a cell per lock, "
-        "algorithm and horizon; \"reached\": the exact value reached half of V* within "
-        "10^7 episodes; wall-clock summed over the cell's runs):",
+        legend,
         "",
         grid,
         "",

@@ -668,9 +668,65 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
                     ("encoder.encode(..., self.rotation) -> rotation None / absent",
                      "the rotation passed is a cache: encode computes the same "
                      "encoder.rotation(mdp) when it is not given")),
+    # homer/sweep.py
+    **dict.fromkeys([f"homer.sweep.xǁConfigurationǁsort_key__mutmut_{k}" for k in (2, 4)], (
+        "a learning rate or coefficient that does not apply (None) sorts as 1.0 instead of 0.0",
+        "configurations are sorted within one algorithm, where a field that does not apply is "
+        "None in every configuration (tuned): a constant in every key")),
+    **dict.fromkeys([f"homer.sweep.x_thin_curve__mutmut_{k}" for k in (8, 10)], (
+        "np.array(episodes, dtype=np.float64) -> dtype None / absent (an int array)",
+        "the episodes are ints: their differences, the geometric edges, the bucket search and "
+        "the weighted means are the same from ints, and the kept counts are int() again")),
+    "homer.sweep.x_thin_curve__mutmut_45": (
+        "np.searchsorted(..., side='left') -> side absent", "numpy's default side is 'left'"),
+    "homer.sweep.x__attempt__mutmut_36": (
+        "encode('utf-8') -> encode('UTF-8')", "codec names are case-insensitive"),
+    "homer.sweep.x__record__mutmut_8": (
+        "decode('utf-8') -> decode('UTF-8')", "codec names are case-insensitive"),
+    "homer.sweep.x__attempt__mutmut_45": (
+        "errors[-1] -> errors[+1]", "the loop makes exactly two attempts: errors has two "
+                                    "entries, and errors[1] is errors[-1]"),
+    "homer.sweep.x__is_curve__mutmut_16": (
+        "NumberRange(float).contains -> NumberRange(None).contains",
+        "NumberRange only tells int from the rest (kind is int); any other kind accepts the "
+        "same finite ints and floats"),
+    **dict.fromkeys([f"homer.sweep.x__finished__mutmut_{k}" for k in (22, 25)], (
+        "warnings.warn(..., stacklevel=2) -> stacklevel absent / 3",
+        "the stack level only picks the source line a warning is reported at (the command "
+        "prints the message alone); the record dropped and its task rerun are the same")),
+    "homer.sweep.x__finished__mutmut_36": (
+        "continue after dropping a torn last line -> break",
+        "the torn line is the last: there is nothing after it to read"),
+    # homer/sweep_verdicts.py
+    **dict.fromkeys([f"homer.sweep_verdicts.x_paper_claim__mutmut_{k}" for k in (22, 35, 37)], (
+        "the boundaries H <= 3 -> <= 4, H <= 25 -> <= 26, H >= 50 -> always",
+        "a horizon reaches these lines only when it is one the paper ran (3, 6, 12, 25, 50, "
+        "100: the first test returns None for any other), and none lies between the old and "
+        "the new boundary")),
+    **dict.fromkeys([f"homer.sweep_verdicts.x__outcome__mutmut_{k}" for k in (18, 19)]
+                    + [f"homer.sweep_verdicts.x__seed_outcome__mutmut_{k}" for k in (28, 29)], (
+        "the outcome 'open' -> 'XXopenXX' / 'OPEN'",
+        "an open outcome is never named: only 'reached' and 'missed' are tested or counted")),
+    **dict.fromkeys([f"homer.sweep_verdicts.x__seed_outcome__mutmut_{k}" for k in (13, 16, 17)],
+                    ZIP_STRICT),
+    "homer.sweep_verdicts.x__fit__mutmut_23": (
+        "the slope from one horizon without an exponent: min(max(0, low), high) -> "
+        "min(max(1, low), high)",
+        "only the PPO / A2C fit has no exponent, and its bounds are (-inf, 0]: both give 0"),
+    "homer.sweep_verdicts.x_projected_core_hours__mutmut_71": (
+        "seconds * DEFAULT_TORCH_THREADS -> seconds / DEFAULT_TORCH_THREADS",
+        "DEFAULT_TORCH_THREADS is 1 (homer/config.py)"),
+    "homer.sweep_verdicts.x_verdict_table__mutmut_72": (
+        "sum(cost or 0.0 over the open cells) -> cost or 1.0",
+        "an open cell is one with a cost (not None), and a cost is positive (seconds > 0 and "
+        "episodes > 0 are required to measure one): the 'or' never applies"),
 }
 
 LIVE: dict[str, str] = {
+    **dict.fromkeys([f"homer.sweep.x__local_results__mutmut_{k}" for k in (30, 32, 34)], (
+        "pool.shutdown(wait=True, cancel_futures=True) -> wait False / None / absent: a "
+        "stopped local sweep returns while its workers finish the task they run (its record "
+        "is lost, the task reruns next time); no test watches the workers after a stop")),
     "kinematic.inseparability.x__group_float__mutmut_65": (
         "projection gap > threshold -> >= threshold: drops a candidate pair whose projection gap "
         "equals the window atol * min(sum of weights, 2 widest * max weight) to the last bit; "

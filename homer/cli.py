@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,18 +42,19 @@ from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, refer
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import (
+    DEFAULT_INTRINSIC_COEFFICIENT,
+    DEFAULT_LEARNING_RATE,
     RECORDS,
-    encoding_of,
     finished_records,
     horizon_figure,
     run_sweep,
     sweep_table,
 )
 from homer.sweep_figures import traces_figure, value_figure
-from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_table
+from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
 from homer.user_code import load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
-from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
+from kinematic.arguments import NumberRange, at_least, nonnegative, positive, random_seed
 from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
 from kinematic.families import LOCK_VARIANTS, combination_lock
@@ -108,6 +109,20 @@ ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester H
                  "of the paper's footnote and the authors' code; noise on the m + H + 1 "
                  "one-hot coordinates) or orthonormal (the same matrix divided by sqrt(d), noise "
                  "on m + H coordinates: every run written before encodings were named)")
+
+
+def _numbers(check: NumberRange[float], what: str) -> Callable[[str], list[float]]:
+    """argparse type of a comma list of numbers each within ``check``: ``'0.01,0.001'`` ->
+    ``[0.01, 0.001]``; an error names the value (``what``: e.g. ``'learning rate'``)."""
+    def parse(text: str) -> list[float]:
+        values = []
+        for part in text.split(","):
+            try:
+                values.append(check(part))
+            except argparse.ArgumentTypeError as error:
+                raise argparse.ArgumentTypeError(f"{what} {part!r}: {error}") from None
+        return values
+    return parse
 
 
 def _lock_variants(text: str) -> list[str]:
@@ -223,6 +238,17 @@ def _parser() -> argparse.ArgumentParser:
                                              f"{MAX_BUDGET:,}; the paper: 10^7)")
     sweep.add_argument("--encoding", choices=ENCODINGS, default="authors",
                        help=ENCODING_HELP + "; the verdicts judge the records of this encoding")
+    sweep.add_argument("--learning-rates", type=_numbers(positive(), "learning rate"),
+                       default=[DEFAULT_LEARNING_RATE],
+                       help="comma-separated learning rates of PPO / A2C (+RND), each a task "
+                            "(default 0.001, tab:ppo-hyperparam; the paper's search: "
+                            "0.01,0.001,0.0001)")
+    sweep.add_argument("--intrinsic-coefficients",
+                       type=_numbers(nonnegative(), "intrinsic coefficient"),
+                       default=[DEFAULT_INTRINSIC_COEFFICIENT],
+                       help="comma-separated intrinsic reward coefficients of the RND "
+                            "algorithms only, each a task with each learning rate (default "
+                            "100; the paper's search: 1,10,100,500)")
     sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray",
                        help="where the runs go: a Ray cluster or local processes")
@@ -429,16 +455,19 @@ def _sweep(args: argparse.Namespace) -> int:
         records = run_sweep(args.algorithms.split(","), args.horizons, args.seeds,
                             args.budget, args.out, args.executor, args.address, args.workers,
                             on_record=report, variants=args.lock_variants,
-                            encoding=args.encoding)
+                            encoding=args.encoding, learning_rates=args.learning_rates,
+                            intrinsic_coefficients=args.intrinsic_coefficients)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     table = sweep_table(records)
-    judged = [r for r in finished_records(args.out) if encoding_of(r) == args.encoding]
-    judged += [r for r in records if r["status"] == "failed"]
-    cells = sweep_verdicts(judged, args.lock_variants)
+    judged = [*finished_records(args.out), *(r for r in records if r["status"] == "failed")]
+    cells = sweep_verdicts(judged, args.lock_variants, args.encoding)
     grid, verdicts = verdict_grid(cells), verdict_table(cells)
+    legend = verdict_legend(args.encoding)
     print(table)
+    print()
+    print(legend)
     print()
     print(grid)
     print()
@@ -447,7 +476,7 @@ def _sweep(args: argparse.Namespace) -> int:
     figures = {"horizon": horizon_figure, "value": value_figure, "traces": traces_figure}
     try:
         write_atomically(args.out / "table.txt", table + "\n")
-        write_atomically(args.out / "verdicts.md", f"{grid}\n\n{verdicts}\n")
+        write_atomically(args.out / "verdicts.md", f"{legend}\n\n{grid}\n\n{verdicts}\n")
         paths = [save_figure(figures[name](records), args.out / name)[0]
                  for name in SWEEP_FIGURES]
     except (OSError, ValueError) as error:

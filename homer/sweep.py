@@ -1,13 +1,19 @@
 """The horizon sweep of Figure ``fig:horizon-plot``: algorithms x lock variants x horizons x
 seeds on the diabolical combination lock (K = 10), each (algorithm, variant, horizon, seed) one
-task.
+task - for PPO / A2C (+RND) at each learning rate, and for RND at each intrinsic coefficient
+too (the hyperparameters the paper's search varied, ``app:appendix-experiment``): a task's
+:class:`Configuration` (with the observation encoding) is what the verdicts judge separately.
+A value other than the default is named in the task's key, so the keys and run directories of
+default runs are those of before; a record without a learning rate or coefficient ran with the
+defaults, one without an encoding with the orthonormal one.
 
 The lock variant is ``"paper"`` (Section 7's lock, ``V* = 1``) or ``"released"`` (the lock of
 the authors' released baselines, cereb-rl's ``rl_acid_environment.py``: final reward 5, a step
 penalty of ``-1/(H-1)``, ``V* = 4``). Tasks run on Ray (``executor="ray"``: a local Ray
 instance, or a cluster at ``address``) or on a local process pool (``executor="local"``). Each
 finished task is appended to ``records.jsonl`` in the output directory as soon as it completes,
-so a stopped sweep resumes without redoing finished tasks; HOMER and the PPO / A2C runs keep
+so a stopped sweep resumes without redoing finished tasks (of several records of one task, the
+last counts: a failed attempt, then a finished one, is finished); HOMER and the PPO / A2C runs keep
 run directories under ``runs/``, so a task stopped midway resumes there. A task that raises is
 retried once; if it fails again its error is recorded (``status: failed``) and reported, and a
 later run of the sweep tries it again.
@@ -68,8 +74,10 @@ from kinematic.figures import new_figure
 from kinematic.json_input import read_json
 from kinematic.model import BlockMDP
 
-__all__ = ["ALGORITHMS", "MAX_CURVE_POINTS", "SweepTask", "encoding_of", "finished_records",
-           "horizon_figure", "lock_of", "run_sweep", "run_task", "sweep_table", "thin_curve"]
+__all__ = ["ALGORITHMS", "DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE",
+           "MAX_CURVE_POINTS", "Configuration", "HorizonSeries", "SweepTask", "configuration_of",
+           "encoding_of", "finished_records", "horizon_figure", "horizon_series", "lock_of",
+           "run_sweep", "run_task", "sweep_table", "thin_curve"]
 
 ALGORITHMS = ("homer", "ppo", "ppo_rnd", "a2c", "a2c_rnd", "pcid")
 LOCK_ACTIONS = 10
@@ -84,6 +92,58 @@ RUNS = "runs"
 """The directory of a sweep where its runs keep their run directories (one per task)."""
 MAX_CURVE_POINTS = 2000
 """Most points of a record's ``training_returns`` (:func:`thin_curve`)."""
+DEFAULT_LEARNING_RATE = 1e-3
+"""PPO's and A2C's (+RND) learning rate in ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``
+(:class:`homer.baselines.batched.BatchedConfig`); every record without one ran with it."""
+DEFAULT_INTRINSIC_COEFFICIENT = 100.0
+"""RND's intrinsic reward coefficient in the same tables; every record without one ran with
+it."""
+
+
+def tuned(algorithm: str) -> tuple[bool, bool]:
+    """Whether the learning rate, and whether the intrinsic coefficient, change a run of
+    ``algorithm``: the learning rate every algorithm but HOMER and PCID (which follow their own
+    schedules and optimisers), the coefficient the RND ones only.
+
+    >>> tuned("ppo_rnd"), tuned("a2c"), tuned("homer")
+    ((True, True), (True, False), (False, False))
+    """
+    return algorithm not in OWN_SCHEDULES, algorithm.endswith("_rnd")
+
+
+def _number(value: float) -> str:
+    """``value`` as short as it reads back exactly (``0.01``, ``1e-05``, ``100``).
+
+    >>> _number(0.01), _number(100.0), _number(1e-5)
+    ('0.01', '100', '1e-05')
+    """
+    return repr(float(value)).removesuffix(".0")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """What a cell's verdict is judged per (:mod:`homer.sweep_verdicts`): the encoding, and the
+    learning rate and intrinsic coefficient where they change a run (None where not:
+    :func:`tuned`).
+
+    >>> str(Configuration("authors", 0.001, 100.0)), str(Configuration("orthonormal", None, None))
+    ("lr 0.001, coefficient 100, authors' encoding", 'orthonormal encoding')
+    """
+
+    encoding: str
+    learning_rate: float | None
+    intrinsic_coefficient: float | None
+
+    def sort_key(self) -> tuple[str, float, float]:
+        """Encoding, then learning rate, then coefficient (a value that does not apply as 0)."""
+        return (self.encoding, self.learning_rate or 0.0, self.intrinsic_coefficient or 0.0)
+
+    def __str__(self) -> str:
+        parts = [] if self.learning_rate is None else [f"lr {_number(self.learning_rate)}"]
+        if self.intrinsic_coefficient is not None:
+            parts.append(f"coefficient {_number(self.intrinsic_coefficient)}")
+        encoding = "authors'" if self.encoding == "authors" else self.encoding
+        return ", ".join([*parts, f"{encoding} encoding"])
 
 
 @dataclass(frozen=True)
@@ -108,21 +168,54 @@ class SweepTask:
     """The observation encoder's encoding (:data:`homer.encoders.ENCODINGS`): the authors' +-1
     Hadamard matrix, or the orthonormal rotation of every record written before encodings were
     named (such a record reads as ``"orthonormal"``)."""
+    learning_rate: float = DEFAULT_LEARNING_RATE
+    """PPO's / A2C's (+RND) learning rate (HOMER and PCID: the default only, :func:`tuned`)."""
+    intrinsic_coefficient: float = DEFAULT_INTRINSIC_COEFFICIENT
+    """RND's intrinsic reward coefficient (other algorithms: the default only)."""
+
+    def __post_init__(self) -> None:
+        positive().check(self.learning_rate, "the learning rate")
+        nonnegative().check(self.intrinsic_coefficient, "the intrinsic coefficient")
+        learning_rate, coefficient = tuned(self.algorithm)
+        for name, value, default, applies in (
+                ("learning rate", self.learning_rate, DEFAULT_LEARNING_RATE, learning_rate),
+                ("intrinsic coefficient", self.intrinsic_coefficient,
+                 DEFAULT_INTRINSIC_COEFFICIENT, coefficient)):
+            if value != default and not applies:
+                raise ValueError(f"the {name} does not change a run of {self.algorithm}: it "
+                                 f"takes the default {_number(default)} only, got {value!r}")
 
     @property
     def key(self) -> str:
         """Every parameter that changes a result: a PPO / A2C (+RND) rerun with another budget
         is new work; HOMER's and PCID's runs follow their own schedules, so another budget
-        finds them done. An encoding other than the default is named last.
+        finds them done. An encoding, a learning rate and an intrinsic coefficient other than
+        the default are named last (so the keys of default runs are those of the records
+        written before they were named).
 
         >>> SweepTask("ppo", "paper", 6, 0, 1000, "out").key
         'ppo-paper-H6-seed0-budget1000'
         >>> SweepTask("homer", "released", 6, 0, 1000, "out", "orthonormal").key
         'homer-released-H6-seed0-orthonormal'
+        >>> SweepTask("a2c_rnd", "paper", 6, 0, 10, "out", "authors", 0.01, 500).key
+        'a2c_rnd-paper-H6-seed0-budget10-lr0.01-coefficient500'
         """
         key = f"{self.algorithm}-{self.variant}-H{self.horizon}-seed{self.seed}"
         key = key if self.algorithm in OWN_SCHEDULES else f"{key}-budget{self.budget}"
-        return key if self.encoding == ENCODINGS[0] else f"{key}-{self.encoding}"
+        key = key if self.encoding == ENCODINGS[0] else f"{key}-{self.encoding}"
+        if self.learning_rate != DEFAULT_LEARNING_RATE:
+            key = f"{key}-lr{_number(self.learning_rate)}"
+        if self.intrinsic_coefficient != DEFAULT_INTRINSIC_COEFFICIENT:
+            key = f"{key}-coefficient{_number(self.intrinsic_coefficient)}"
+        return key
+
+    @property
+    def configuration(self) -> Configuration:
+        """The configuration of the task's runs (what the verdicts judge separately)."""
+        learning_rate, coefficient = tuned(self.algorithm)
+        return Configuration(self.encoding,
+                             self.learning_rate if learning_rate else None,
+                             self.intrinsic_coefficient if coefficient else None)
 
     @property
     def encoder(self) -> HadamardNoise:
@@ -140,11 +233,13 @@ def _run_baseline(task: SweepTask, mdp: BlockMDP, run_dir: Path) -> dict[str, An
     (:func:`homer.baselines.batched.run_batched_baseline`), stopped at the first evaluation
     reaching half the optimal value; ``run_dir`` (its own directory under the sweep's
     ``runs/``) holds its checkpoints, so a stopped sweep resumes the run where it was."""
-    from homer.baselines.batched import run_batched_baseline
+    from homer.baselines.batched import BatchedConfig, run_batched_baseline
 
+    config = BatchedConfig(learning_rate=task.learning_rate,
+                           intrinsic_coefficient=task.intrinsic_coefficient)
     return run_batched_baseline(mdp, task.algorithm.split("_")[0], task.budget,
                                 rnd=task.algorithm.endswith("_rnd"), seed=task.seed,
-                                run_dir=run_dir, encoder=task.encoder,
+                                run_dir=run_dir, encoder=task.encoder, config=config,
                                 evaluate_every=evaluation_interval(task.budget),
                                 stop_at_half=True).summary()
 
@@ -160,7 +255,7 @@ def evaluation_interval(budget: int) -> int:
     return max(1, min(budget // 20, MOST_EPISODES_BETWEEN_EVALUATIONS))
 
 
-def run_task(task: SweepTask) -> dict[str, Any]:
+def run_task(task: SweepTask) -> dict[str, Any]:  # pragma: no mutate block
     """Run one task on its lock (:func:`lock_of`); the summary of its run (a baseline's whole
     summary; HOMER's :data:`DONE_FIELDS`)."""
     if task.algorithm not in ALGORITHMS:
@@ -250,9 +345,22 @@ def encoding_of(record: dict) -> str:
 
 def _task_of(record: dict) -> SweepTask:
     """The task of ``record``; a record without ``encoding`` was written before encodings were
-    named, when every run used the orthonormal rotation."""
-    return SweepTask(**{name: record[name] for name in SweepTask.__dataclass_fields__
-                        if name != "encoding"}, encoding=encoding_of(record))
+    named, when every run used the orthonormal rotation, and one without ``learning_rate`` or
+    ``intrinsic_coefficient`` before they were named, when every run used the defaults
+    (``ValueError`` for a value the task refuses)."""
+    given = {name: record[name] for name in SweepTask.__dataclass_fields__
+             if name in record and name != "encoding"}
+    return SweepTask(**given, encoding=encoding_of(record))
+
+
+def configuration_of(record: dict) -> Configuration:
+    """The configuration of a record's run (an old record's: :func:`_task_of`).
+
+    >>> str(configuration_of({"algorithm": "ppo", "variant": "paper", "horizon": 3, "seed": 0,
+    ...                       "budget": 5, "out": "x", "learning_rate": 0.01}))
+    'lr 0.01, orthonormal encoding'
+    """
+    return _task_of(record).configuration
 
 
 def _is_curve(value: object) -> bool:
@@ -289,6 +397,8 @@ RECORD_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
 
 OPTIONAL_FIELDS: dict[str, tuple[str, Callable[[object], bool]]] = {
     "encoding": (f"one of {', '.join(ENCODINGS)}", lambda v: v in ENCODINGS),
+    "learning_rate": ("a finite number > 0", positive().contains),
+    "intrinsic_coefficient": ("a finite number >= 0", nonnegative().contains),
 }
 """Fields a record may lack (written before they existed: :func:`_task_of` gives their value
 then), what each must be when present."""
@@ -334,6 +444,7 @@ def _record(line: bytes) -> dict[str, Any]:
         if beyond:
             raise ValueError(f"field 'state_visits' names {beyond[0]!r}, beyond horizon "
                              f"{record['horizon']}")
+    _task_of(record)  # e.g. a coefficient of a run without RND
     return record
 
 
@@ -383,7 +494,7 @@ RAY_WORKER_RETRIES = 3
 
 
 def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
-                 ) -> Generator[dict, None, None]:
+                 ) -> Generator[dict, None, None]:  # pragma: no mutate block
     """The record of each task, run on Ray, as it completes. A task whose worker process dies
     (killed, or its node lost) is run again by Ray, at most :data:`RAY_WORKER_RETRIES` times,
     and resumes from its run directory's checkpoint; after that its record is a failed one with
@@ -407,7 +518,7 @@ def _ray_results(tasks: list[SweepTask], runner: Callable, address: str | None
         yield record
 
 
-def _die_with(driver: int) -> None:
+def _die_with(driver: int) -> None:  # pragma: no mutate block
     """Initializer of a local worker: ask Linux to kill it when its driver dies (even by
     SIGKILL), so that no orphan keeps writing into the sweep directory."""
     PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -439,10 +550,15 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
               out: str | Path, executor: str = "ray", address: str | None = None,
               workers: int = 2, runner: Callable[[SweepTask], dict] = run_task,
               on_record: Callable[[dict], None] = lambda record: None,
-              variants: Iterable[str] = ("paper",), encoding: str = "authors") -> list[dict]:
+              variants: Iterable[str] = ("paper",), encoding: str = "authors",
+              learning_rates: Iterable[float] = (DEFAULT_LEARNING_RATE,),
+              intrinsic_coefficients: Iterable[float] = (DEFAULT_INTRINSIC_COEFFICIENT,)
+              ) -> list[dict]:
     """Run every task (each algorithm, lock variant, horizon and seed, observed through the
     encoder's ``encoding``) not yet finished in ``out``; all records (old and new) in task
-    order.
+    order. A PPO / A2C (+RND) task runs at each of ``learning_rates``, and an RND one at each
+    of ``intrinsic_coefficients`` too (every combination); HOMER and PCID, which use neither,
+    and PPO / A2C without RND, which do not use the coefficient, run once (:func:`tuned`).
 
     ``runner`` runs one task (default :func:`run_task`); it returns ``value``,
     ``optimal_value``, ``episodes``, ``episodes_to_half``, ``seconds``, ``training_returns``
@@ -455,8 +571,10 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
     ValueError: unknown lock variants ['new']; known: paper, released
     """
     algorithms, horizons, variants = list(algorithms), list(horizons), list(variants)
+    learning_rates, coefficients = list(learning_rates), list(intrinsic_coefficients)
     for name, values in (("algorithm", algorithms), ("horizon", horizons),
-                         ("lock variant", variants)):
+                         ("lock variant", variants), ("learning rate", learning_rates),
+                         ("intrinsic coefficient", coefficients)):
         repeated = [value for value, count in Counter(values).items() if count > 1]
         if repeated:
             raise ValueError(f"{name} {repeated[0]!r} given twice: each task runs once")
@@ -468,17 +586,25 @@ def run_sweep(algorithms: Iterable[str], horizons: Iterable[int], seeds: int, bu
         raise ValueError(f"unknown lock variants {unknown}; known: {', '.join(LOCK_VARIANTS)}")
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; known: {', '.join(ENCODINGS)}")
-    if seeds < 1 or budget < 1 or not algorithms or not horizons or not variants:
-        raise ValueError("need at least one algorithm, lock variant, horizon and seed, and a "
-                         "positive budget")
+    for rate in learning_rates:
+        positive().check(rate, "a learning rate")
+    for coefficient in coefficients:
+        nonnegative().check(coefficient, "an intrinsic coefficient")
+    if (seeds < 1 or budget < 1 or not algorithms or not horizons or not variants
+            or not learning_rates or not coefficients):
+        raise ValueError("need at least one algorithm, lock variant, horizon, seed, learning "
+                         "rate and intrinsic coefficient, and a positive budget")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} is a file, not a sweep directory")
     out.mkdir(parents=True, exist_ok=True)
     check_own_path(out / RECORDS)  # appended to: a planted link would get the records
     check_own_path(out / RUNS, directory=True)  # the runs' directories go there
-    tasks = [SweepTask(a, v, h, s, budget, str(out), encoding) for v in variants
-             for a in algorithms for h in horizons for s in range(seeds)]
+    tasks = [SweepTask(a, v, h, s, budget, str(out), encoding, rate, coefficient)
+             for v in variants for a in algorithms
+             for rate in (learning_rates if tuned(a)[0] else [DEFAULT_LEARNING_RATE])
+             for coefficient in (coefficients if tuned(a)[1] else [DEFAULT_INTRINSIC_COEFFICIENT])
+             for h in horizons for s in range(seeds)]
     finished = _finished(out)
     todo = [t for t in tasks if t.key not in finished]
     if executor == "ray":
@@ -514,22 +640,23 @@ def _median_episodes(group: list[dict]) -> float:
 
 
 def sweep_table(records: list[dict]) -> str:
-    """One line per (lock variant, algorithm, horizon): successes and the median episodes to
-    half value."""
-    groups: dict[tuple[str, str, int], list[dict]] = {}
+    """One line per (lock variant, algorithm, horizon, configuration): successes and the median
+    episodes to half value."""
+    groups: dict[tuple[str, str, int, Configuration], list[dict]] = {}
     for record in records:
-        groups.setdefault((record["variant"], record["algorithm"], record["horizon"]),
-                          []).append(record)
+        groups.setdefault((record["variant"], record["algorithm"], record["horizon"],
+                           configuration_of(record)), []).append(record)
     lines = [f"{'lock':<8} {'algorithm':<10} {'H':>4} {'runs':>4} {'failed':>6} "
-             f"{'reached 1/2':>11} {'median episodes to 1/2':>22} {'budget':>9}"]
-    for (variant, algorithm, horizon), group in sorted(groups.items()):
+             f"{'reached 1/2':>11} {'median episodes to 1/2':>22} {'budget':>9}  configuration"]
+    for (variant, algorithm, horizon, configuration), group in sorted(
+            groups.items(), key=lambda item: (*item[0][:3], item[0][3].sort_key())):
         done = [r for r in group if r["status"] == "done"]
         reached = [e for e in map(_reached, done) if e is not None]
         middle = _median_episodes(done) if done else math.inf
         median = "-" if math.isinf(middle) else f"{middle:.0f}"
         lines.append(f"{variant:<8} {algorithm:<10} {horizon:>4} {len(group):>4} "
                      f"{len(group) - len(done):>6} {len(reached):>5} / {len(done):<3} "
-                     f"{median:>22} {group[0]['budget']:>9}")
+                     f"{median:>22} {group[0]['budget']:>9}  {configuration}")
     return "\n".join(lines)
 
 
@@ -546,36 +673,69 @@ def variants_of(records: list[dict]) -> list[str]:
     return [v for v in LOCK_VARIANTS if v in present]
 
 
-def horizon_figure(records: list[dict]) -> Figure:
+@dataclass(frozen=True)
+class HorizonSeries:
+    """One algorithm and configuration of :func:`horizon_figure` on one lock variant."""
+
+    label: str
+    """The algorithm, and its configuration when the records hold several of it."""
+    colour: str
+    style: str
+    """The line style: the algorithm's configurations in turn."""
+    medians: list[tuple[int, float]]
+    """(H, median episodes to half the optimal value) where most runs reached it."""
+    missed: list[tuple[float, int]]
+    """(H shifted apart from the other series' markers, the most episodes used) elsewhere."""
+
+
+def horizon_series(records: list[dict], variant: str) -> list[HorizonSeries]:
+    """What :func:`horizon_figure` draws on the panel of ``variant``: a series per algorithm and
+    configuration of ``records`` (sorted), each median over the finished runs of a horizon
+    (:func:`_median_episodes`) or, where most never got there, a marker at the episodes they
+    used (PPO / A2C's budget, HOMER and PCID's own schedules)."""
+    algorithms = sorted({r["algorithm"] for r in records})
+    series = sorted({(r["algorithm"], configuration_of(r)) for r in records},
+                    key=lambda pair: (pair[0], pair[1].sort_key()))
+    drawn = []
+    for index, (algorithm, configuration) in enumerate(series):
+        several = [c for a, c in series if a == algorithm]
+        shift = 0.08 * (index - (len(series) - 1) / 2)  # markers at the budget apart
+        mine = [r for r in records if r["algorithm"] == algorithm
+                and configuration_of(r) == configuration
+                and r["variant"] == variant and r["status"] == "done"]
+        medians, missed = [], []
+        for horizon in sorted({r["horizon"] for r in mine}):
+            group = [r for r in mine if r["horizon"] == horizon]
+            median = _median_episodes(group)
+            if not math.isinf(median):
+                medians.append((horizon, median))
+            else:
+                missed.append((horizon * (1 + shift / 10), max(r["episodes"] for r in group)))
+        drawn.append(HorizonSeries(
+            algorithm if len(several) == 1 else f"{algorithm} ({configuration})",
+            algorithm_colour(algorithm, algorithms),
+            ("-", "--", ":", "-.")[several.index(configuration) % 4], medians, missed))
+    return drawn
+
+
+def horizon_figure(records: list[dict]) -> Figure:  # pragma: no mutate block
     """Figure ``fig:horizon-plot``: median episodes to reach half the optimal value against the
-    horizon (log scale), one line per algorithm and one panel per lock variant; where most runs
-    never got there, an ``x`` at the episodes they used (the budget, or HOMER's and PCID's own
-    schedules)."""
+    horizon (log scale), one line per algorithm and configuration (:func:`horizon_series`) and
+    one panel per lock variant; where most runs never got there, an ``x`` at the episodes they
+    used. (Drawing only, left out of mutation testing like :mod:`homer.sweep_figures`: what it
+    draws is :func:`horizon_series`'.)"""
     variants = variants_of(records) or ["paper"]
     figure = new_figure(figsize=(6 * len(variants), 4))
-    algorithms = sorted({r["algorithm"] for r in records})
     for column, variant in enumerate(variants, start=1):
         axes = figure.add_subplot(1, len(variants), column)
-        for index, algorithm in enumerate(algorithms):
-            colour = algorithm_colour(algorithm, algorithms)
-            shift = 0.08 * (index - (len(algorithms) - 1) / 2)  # markers at the budget apart
-            mine = [r for r in records if r["algorithm"] == algorithm
-                    and r["variant"] == variant and r["status"] == "done"]
-            medians, missed = [], []
-            for horizon in sorted({r["horizon"] for r in mine}):
-                group = [r for r in mine if r["horizon"] == horizon]
-                median = _median_episodes(group)
-                if not math.isinf(median):
-                    medians.append((horizon, median))
-                else:  # at the episodes used: PPO / A2C's budget, HOMER and PCID's own
-                    missed.append((horizon * (1 + shift / 10),
-                                   max(r["episodes"] for r in group)))
-            if medians:
-                axes.plot(*zip(*medians, strict=True), marker="o", color=colour,
-                          label=algorithm)
-            if missed:
-                axes.scatter(*zip(*missed, strict=True), marker="x", color=colour,
-                             label=None if medians else algorithm)
+        for series in horizon_series(records, variant):
+            if series.medians:
+                axes.plot(*zip(*series.medians, strict=True), marker="o", color=series.colour,
+                          linestyle=series.style, label=series.label)
+            if series.missed:
+                axes.scatter(*zip(*series.missed, strict=True), marker="x",
+                             color=series.colour,
+                             label=None if series.medians else series.label)
         axes.set_yscale("log")
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlabel("horizon H")

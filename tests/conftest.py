@@ -8,7 +8,9 @@ it is set); an unknown name stops the run with a one-line usage error listing th
 Under mutmut (``make mutants``), the tests selected for a mutant run fastest first, by the
 durations mutmut recorded on the unmutated code: a mutant is killed by its first failing test
 (``-x``), so a cheap killer found early saves the slow ones. Tests of the test machinery
-itself (``NOT_RUN_PER_MUTANT``) are left out of mutant runs.
+itself (``NOT_RUN_PER_MUTANT``) are left out of mutant runs, and tests marked ``no_mutants``
+(Ray, a learning run or a subprocess, whose calls mutmut cannot see, in a file whose
+other tests are selected) out of every run of mutmut's.
 """
 
 import json
@@ -84,6 +86,10 @@ NOT_RUN_PER_MUTANT = {
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if "MUTANT_UNDER_TEST" in os.environ:  # every run of mutmut's, the stats' too
+        kept = [item for item in items if item.get_closest_marker("no_mutants") is None]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     durations = _mutmut_durations()
     if not durations:
         return

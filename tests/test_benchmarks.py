@@ -3,6 +3,7 @@ written by hand around it (``benchmarks/results_page.py``)."""
 
 import doctest
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -99,6 +100,7 @@ def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(t
     import subprocess
 
     from homer.sweep import run_sweep
+    from homer.sweep_verdicts import verdict_legend
     from tests.homer.test_sweep import counting_runner
 
     first, second = tmp_path / "sweep-a", tmp_path / "sweep-b"
@@ -119,9 +121,26 @@ def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(t
     assert grid[0] == ("| lock (K = 10) | algorithm | H = 3 | H = 6 | H = 12 | H = 25 | H = 50 "
                        "| H = 100 |")
     [homer] = [line for line in grid if line.startswith("| paper | homer | ")]
-    assert homer.startswith("| paper | homer | reproduced (1/1 reached, median 30 episodes")
+    assert homer.startswith("| paper | homer | reproduced (authors' encoding): 1/1 seed "
+                            "reached, median 30 episodes")
     [pcid] = [line for line in grid if line.startswith("| paper | pcid | ")]
-    assert pcid.split(" | ")[3].startswith("refuted")  # a fake PCID solving H = 6 refutes it
+    # a fake PCID solving H = 6 on one seed: not reproduced (3 seeds refute)
+    assert pcid.split(" | ")[3].startswith("not reproduced (authors' encoding; 1 seed, ")
+    assert lines[start - 2] == verdict_legend() and verdict_legend() in result.stdout
+    old = tmp_path / "sweep-old"  # written before encodings were named: orthonormal
+    (old / "records.jsonl").parent.mkdir()
+    (old / "records.jsonl").write_text("".join(
+        json.dumps({name: value for name, value in json.loads(line).items()
+                    if name != "encoding"}) + "\n"
+        for line in (first / "records.jsonl").read_text().splitlines()))
+    for encoding, verdict in (("authors", "not run"), ("orthonormal", "reproduced (orthonormal")):
+        result = subprocess.run(
+            [sys.executable, str(BENCHMARKS / "horizon_sweep.py"), "--out", str(old),
+             "--figures", str(figures), "--results", str(page), "--encoding", encoding],
+            capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        assert f"| paper | homer | {verdict}" in result.stdout
+        assert verdict_legend(encoding) in result.stdout
     for name in ("horizon", "value", "traces"):
         assert (figures / f"{name}.png").exists() and f"[{name}.png](sweep/{name}.png)" in text
         assert not (figures / f"{name}.svg").exists()  # the page shows PNGs only
