@@ -239,16 +239,15 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--encoding", choices=ENCODINGS, default="authors",
                        help=ENCODING_HELP + "; the verdicts judge the records of this encoding")
     sweep.add_argument("--learning-rates", type=_numbers(positive(), "learning rate"),
-                       default=[DEFAULT_LEARNING_RATE],
+                       default=str(DEFAULT_LEARNING_RATE),
                        help="comma-separated learning rates of PPO / A2C (+RND), each a task "
-                            "(default 0.001, tab:ppo-hyperparam; the paper's search: "
-                            "0.01,0.001,0.0001)")
+                            "(tab:ppo-hyperparam's; the paper's search: 0.01,0.001,0.0001)")
     sweep.add_argument("--intrinsic-coefficients",
                        type=_numbers(nonnegative(), "intrinsic coefficient"),
-                       default=[DEFAULT_INTRINSIC_COEFFICIENT],
+                       default=f"{DEFAULT_INTRINSIC_COEFFICIENT:g}",
                        help="comma-separated intrinsic reward coefficients of the RND "
-                            "algorithms only, each a task with each learning rate (default "
-                            "100; the paper's search: 1,10,100,500)")
+                            "algorithms only, each a task with each learning rate (the "
+                            "paper's search: 1,10,100,500)")
     sweep.add_argument("--out", type=_output_path, required=True, help="sweep directory")
     sweep.add_argument("--executor", choices=["ray", "local"], default="ray",
                        help="where the runs go: a Ray cluster or local processes")
