@@ -45,6 +45,7 @@ from homer.sweep import (
     DEFAULT_INTRINSIC_COEFFICIENT,
     DEFAULT_LEARNING_RATE,
     RECORDS,
+    configuration_of,
     finished_records,
     horizon_figure,
     run_sweep,
@@ -446,7 +447,7 @@ def _sweep(args: argparse.Namespace) -> int:
                    if record["status"] == "done"
                    else "FAILED twice:\n" + record["error"])
         print(f"{record['algorithm']} {record['variant']} H={record['horizon']} "
-              f"seed={record['seed']}: {outcome}", flush=True)
+              f"seed={record['seed']} ({configuration_of(record)}): {outcome}", flush=True)
 
     try:
         for name in SWEEP_OUTPUTS:
