@@ -31,8 +31,11 @@ ray = pytest.importorskip("ray", exc_type=ModuleNotFoundError)
 ROOT = Path(__file__).parents[2]
 ATTEMPTS = "attempts.jsonl"
 BUDGET = 100_000
-"""Episodes of each PPO task on the H = 3 lock: it does not reach half of V* there within 60,000
-(seeds 0 and 1), so a task runs for seconds and checkpoints every 10,000 episodes."""
+"""Episodes of each PPO task on the released H = 3 lock: PPO never reaches half of V* there
+(0 of 3 seeds within 200,000 episodes on either encoding, as the authors' agent:
+benchmarks/results/beside_authors.md), so a task runs its whole budget, for seconds, and
+checkpoints every 10,000 episodes. (On the paper's lock it stops at half of V* near 10,000
+episodes, before a worker could be killed midway.)"""
 
 
 def checkpoint_episodes(run_dir: Path) -> int:
@@ -57,7 +60,7 @@ import sys
 from homer.sweep import run_sweep
 from tests.homer.test_sweep_faults import BUDGET, marking_runner
 run_sweep(["ppo"], [3], 2, BUDGET, sys.argv[1], executor="ray", address=sys.argv[2],
-          runner=marking_runner)
+          runner=marking_runner, variants=["released"])
 """
 
 
@@ -202,7 +205,7 @@ def _attempts(out: Path) -> list[dict]:
 def test_a_killed_ray_worker_resumes_its_task_and_its_record_is_written_once(ray_cluster,
                                                                               tmp_path):
     out = tmp_path / "sweep"
-    killed = SweepTask(algorithm="ppo", variant="paper", horizon=3, seed=0, budget=BUDGET,
+    killed = SweepTask(algorithm="ppo", variant="released", horizon=3, seed=0, budget=BUDGET,
                        out=str(out)).key
     driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(out), ray_cluster.address],
                               cwd=ROOT, env=ray_cluster.environment,
@@ -231,7 +234,7 @@ def test_a_killed_ray_worker_resumes_its_task_and_its_record_is_written_once(ray
     assert retries[0]["start"] >= at_kill  # resumed from the checkpoint
     records = _records(out)
     tasks = Counter((r["algorithm"], r["variant"], r["horizon"], r["seed"]) for r in records)
-    assert tasks == {("ppo", "paper", 3, 0): 1, ("ppo", "paper", 3, 1): 1}
+    assert tasks == {("ppo", "released", 3, 0): 1, ("ppo", "released", 3, 1): 1}
     assert all(r["status"] == "done" for r in records)
     [record] = [r for r in records if r["seed"] == 0]
     assert record["episodes"] > retries[0]["start"]  # trained on after the resumption
