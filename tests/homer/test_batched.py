@@ -113,19 +113,26 @@ RUN: dict[str, Any] = {"algorithm": "ppo", "episodes": 48, "rnd": True, "seed": 
        "evaluate_every": 16, "checkpoint_every": 1}
 
 
-def test_a_run_interrupted_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
-    mdp = combination_lock(3, 2, seed=0)
-    whole = run_batched_baseline(mdp, run_dir=tmp_path / "whole", **RUN)
-    update = BatchedLearner.update
-    calls = {"n": 0}
+def _interrupt_after(monkeypatch, updates: int) -> dict[str, int]:
+    """Make every batched run raise ``KeyboardInterrupt`` at its update ``updates + 1``; the
+    returned counter of updates started can be set far below 0 to stop the interruptions and
+    count the updates a resumed run makes."""
+    update, calls = BatchedLearner.update, {"n": 0}
 
     def interrupted(self):
         calls["n"] += 1
-        if calls["n"] > 3:
+        if calls["n"] > updates:
             raise KeyboardInterrupt
         update(self)
 
     monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    return calls
+
+
+def test_a_run_interrupted_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
+    mdp = combination_lock(3, 2, seed=0)
+    whole = run_batched_baseline(mdp, run_dir=tmp_path / "whole", **RUN)
+    calls = _interrupt_after(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         run_batched_baseline(mdp, run_dir=tmp_path / "parts", **RUN)
     assert _checkpoint(tmp_path / "parts")["curve"].shape == (1, 2)  # 24 episodes: one value
@@ -404,15 +411,7 @@ def test_a_run_is_its_learner_evaluated_with_its_encoder_and_seed(tmp_path, samp
 def test_a_runs_defaults_are_seed_zero_200_samples_sampled_rewards_and_a_checkpoint_every_100(
         tmp_path, monkeypatch):
     mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=1)
-    update, calls = BatchedLearner.update, {"n": 0}
-
-    def interrupted(self):
-        calls["n"] += 1
-        if calls["n"] > 100:
-            raise KeyboardInterrupt
-        update(self)
-
-    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    _interrupt_after(monkeypatch, 100)
     with pytest.raises(KeyboardInterrupt):
         run_batched_baseline(mdp, "a2c", 200, config=config, run_dir=tmp_path, evaluate_every=200)
     identity = json.loads((tmp_path / "identity.json").read_text())
@@ -463,15 +462,7 @@ def test_a_run_resumed_at_its_budget_before_any_evaluation_evaluates_its_policy_
     mdp, config = combination_lock(2, 2, seed=0), BatchedConfig(workers=4)
     arguments: dict[str, Any] = {"config": config, "run_dir": tmp_path, "evaluate_every": 100,
                                  "checkpoint_every": 1, "samples": 5}
-    update, calls = BatchedLearner.update, {"n": 0}
-
-    def interrupted(self):
-        calls["n"] += 1
-        if calls["n"] > 1:
-            raise KeyboardInterrupt
-        update(self)
-
-    monkeypatch.setattr(BatchedLearner, "update", interrupted)
+    calls = _interrupt_after(monkeypatch, 1)
     with pytest.raises(KeyboardInterrupt):
         run_batched_baseline(mdp, "a2c", 8, **arguments)
     calls["n"] = -100  # no more interruptions; count the updates the resumed run makes
