@@ -51,7 +51,8 @@ from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
 from kinematic.resources import check_memory
 
-__all__ = ["DEFAULT_NOISE_VARIANCE", "ENCODINGS", "HadamardNoise", "with_named_encoding"]
+__all__ = ["DEFAULT_NOISE_VARIANCE", "ENCODINGS", "UNNAMED_ENCODING", "HadamardNoise",
+           "with_named_encoding"]
 
 DEFAULT_NOISE_VARIANCE = 0.01
 """Variance of the encoder's Gaussian noise unless a caller says otherwise."""
@@ -59,6 +60,10 @@ DEFAULT_NOISE_VARIANCE = 0.01
 ENCODINGS = ("authors", "orthonormal")
 """The encodings :class:`HadamardNoise` knows: the authors' (+-1 matrix, the default) and the
 orthonormal rotation."""
+
+UNNAMED_ENCODING = "orthonormal"
+"""The encoding of every stored run (run directory, checkpoint, sweep record) written before
+encodings were named: the only one there was then."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ class HadamardNoise:
         Raises ``TypeError`` for an unknown field and ``ValueError`` for a bad value, each
         naming it.
         """
-        return cls(**{"encoding": "orthonormal", **stored})
+        return cls(**{"encoding": UNNAMED_ENCODING, **stored})
 
     def dimension(self, mdp: BlockMDP) -> int:
         """``d = 2^ceil(log2(m_max + H + 1))``, ``m_max`` the most observations in one layer."""

@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from homer.config import HomerConfig
-from homer.encoders import ENCODINGS, HadamardNoise, with_named_encoding
+from homer.encoders import ENCODINGS, UNNAMED_ENCODING, HadamardNoise, with_named_encoding
 from homer.run_state import (
     CheckpointError,
     Linear,
@@ -148,7 +148,7 @@ def _encoding_hint(stored: Any, differ: list[str]) -> str:
     return f"; it ran with the {ran!r} encoding" + (
         " (every run written before encodings were named did): resume it with --encoding "
         "orthonormal, from Python encoder=HadamardNoise(encoding='orthonormal')"
-        if ran == "orthonormal" else "")
+        if ran == UNNAMED_ENCODING else "")
 
 
 def write_identity(run_dir: Path, identity: RunIdentity, spec: str) -> None:

@@ -59,7 +59,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from homer.config import DEFAULT_TORCH_THREADS
-from homer.encoders import ENCODINGS, HadamardNoise
+from homer.encoders import ENCODINGS, UNNAMED_ENCODING, HadamardNoise
 from homer.safe_files import (
     check_own_path,
     own_subdirectory,
@@ -340,7 +340,7 @@ def encoding_of(record: dict) -> str:
     >>> encoding_of({"encoding": "authors"}), encoding_of({})
     ('authors', 'orthonormal')
     """
-    return str(record.get("encoding", "orthonormal"))
+    return str(record.get("encoding", UNNAMED_ENCODING))
 
 
 def _task_of(record: dict) -> SweepTask:
