@@ -69,7 +69,6 @@ Which route, by measurement (``benchmarks/baseline_throughput.py``, results in
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -83,6 +82,7 @@ from scipy.special import log_softmax, softmax
 from torch import nn
 
 from homer.baselines.batched_checkpoint import claim, read_checkpoint, write_checkpoint
+from homer.baselines.batched_state import BatchedState, Layout
 from homer.baselines.evaluation import BaselineResult, ValueEvaluator
 from homer.baselines.vector_env import VectorEnv
 from homer.config import DEFAULT_TORCH_THREADS
@@ -491,14 +491,20 @@ class BatchedLearner:
                        for h, counts in enumerate(self.env.visits)})
         return arrays
 
-    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
-        """Set the state :meth:`arrays` gave (entries already checked by name and shape)."""
+    def load(self, state: BatchedState) -> None:
+        """Set the state :meth:`arrays` and :meth:`metadata` gave (read back and checked by
+        :func:`.batched_checkpoint.read_checkpoint`)."""
+        arrays = state.arrays
         self.optimiser.data[:] = arrays["parameters"]
         self.optimiser.square_average[:] = arrays["square_average"]
-        self.target.load_state_dict({key: torch.from_numpy(arrays[f"target/{key}"].copy())
+        self.target.load_state_dict({key: torch.from_numpy(arrays[f"target/{key}"])
                                      for key in self.target.state_dict()})
         for h, counts in enumerate(self.env.visits):
             counts[:] = arrays[f"visits/{h + 1}"]
+        self.episodes, self.updates = state.episodes, state.updates
+        self.env.rng.bit_generator.state = state.environment_rng
+        self.rng.bit_generator.state = state.learner_rng
+        self.normaliser.mean, self.normaliser.var, self.normaliser.count = state.normaliser
 
     def metadata(self) -> dict[str, Any]:
         """Counters, generator states and the bonus normaliser (JSON)."""
@@ -508,13 +514,6 @@ class BatchedLearner:
                 "learner_rng": self.rng.bit_generator.state,
                 "normaliser": [n.mean, n.var, n.count]}
 
-    def load_metadata(self, metadata: dict[str, Any]) -> None:
-        self.episodes, self.updates = metadata["episodes"], metadata["updates"]
-        self.env.rng.bit_generator.state = metadata["environment_rng"]
-        self.rng.bit_generator.state = metadata["learner_rng"]
-        self.normaliser.mean, self.normaliser.var, self.normaliser.count = (
-            float(value) for value in metadata["normaliser"])
-
 
 def _identity(mdp: BlockMDP, algorithm: str, rnd: bool, seed: int, encoder: HadamardNoise,
               config: BatchedConfig, sample_rewards: bool, evaluate_every: int,
@@ -523,12 +522,6 @@ def _identity(mdp: BlockMDP, algorithm: str, rnd: bool, seed: int, encoder: Hada
             "config": asdict(config), "mdp": mdp.name, "mdp_sha256": mdp_fingerprint(mdp),
             "encoder": asdict(encoder), "rewards": "sampled" if sample_rewards else "expected",
             "evaluate_every": evaluate_every, "samples": samples}
-
-
-_METADATA_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "identity": dict, "episodes": int, "updates": int, "environment_rng": dict,
-    "learner_rng": dict, "normaliser": list, "seconds": (int, float), "stride": int,
-    "pending": (int, float), "pending_count": int, "evaluated": int, "stopped": bool}
 
 
 def _save(run_dir: Path, learner: BatchedLearner, evaluator: ValueEvaluator,
@@ -544,24 +537,19 @@ def _save(run_dir: Path, learner: BatchedLearner, evaluator: ValueEvaluator,
 
 
 def _load(run_dir: Path, learner: BatchedLearner, evaluator: ValueEvaluator,
-          returns: _Thinned, identity: dict[str, Any]) -> tuple[float, int, bool]:
-    """Restore a checkpoint; the seconds run so far, the evaluations made and whether the run
-    had stopped at half the optimal value."""
-    expected: dict[str, tuple[tuple[int, ...], np.dtype]] = {
-        name: (array.shape, array.dtype) for name, array in learner.arrays().items()}
-    expected["curve"] = expected["training_returns"] = ((-1, 2), np.dtype(np.float64))
-    arrays, metadata = read_checkpoint(run_dir, expected, _METADATA_FIELDS)
-    if metadata["identity"] != json.loads(json.dumps(identity)):
-        raise ValueError(f"{run_dir}: the checkpoint holds another run's state than its "
-                         "identity file says; use another directory")
-    learner.load_arrays(arrays)
-    learner.load_metadata(metadata)
-    evaluator.curve = [(int(e), float(v)) for e, v in arrays["curve"]]
-    returns.points = [(int(e), float(v)) for e, v in arrays["training_returns"]]
-    returns.stride, returns.pending = metadata["stride"], float(metadata["pending"])
-    returns.pending_count = metadata["pending_count"]
-    returns.last_episodes = metadata["episodes"]
-    return float(metadata["seconds"]), metadata["evaluated"], metadata["stopped"]
+          returns: _Thinned, identity: dict[str, Any], every: int) -> tuple[float, int, bool]:
+    """Restore a checkpoint (every entry and field checked first: :mod:`.batched_state`); the
+    seconds run so far, the evaluations made and whether the run had stopped at half the
+    optimal value."""
+    layout = Layout({name: (array.shape, array.dtype) for name, array in learner.arrays().items()},
+                    learner.config.workers, every, identity)
+    state = read_checkpoint(run_dir, layout)
+    learner.load(state)
+    evaluator.curve = state.curve
+    returns.points = state.training_returns
+    returns.stride, returns.pending = state.stride, state.pending
+    returns.pending_count, returns.last_episodes = state.pending_count, state.episodes
+    return state.seconds, state.evaluated, state.stopped
 
 
 def run_batched_baseline(
@@ -608,7 +596,8 @@ def run_batched_baseline(
         directory = None if run_dir is None else Path(run_dir)
         before, evaluated, stopped = 0.0, 0, False
         if directory is not None and claim(directory, identity):
-            before, evaluated, stopped = _load(directory, learner, evaluator, returns, identity)
+            before, evaluated, stopped = _load(directory, learner, evaluator, returns, identity,
+                                               every)
         updates = math.ceil(episodes / config.workers)
         if learner.updates > updates:
             raise ValueError(f"{directory} holds a run of {learner.episodes:,} episodes, more "

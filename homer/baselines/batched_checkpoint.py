@@ -3,31 +3,36 @@ whose run it is, and its checkpoint, as data.
 
 - ``identity.json``: the run's identity (algorithm, RND, seed, configuration, MDP name and
   spec hash, encoder, rewards, evaluation settings), written when the run starts and compared
-  when it resumes: another identity is refused, naming the fields that differ.
+  when it resumes: another identity, or a file that is not a JSON object, is refused naming
+  the file (and the fields that differ).
 - ``checkpoint.npz``: every array of the run (network weights, optimiser states, RND target and
   predictor, visit counts, curves) and one ``metadata`` entry, the UTF-8 JSON of the rest
   (counters, the states of the environment's and the learner's numpy generators, the bonus
   normaliser, the identity again; torch draws nothing after the networks are initialised from
   the seed - actions and minibatches are numpy's draws - so no torch generator state is
-  needed). One file, written
-  atomically (:func:`homer.safe_files.write_atomically`), so a stopped run never leaves a torn
-  or mixed checkpoint; read with ``allow_pickle=False`` through
-  :func:`homer.safe_files.read_regular_file` (a link is refused), every entry checked against
-  the arrays the run expects: a missing, extra or misshapen entry is a
-  :class:`~homer.run_state.CheckpointError` naming the file and the entry.
+  needed). One file, written atomically (:func:`homer.safe_files.write_atomically`), so a
+  stopped run never leaves a torn or mixed checkpoint. Read as data through ONE loader,
+  :func:`read_checkpoint`: through :func:`homer.safe_files.read_regular_file` (a link is
+  refused), never with numpy's loader: each entry's ``.npy`` header is checked before its data
+  is read (:mod:`.npz_entries`: no allocation an entry's header asks for, no pickle), then
+  every entry and field against what the run expects (:mod:`.batched_state`). Anything else
+  is a :class:`~homer.run_state.CheckpointError` of one line naming the file and the entry
+  (and the field): ``.../checkpoint.npz: entry 'metadata', field 'episodes' must be an int in
+  [0, ...], got -5``.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from homer.baselines.batched_state import METADATA, BatchedState, Layout, differing, read_state
+from homer.baselines.npz_entries import NpzEntries
 from homer.encoders import with_named_encoding
 from homer.run_state import CheckpointError
 from homer.safe_files import check_own_path, present, read_regular_file, write_atomically
@@ -39,7 +44,6 @@ IDENTITY = "identity.json"
 """The run's identity (compared on resume)."""
 CHECKPOINT = "checkpoint.npz"
 """The run's arrays and, as the ``metadata`` entry, its other state."""
-_METADATA = "metadata"
 
 
 def claim(run_dir: Path, identity: Mapping[str, Any]) -> bool:
@@ -62,12 +66,14 @@ def claim(run_dir: Path, identity: Mapping[str, Any]) -> bool:
     expected = json.loads(json.dumps(identity))
     path = run_dir / IDENTITY
     if present(path):
-        stored = with_named_encoding(read_json(read_regular_file(path).decode(), str(path)))
+        try:
+            text = read_regular_file(path).decode()
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 ({error})") from None
+        stored = with_named_encoding(read_json(text, str(path)))
         if not isinstance(stored, dict):
             raise ValueError(f"{path}: not a run's identity (a JSON object expected)")
-        differ = sorted(set(expected) ^ set(stored)
-                        | {key for key in expected.keys() & stored.keys()
-                           if expected[key] != stored[key]})
+        differ = differing(expected, stored)
         if differ:
             raise ValueError(f"{run_dir} holds another run ({', '.join(differ)} "
                              f"differ{'s' if len(differ) == 1 else ''} in {path}): use another "
@@ -80,65 +86,25 @@ def claim(run_dir: Path, identity: Mapping[str, Any]) -> bool:
     return present(run_dir / CHECKPOINT)
 
 
-def _is(value: object, kind: type | tuple[type, ...]) -> bool:
-    """``isinstance``, except that a bool is not an int here (JSON tells them apart)."""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
-
-
 def write_checkpoint(run_dir: Path, arrays: Mapping[str, np.ndarray],
                      metadata: Mapping[str, Any]) -> None:
     """Write ``arrays`` and ``metadata`` (JSON) to ``run_dir / checkpoint.npz`` atomically."""
-    if _METADATA in arrays:
-        raise ValueError(f"{_METADATA!r} is the checkpoint's own entry, not an array's name")
+    if METADATA in arrays:
+        raise ValueError(f"{METADATA!r} is the checkpoint's own entry, not an array's name")
     buffer = io.BytesIO()
     text = json.dumps(metadata, allow_nan=False).encode()
-    entries = {**arrays, _METADATA: np.frombuffer(text, dtype=np.uint8)}
+    entries = {**arrays, METADATA: np.frombuffer(text, dtype=np.uint8)}
     np.savez(buffer, allow_pickle=False, **entries)
     write_atomically(run_dir / CHECKPOINT, buffer.getvalue())
 
 
-def read_checkpoint(run_dir: Path, expected: Mapping[str, tuple[tuple[int, ...], np.dtype]],
-                    metadata_keys: Mapping[str, type | tuple[type, ...]],
-                    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays and metadata of ``run_dir / checkpoint.npz``. ``expected`` gives every
-    array's shape and type (an entry whose first dimension is ``-1`` may have any length);
-    ``metadata_keys`` the type of every metadata field. Anything else - a file that is not an
-    npz, an object array, a missing, extra or misshapen entry, a metadata field missing or of
-    another type - is a :class:`~homer.run_state.CheckpointError` naming the file and entry."""
+def read_checkpoint(run_dir: Path, layout: Layout) -> BatchedState:
+    """The checked state of ``run_dir / checkpoint.npz`` (:func:`.batched_state.read_state`);
+    a :class:`~homer.run_state.CheckpointError` naming the file, the entry and the field for
+    anything but a checkpoint of the run ``layout`` describes."""
     path = run_dir / CHECKPOINT
+    data = read_regular_file(path)
     try:
-        archive = np.load(io.BytesIO(read_regular_file(path)), allow_pickle=False)
-        with archive:
-            entries = {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as error:
-        raise CheckpointError(f"{path}: not a checkpoint of a batched baseline "
-                              f"({error})") from None
-    wanted = {*expected, _METADATA}
-    for name in sorted(wanted ^ set(entries)):
-        raise CheckpointError(f"{path}: entry {name!r} is "
-                              f"{'missing' if name in wanted else 'not a checkpoint entry'}")
-    for name, (shape, dtype) in expected.items():
-        array = entries[name]
-        free = len(shape) > 0 and shape[0] == -1
-        if (array.dtype != dtype or array.ndim != len(shape)
-                or array.shape[free:] != shape[free:]):
-            raise CheckpointError(f"{path}: entry {name!r} is {array.dtype} of shape "
-                                  f"{array.shape}, expected {np.dtype(dtype)} of shape {shape}")
-    raw = entries.pop(_METADATA)
-    if raw.dtype != np.uint8 or raw.ndim != 1:
-        raise CheckpointError(f"{path}: entry {_METADATA!r} is not UTF-8 JSON bytes")
-    try:
-        metadata = read_json(raw.tobytes().decode(), f"{path}, entry {_METADATA!r}")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise CheckpointError(f"{path}: entry {_METADATA!r}: {error}") from None
-    if not isinstance(metadata, dict):
-        raise CheckpointError(f"{path}: entry {_METADATA!r} is not a JSON object")
-    for key, kind in metadata_keys.items():
-        if key not in metadata or not _is(metadata[key], kind):
-            raise CheckpointError(f"{path}: entry {_METADATA!r} has no field {key!r} of type "
-                                  f"{kind}")
-    extra = sorted(set(metadata) - set(metadata_keys))
-    if extra:
-        raise CheckpointError(f"{path}: entry {_METADATA!r} has unknown fields {extra}")
-    return entries, metadata
+        return read_state(NpzEntries(data), layout)
+    except CheckpointError as error:
+        raise CheckpointError(f"{path}: {error}") from None
