@@ -13,7 +13,9 @@ penalty of ``-1/(H-1)``, ``V* = 4``). Tasks run on Ray (``executor="ray"``: a lo
 instance, or a cluster at ``address``) or on a local process pool (``executor="local"``). Each
 finished task is appended to ``records.jsonl`` in the output directory as soon as it completes,
 so a stopped sweep resumes without redoing finished tasks (of several records of one task, the
-last counts: a failed attempt, then a finished one, is finished); HOMER and the PPO / A2C runs keep
+last counts: a failed attempt, then a finished one, is finished; two finished records that
+disagree - two sweeps run into one directory, or records files joined - are warned about,
+naming the task and both lines); HOMER and the PPO / A2C runs keep
 run directories under ``runs/``, so a task stopped midway resumes there. A task that raises is
 retried once; if it fails again its error is recorded (``status: failed``) and reported, and a
 later run of the sweep tries it again.
@@ -456,12 +458,15 @@ def _finished(out: Path) -> dict[str, dict]:
     file and the line, and so is ``records.jsonl`` as anything but a regular file (a FIFO
     would block, a symlink could point anywhere). A torn last line (a driver killed while
     writing it) is dropped with a warning naming the file, and its task runs again.
+    Of several records of one task the last counts; two finished ones that disagree in
+    anything but :data:`NOT_RESULTS` are warned about, naming the task and both lines.
     """
     path = out / RECORDS
     if not present(path):
         return {}
     lines = read_regular_file(path).splitlines()
-    records = {}
+    records: dict[str, dict] = {}
+    finished: dict[str, tuple[int, dict]] = {}  # each task's last finished record, its line
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -474,8 +479,38 @@ def _finished(out: Path) -> dict[str, dict]:
                           "again", stacklevel=2)
             write_atomically(path, b"".join(kept + b"\n" for kept in lines[:-1]))
             continue
-        records[_task_of(record).key] = record
+        key = _task_of(record).key
+        records[key] = record
+        if record["status"] == "done":
+            if key in finished:
+                _warn_if_disagreeing(path, key, finished[key], (number, record))
+            finished[key] = (number, record)
     return {key: r for key, r in records.items() if r["status"] == "done"}
+
+
+NOT_RESULTS = ("seconds", "wall_seconds", *SweepTask.__dataclass_fields__)
+"""Fields of a finished record that two runs of one task may differ in and still agree: the
+time they took, and the task's own fields (its key, the same by construction; the sweep
+directory it ran in; a learning rate only one of them names, as the default)."""
+
+
+def _warn_if_disagreeing(path: Path, key: str, earlier: tuple[int, dict],
+                         later: tuple[int, dict]) -> None:
+    """Warn, naming the task, both lines and the fields, if two finished records of one task
+    (two sweeps run into one directory, or records files joined) give different results; the
+    later one counts."""
+    (first, one), (second, other) = earlier, later
+    differ = sorted(name for name in one.keys() | other.keys()
+                    if name not in NOT_RESULTS and one.get(name, DROPPED) != other.get(name,
+                                                                                       DROPPED))
+    if differ:
+        warnings.warn(f"{path}: lines {first} and {second} are two finished records of task "
+                      f"{key} that disagree ({', '.join(differ)}); line {second}, the last, "
+                      "counts: remove the other to keep it", stacklevel=3)
+
+
+DROPPED = object()
+"""A field one of two records lacks."""
 
 
 def finished_records(out: str | Path) -> list[dict]:

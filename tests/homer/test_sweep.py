@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -931,6 +932,52 @@ def test_a_task_recorded_failed_then_done_is_done_and_not_run_again(tmp_path):
     (tmp_path / RECORDS).write_text(json.dumps(done_record()) + "\n" + json.dumps(failed)
                                     + "\n")
     assert finished_records(tmp_path) == []
+
+
+def test_two_finished_records_of_a_task_that_disagree_warn_naming_the_task_and_both_lines(
+        tmp_path):
+    """Two sweeps run into one directory, or records files joined: two finished records of
+    one task. The last counts (as for a failed one, then a finished one), with a warning naming
+    the task, both lines and the fields that differ; records differing only in the time they
+    took (``seconds``, ``wall_seconds``), the directory they ran in or the task's fields they
+    name agree, silently."""
+    path = tmp_path / RECORDS
+    first, other = done_record(), done_record(horizon=4)
+    disagreeing = done_record(value=0.5, episodes_to_half=None, seconds=9.0, curve=[[5, 0.5]])
+    failed = {**done_record(), "status": "failed", "error": "boom"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in (first, other, failed, disagreeing)))
+    with pytest.warns(UserWarning) as caught:
+        [kept] = [r for r in finished_records(tmp_path) if r["horizon"] == 3]
+    assert kept == disagreeing
+    assert [str(w.message) for w in caught] == [
+        f"{path}: lines 1 and 4 are two finished records of task a-paper-H3-seed0-budget5 that "
+        "disagree (curve, episodes_to_half, value); line 4, the last, counts: remove the other "
+        "to keep it"]
+    agreeing = {**first, "seconds": 7.5, "wall_seconds": 3.0, "out": "elsewhere",
+                "learning_rate": 0.001}  # the default, which the first does not name
+    path.write_text(json.dumps(first) + "\n" + json.dumps(agreeing) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finished_records(tmp_path) == [agreeing]
+
+
+def test_a_tampered_baseline_checkpoint_fails_its_task_with_an_error_naming_it(tmp_path):
+    from homer import sweep
+
+    task = SweepTask("ppo", "paper", 3, 0, 100, str(tmp_path))  # one update of 100 workers
+    assert sweep._attempt(run_task, task)["status"] == "done"
+    checkpoint = tmp_path / "runs" / task.key / "checkpoint.npz"
+    with np.load(checkpoint, allow_pickle=False) as archive:
+        entries = {name: archive[name] for name in archive.files}
+    metadata = json.loads(entries["metadata"].tobytes())
+    entries["metadata"] = np.frombuffer(json.dumps({**metadata, "episodes": -5}).encode(),
+                                        np.uint8)
+    np.savez(checkpoint, allow_pickle=False, **entries)
+    failed = sweep._attempt(run_task, task)
+    assert failed["status"] == "failed"
+    assert failed["error"].splitlines()[-1] == (
+        f"homer.run_state.CheckpointError: {checkpoint}: entry 'metadata', field 'episodes' "
+        "must be an int in [0, 9223372036854775807], got -5")
 
 
 @pytest.mark.parametrize("curve", [[[e, 0.0] for e in range(2000)], [[0, 0.0]],
