@@ -28,6 +28,7 @@ The entries (:meth:`.batched.BatchedLearner.arrays` and the run's curves):
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +37,7 @@ import numpy as np
 
 from homer.baselines.npz_entries import Dimension, NpzEntries
 from homer.run_state import CheckpointError
-from kinematic.arguments import NumberRange, nonnegative, positive
+from kinematic.arguments import NumberRange
 from kinematic.errors import short_repr
 from kinematic.json_input import read_json
 
@@ -128,9 +129,21 @@ def _is_pcg64(state: object) -> bool:
             and NumberRange(int, low=0, high=2**32 - 1).contains(state["uinteger"]))
 
 
+class _Float(NumberRange[float]):
+    """A :class:`~kinematic.arguments.NumberRange` of floats that also refuses an int too large
+    for a float (JSON's ``1e400`` written as digits)."""
+
+    def contains(self, value: object) -> bool:
+        return super().contains(value) and abs(value) <= sys.float_info.max  # type: ignore[arg-type]
+
+
+FINITE, NONNEGATIVE, POSITIVE = (_Float(float), _Float(float, low=0),
+                                 _Float(float, low=0, open_low=True))
+
+
 def _is_normaliser(value: object) -> bool:
-    return (isinstance(value, list) and len(value) == 3 and NumberRange(float).contains(value[0])
-            and nonnegative().contains(value[1]) and positive().contains(value[2]))
+    return (isinstance(value, list) and len(value) == 3 and FINITE.contains(value[0])
+            and NONNEGATIVE.contains(value[1]) and POSITIVE.contains(value[2]))
 
 
 def _metadata(entries: NpzEntries) -> dict[str, Any]:
@@ -160,11 +173,11 @@ def _counters(metadata: Mapping[str, Any], layout: Layout) -> dict[str, Any]:
         _field(metadata, name, PCG64_STATE, _is_pcg64(metadata[name]))
     _field(metadata, "normaliser", "[mean, variance >= 0, count > 0], finite numbers",
            _is_normaliser(metadata["normaliser"]))
-    _number(metadata, "seconds", nonnegative())
+    _number(metadata, "seconds", NONNEGATIVE)
     stride = _field(metadata, "stride", "a power of two (an int >= 1)",
                     COUNT.contains(metadata["stride"]) and metadata["stride"] >= 1
                     and metadata["stride"] & (metadata["stride"] - 1) == 0)
-    pending = _number(metadata, "pending", NumberRange(float))
+    pending = _number(metadata, "pending", FINITE)
     pending_count = _number(metadata, "pending_count", NumberRange(int, low=0, high=stride - 1))
     _number(metadata, "evaluated", NumberRange(int, low=0,
                                                high=episodes // layout.evaluate_every))

@@ -149,6 +149,7 @@ def _generator_states() -> dict[str, Any]:
 RETYPED: dict[str, Callable[[Any], Any]] = {
     "str": lambda v: str(v)[:20], "none": lambda v: None, "list": lambda v: [v],
     "float": lambda v: 1.5, "bool": lambda v: True, "huge": lambda v: 10**40,
+    "vast": lambda v: 10**400,
     "negative": lambda v: -1, "nan": lambda v: float("nan")}
 HARMLESS_FIELDS = {("seconds", "float"), ("seconds", "huge")}
 """Another valid number of seconds run: the run reports it, its results are the same."""
