@@ -9,7 +9,9 @@ Every mutation is refused with one line naming the file and the entry or field m
 numpy or zip exception, and the refused file is left as it was - or, for the mutations listed
 as harmless (none at all; the archive deflated or its members reordered; a 2-D entry stored in
 Fortran order; the seconds run changed; ``uinteger`` of a generator holding no pending 32-bit
-draw; some byte flips, in the zip's timestamps), the run resumes exactly as from the original.
+draw; byte flips in zip fields Python's reader does not use: timestamps, the local headers'
+copies of the CRC and sizes, the zip64 extra field), the run resumes exactly as from the
+original.
 """
 
 from __future__ import annotations
