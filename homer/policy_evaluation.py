@@ -216,6 +216,8 @@ class PolicyCover:
     """A policy cover as :func:`read_cover` reads it: each distinct policy once, the steps it
     is scored on and the steps after the first that no policy covers."""
 
+    horizon: int
+    """The horizon of the MDP the cover was read for."""
     policies: list[ObservationPolicy]
     """Each distinct policy (object) once, in the order first found."""
     names: list[str]
@@ -283,7 +285,7 @@ def read_cover(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
                          f"of every step, or a dict step -> list with steps 2 to {mdp.horizon})"
                          if mdp.horizon > 1 else f"{name}: no policies (give a list of them)")
     uncovered = [step for step in range(2, mdp.horizon + 1) if step not in steps]
-    return PolicyCover(unique, names, steps, uncovered)
+    return PolicyCover(mdp.horizon, unique, names, steps, uncovered)
 
 
 def smallest_alpha(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int]
@@ -365,6 +367,9 @@ def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     (0.5, 1.0)
     """
     cover = policies if isinstance(policies, PolicyCover) else read_cover(mdp, policies, name)
+    if cover.horizon != mdp.horizon:
+        raise ValueError(f"{name}: a cover read for horizon {cover.horizon}, not the "
+                         f"{mdp.horizon} steps of {mdp.name!r}")
     encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring policies")

@@ -92,13 +92,29 @@ def _where(error: BaseException, files: set[str]) -> str:
     return (f" ({display_path(ours[-1].filename)}, line {ours[-1].lineno})" if ours else "")
 
 
+class _HeldStderr(io.StringIO):
+    """``sys.stderr`` while the user's code is imported: its text held back, its file
+    descriptor and terminal check those of the real stream (a library that asks for them when
+    imported, as ``faulthandler.enable()`` does, still gets them)."""
+
+    def __init__(self, real: Any) -> None:
+        super().__init__()
+        self.real = real
+
+    def fileno(self) -> int:
+        return int(self.real.fileno())
+
+    def isatty(self) -> bool:
+        return bool(self.real.isatty())
+
+
 @contextlib.contextmanager
 def _importing(flag: str, text: str, what: str, files: set[str]) -> Iterator[None]:
     """Import ``what`` (``text`` given to ``flag``) with what it writes to stderr held back:
     written out when the import succeeds; when it raises (any ``BaseException`` but
     ``KeyboardInterrupt``), a :class:`UserCodeError` naming it, with the last line held back
     (an argument parser's usage error) and the line of ``files`` it came from."""
-    held = io.StringIO()
+    held = _HeldStderr(sys.stderr)
     try:
         with contextlib.redirect_stderr(held):
             yield

@@ -49,6 +49,10 @@ def generator_exit(observations, step):
     raise GeneratorExit
 
 
+def multiline(observations, step):
+    raise ValueError("first\\nsecond")
+
+
 def ragged(observations, step):
     return [[0, 1]] + [0] * (len(observations) - 1)
 
@@ -117,9 +121,10 @@ def test_a_file_exiting_at_import_is_named_with_its_status(capsys, files):
 
 @pytest.mark.parametrize(("name", "raised"), [
     ("exits", "SystemExit: bye"), ("stops", "Stop: custom"),
-    ("generator_exit", "GeneratorExit")])
+    ("generator_exit", "GeneratorExit"), ("multiline", "ValueError: 'first\\nsecond'")])
 def test_a_base_exception_of_a_call_is_named_as_the_calls(capsys, files, name, raised):
-    """Kills letting SystemExit (the script's status) or a custom BaseException through."""
+    """Kills letting SystemExit (the script's status) or a custom BaseException through, and
+    a message printed over two lines."""
     err = one_line_error(*evaluate(capsys, files, "--abstraction", f"{files}/calls.py:{name}"))
     assert err.startswith(f"error: --abstraction {files}/calls.py:{name}(observations, 1) "
                           f"raised {raised}")
@@ -201,3 +206,30 @@ def test_what_a_file_writes_to_stderr_while_imported_is_kept_when_it_imports(cap
                                      "    return [0] * len(observations)\n")
     code, _, err = evaluate(capsys, files, "--abstraction", f"{files}/chatty.py:phi")
     assert code == 0 and err == "loading phi\n"
+
+
+def test_a_file_asking_for_the_stderr_descriptor_at_import_still_imports(files):
+    """The held-back stderr keeps the real one's descriptor: kills failing a legitimate
+    ``faulthandler.enable()`` (io.UnsupportedOperation of a plain StringIO)."""
+    import faulthandler
+    (files / "handler.py").write_text("import faulthandler\nfaulthandler.enable()\n"
+                                      "def phi(observations, step):\n"
+                                      "    return [0] * len(observations)\n")
+    try:
+        phi = load_abstraction(f"{files}/handler.py:phi", "--abstraction",
+                               combination_lock(3, 2, 0))
+        assert phi(np.zeros((2, 3)), 1) == [0, 0]
+    finally:
+        faulthandler.disable()
+
+
+def test_a_cover_read_for_another_horizon_is_refused():
+    from homer.policy_evaluation import evaluate_policies, read_cover
+
+    def first(observations, step):
+        return np.zeros(len(observations), dtype=int)
+
+    cover = read_cover(combination_lock(4, 2, 0), [first])
+    with pytest.raises(ValueError, match=r"^policies: a cover read for horizon 4, not the 3 "
+                                         r"steps of 'combolock-H3-K2-seed0'$"):
+        evaluate_policies(combination_lock(3, 2, 0), cover, samples=2)
