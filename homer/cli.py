@@ -38,7 +38,12 @@ from homer.plots import (
     visitation_figure,
 )
 from homer.policy_evaluation import evaluate_policies
-from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
+from homer.reference_learners import (
+    REFERENCE_CAPACITY,
+    REFERENCE_LEARNERS,
+    default_capacity,
+    reference_abstraction,
+)
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import (
@@ -53,7 +58,7 @@ from homer.sweep import (
 )
 from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
-from homer.user_code import load_abstraction, load_policies
+from homer.user_code import flag_text, load_abstraction, load_policies
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive, random_seed
 from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
@@ -206,9 +211,10 @@ def _parser() -> argparse.ArgumentParser:
                                "pi(observations, step) -> actions, a dict step -> list, or a "
                                "function of the BlockMDP returning one (default: no cover "
                                "scored)")
-    evaluate.add_argument("--capacity", type=at_least(1), default=None,
+    evaluate.add_argument("--capacity", type=REFERENCE_CAPACITY, default=None,
                           help="classes of the reference learners random, kmeans and "
-                               "pca-kmeans (default: the most KI classes of a step)")
+                               "pca-kmeans, " + REFERENCE_CAPACITY.describe() + " (default: the "
+                               "most KI classes of a step)")
     evaluate.add_argument("--samples", type=at_least(1), default=500,
                           help="encodings per latent observation")
     evaluate.add_argument("--seed", type=random_seed(), default=0,
@@ -367,7 +373,7 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
         return reference_abstraction(name, mdp, encoder, capacity, args.seed), capacity
     if args.capacity is not None:
         raise ValueError(f"--capacity applies to the reference learners random, kmeans and "
-                         f"pca-kmeans, not to --abstraction {args.abstraction}")
+                         f"pca-kmeans, not to {flag_text('--abstraction', args.abstraction)}")
     return load_abstraction(args.abstraction, "--abstraction", mdp), None
 
 
@@ -409,11 +415,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             policies = (None if args.policies is None
                         else load_policies(args.policies, "--policies", mdp))
             report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
-                                          name=f"--abstraction {args.abstraction}",
+                                          name=flag_text("--abstraction", args.abstraction),
                                           partitions=partitions)
             cover = (None if policies is None
-                     else evaluate_policies(mdp, policies, encoder, args.samples, args.seed,
-                                            name=f"--policies {args.policies}"))
+                     else evaluate_policies(mdp, policies, encoder, args.samples, args.seed))
     except (InvalidBlockMDP, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

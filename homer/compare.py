@@ -47,6 +47,8 @@ from homer.policy_evaluation import (
     ObservationPolicy,
     cover_step,
     eta_floats,
+    read_cover,
+    smallest_alpha,
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.summary import (
@@ -233,6 +235,8 @@ class ComparisonReport:
     visitation_counts: list[np.ndarray] = field(repr=False)
     """Expected visits of each latent state during the cover-learning phase (the episodes of
     each step in the run log, rolled in with ``Unf(Psi_{h-1}) o Unf(A)``)."""
+    uncovered: list[int] = field(default_factory=list)
+    """The steps the run has no cover of (it stopped before learning them): not compared."""
 
     @property
     def steps_with_wrong_merges(self) -> int:
@@ -246,14 +250,18 @@ class ComparisonReport:
                    if s["abstractions"].get(kind, {}).get("wrong_merges"))
 
     @property
-    def alpha_min(self) -> float:
-        return min(s["alpha_min"] for s in self.steps if s["alpha_min"] is not None)
+    def alpha_min(self) -> float | None:
+        """The smallest alpha of the learned cover over the steps; None when the run stopped
+        before learning the covers of some steps (:attr:`uncovered`)."""
+        return smallest_alpha(self.steps, self.uncovered)
 
     def to_json(self) -> dict[str, Any]:
         """``report.json``: ``steps_with_wrong_merges`` and each step's ``wrong_merges`` and
         ``splits`` are phi-bar's against KI (``steps_with_wrong_merges_by_abstraction`` and each
         step's ``abstractions`` hold phi_B's and phi_F's); ``policy_standard_error`` is the
-        largest standard error of the learned policy's estimated action probabilities."""
+        largest standard error of the learned policy's estimated action probabilities;
+        ``alpha_min`` is null when ``uncovered_steps`` (the steps the run has no cover of)
+        are not empty."""
         return {
             "mdp": self.mdp, "samples": self.samples,
             "steps_with_wrong_merges": self.steps_with_wrong_merges,
@@ -261,7 +269,7 @@ class ComparisonReport:
                 kind: self.steps_with_wrong_merges_of(kind)
                 for kind in ("backward", "forward", "ki")},
             "total_wrong_merges": sum(s["wrong_merges"] or 0 for s in self.steps),
-            "alpha_min": self.alpha_min, "value": self.value,
+            "alpha_min": self.alpha_min, "uncovered_steps": self.uncovered, "value": self.value,
             "optimal_value": self.optimal_value,
             "policy_standard_error": self.policy_standard_error,
             "steps": self.steps,
@@ -273,7 +281,10 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
                 ) -> ComparisonReport:
     """Compare a run with the exact answers of its MDP (see the module docstring): the run's
     abstractions and covers are scored by :mod:`homer.evaluate` (the same encodings as
-    ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed)``), the dynamics here."""
+    ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed)``), the dynamics here. The
+    covers are read as ``evaluate_policies`` reads a cover
+    (:func:`homer.policy_evaluation.read_cover`): the steps a stopped run has no cover of are
+    not compared, and named (:attr:`ComparisonReport.uncovered`)."""
     if transitions < 1:
         raise ValueError(f"transitions must be positive, got {transitions}")
     mdp = artefacts.mdp
@@ -286,17 +297,22 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     roll_in, eta = cover_roll_in(latent.floats), eta_floats(latent.floats)
     rng = np.random.default_rng([seed, 0, 2])  # the dynamics' transitions
 
+    learned = read_cover(mdp, {h + 1: [linear.policy(p) for p in cover]
+                               for h, cover in enumerate(artefacts.covers[:mdp.horizon])},
+                         "the run's cover Psi")
+
     def visitation_of(policy: LinearPolicy) -> tuple[tuple[np.ndarray, ...], tuple[float, ...]]:
         return latent.visitation(linear.policy(policy), "a cover's policy")
 
     steps, abstractions, dynamics = [], {}, {}
     counts = [np.zeros(len(layer)) for layer in mdp.layers]
-    for h in progress(range(min(mdp.horizon, len(artefacts.covers)))):
-        step = h + 1
+    for step in progress(list(learned.steps)):
+        h = step - 1
         abstractions[step] = compare_steps(mdp, encoded,
                                            {step: run_abstractions(artefacts, step)},
                                            partitions, roll_in, LEARNED_NAMES)[step]
-        cover = cover_step(mdp, step, [visitation_of(p) for p in artefacts.covers[h]], eta)
+        cover = cover_step(mdp, step, [latent.visitation(learned.policies[k], learned.names[k])
+                                       for k in learned.steps[step]], eta)
         if h >= 1:
             found = compare_dynamics(artefacts, h, transitions, rng, canonical)
             if found is not None:
@@ -323,7 +339,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         mdp=mdp.name, samples=samples, steps=steps, value=value,
         optimal_value=float(optimal_values(latent.floats).value),
         policy_standard_error=error, abstractions=abstractions, dynamics=dynamics,
-        visitation_counts=counts,
+        visitation_counts=counts, uncovered=learned.uncovered,
     )
 
 
@@ -359,8 +375,9 @@ def format_summary(report: ComparisonReport) -> str:
              *abstraction_table(rows), *merge_lines(rows), *SUMMARY_LEGEND,
              *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()
                                if "ki" in layer}),
-             *cover_lines(report.steps,
-                          "only step 1 compared (the run stopped before learning step 2)")]
+             *cover_lines(report.steps, report.uncovered,
+                          " (the run stopped before learning "
+                          f"{'it' if len(report.uncovered) == 1 else 'them'})")]
     if report.value is None:
         lines.append("learned policy: none (the run stopped before the reward-sensitive PSDP)")
     else:

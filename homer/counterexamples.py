@@ -227,7 +227,8 @@ def _row(case: Case, mdp: BlockMDP, predicted: tuple[Fraction | float, int, list
     """The row of ``case`` on ``mdp``: its ``predicted`` :func:`_prediction`, the objective's
     ``report`` and HOMER's ``homer`` read against it, and the ``seconds`` it took."""
     prediction, capacity, predicted_labels = predicted
-    alpha = report.alpha_min
+    alpha, homer_alpha = report.alpha_min, homer.alpha_min
+    assert alpha is not None and homer_alpha is not None, "run_homer learns every step's cover"
     if case.criterion == "abstract_alpha":
         alpha = float(abstract_cover_alpha(mdp, _learned_labels(mdp, report))[0])
     merges = report.steps_with_wrong_merges_of("backward")
@@ -242,13 +243,13 @@ def _row(case: Case, mdp: BlockMDP, predicted: tuple[Fraction | float, int, list
                           for h, labels in enumerate(predicted_labels)],
         "learned_classes": [state_groups(mdp, h, labels)
                             for h, labels in enumerate(_learned_labels(mdp, report))],
-        "homer_alpha_min": round(homer.alpha_min, 4),
+        "homer_alpha_min": round(homer_alpha, 4),
         "homer_alpha_per_layer": [round(step["alpha_min"], 4) for step in homer.steps],
         "homer_learned_classes": [state_groups(mdp, h, labels)
                                   for h, labels in enumerate(_learned_labels(mdp, homer))],
         "homer_steps_with_wrong_merges": homer.steps_with_wrong_merges_of("backward"),
         "fails_as_predicted": fails_as_predicted(case.criterion, alpha, merges, prediction),
-        "homer_succeeds": homer_succeeds(homer.alpha_min),
+        "homer_succeeds": homer_succeeds(homer_alpha),
         "seconds": round(seconds, 1),
     }
 

@@ -56,6 +56,7 @@ from homer.policy_evaluation import (
     ObservationPolicy,
     evaluate_policies,
     float_model,
+    returned_array,
 )
 from kinematic.homing import homing_policies
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
@@ -125,12 +126,14 @@ class AbstractionComparison:
 def learned_classes(phi: Abstraction, observations: np.ndarray, step: int,
                     name: str = "phi") -> np.ndarray:
     """``phi(observations, step)`` checked: one integer class per row, as int64; anything
-    else raises ``ValueError`` naming ``name`` and the step."""
+    else (None, a ragged list, a wrong shape or dtype) raises ``ValueError`` naming ``name``
+    and the step."""
     returned = phi(observations, step)
     if returned is None:
         raise ValueError(f"{name}(observations, {step}) returned None; expected one integer "
                          f"class per row of the {len(observations)} observations")
-    classes = np.asarray(returned)
+    classes = returned_array(returned, f"{name}(observations, {step})",
+                             "one integer class per row")
     if classes.shape != (len(observations),):
         raise ValueError(f"{name}(observations, {step}) returned an array of shape "
                          f"{classes.shape}; expected one class per row of the {len(observations)}"
@@ -140,7 +143,7 @@ def learned_classes(phi: Abstraction, observations: np.ndarray, step: int,
         and bool(np.all(classes == np.round(classes))))
     if not integral:
         raise ValueError(f"{name}(observations, {step}) must return integer classes, got "
-                             f"dtype {classes.dtype} (first values {classes[:3].tolist()})")
+                         f"dtype {classes.dtype} (first values {classes[:3].tolist()})")
     return classes.astype(np.int64)
 
 

@@ -25,8 +25,9 @@ samples)`` for a policy returning actions).
 from __future__ import annotations
 
 import numbers
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from numpy.typing import ArrayLike
 from homer.encoded import EncodedObservations, Encoder
 from homer.encoders import HadamardNoise
 from kinematic.analysis import has_rewards
+from kinematic.display import listed
 from kinematic.errors import short_repr
 from kinematic.homing import eta
 from kinematic.model import BlockMDP, with_float_numbers
@@ -42,8 +44,9 @@ from kinematic.planning import optimal_values
 from kinematic.policies import Policy
 from kinematic.visitation import policy_value, state_visitation
 
-__all__ = ["CoverReport", "LatentPolicies", "ObservationPolicy", "cover_step",
-           "evaluate_policies", "float_model"]
+__all__ = ["CoverReport", "LatentPolicies", "ObservationPolicy", "PolicyCover", "cover_step",
+           "evaluate_policies", "float_model", "read_cover", "returned_array",
+           "smallest_alpha"]
 
 ObservationPolicy = Callable[[np.ndarray, int], ArrayLike]
 """``pi(observations, step)``: encoded observations ``(n, d)`` of time step ``step`` (1-based)
@@ -56,13 +59,46 @@ def float_model(mdp: BlockMDP) -> BlockMDP:
     return with_float_numbers(mdp) if mdp.mode.exact else mdp
 
 
+def returned_array(returned: object, call: str, expected: str) -> np.ndarray:
+    """What the user's ``call`` (an abstraction's or a policy's, named as errors name it)
+    returned, as an array; a ragged list or tuple raises ``ValueError`` naming ``call``, the
+    first item whose shape is not the most common one, and ``expected``.
+
+    >>> returned_array([0, [1, 2], 3], "f(x, 1)", "one class per row")
+    Traceback (most recent call last):
+    ...
+    ValueError: f(x, 1) returned a list of 3 items that is not one class per row: item 1 is [1, 2]
+    """
+    try:
+        return np.asarray(returned)
+    except (ValueError, TypeError) as error:
+        if not isinstance(returned, list | tuple):
+            raise ValueError(f"{call} returned {short_repr(returned)}, not {expected} "
+                             f"({error})") from None
+        shapes = [_shape(item) for item in returned]
+        common = Counter(shapes).most_common(1)[0][0]
+        odd = next(k for k, shape in enumerate(shapes) if shape != common)
+        raise ValueError(f"{call} returned a {type(returned).__name__} of {len(returned)} items "
+                         f"that is not {expected}: item {odd} is {short_repr(returned[odd])}"
+                         ) from None
+
+
+def _shape(item: object) -> tuple[int, ...] | None:
+    """``item``'s array shape; None when it is ragged itself."""
+    try:
+        return np.asarray(item).shape
+    except ValueError:
+        return None
+
+
 def _action_rows(policy: ObservationPolicy, vectors: np.ndarray, step: int, actions: int,
                  name: str) -> np.ndarray:
     """``policy``'s output on ``vectors`` as ``(n, |A|)`` action probabilities (one-hot rows
-    for actions), checked; errors name ``name`` and the step."""
+    for actions), checked; errors name ``name``, the step and the row."""
     n = len(vectors)
-    output = np.asarray(policy(vectors, step))
     call = f"{name}(observations, {step})"
+    output = returned_array(policy(vectors, step), call, "one action per row nor one row of "
+                                                         "action probabilities per row")
     if output.shape == (n,):
         integral = output.dtype.kind in "iu" or (
             output.dtype.kind == "f" and bool(np.all(output == np.round(output))))
@@ -72,8 +108,9 @@ def _action_rows(policy: ObservationPolicy, vectors: np.ndarray, step: int, acti
                              "probabilities)")
         bad = (output < 0) | (output >= actions)
         if bad.any():
-            raise ValueError(f"{call} returned the action {output[bad][0]}: actions run "
-                             f"0..{actions - 1}")
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{call} returned the action {output[row]} at row {row}: actions "
+                             f"run 0..{actions - 1}")
         return np.eye(actions)[output.astype(np.intp)]
     if output.shape == (n, actions):
         rows = output.astype(np.float64)
@@ -175,6 +212,91 @@ def cover_step(mdp: BlockMDP, step: int,
 
 
 @dataclass(frozen=True)
+class PolicyCover:
+    """A policy cover as :func:`read_cover` reads it: each distinct policy once, the steps it
+    is scored on and the steps after the first that no policy covers."""
+
+    horizon: int
+    """The horizon of the MDP the cover was read for."""
+    policies: list[ObservationPolicy]
+    """Each distinct policy (object) once, in the order first found."""
+    names: list[str]
+    """How errors name each policy: the cover's name and where the policy was first found
+    (``policies[0]``, ``policies[2][0]``)."""
+    steps: dict[int, list[int]]
+    """The steps with policies (1-based, ascending) -> the indices of their policies."""
+    uncovered: list[int]
+    """The steps from 2 on without any policy: they cannot be scored, so the cover has no
+    alpha (step 1 needs no policy: it is reached by the start distribution alone)."""
+
+
+def read_cover(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
+               | Mapping[int, Sequence[ObservationPolicy]], name: str = "policies"
+               ) -> PolicyCover:
+    """``policies`` read as a cover of ``mdp``'s steps, the one check of a cover for
+    :func:`evaluate_policies`, ``homer evaluate --policies`` and ``homer compare``: a list (or
+    tuple) of policies is the cover of every step, a mapping step (1-based) -> list a cover per
+    step. A step left out of the mapping or given an empty list has no policies: it is named
+    in :attr:`PolicyCover.uncovered` (from step 2 on) and the report's alpha is not defined.
+    Raises ``TypeError`` for anything but a list or a mapping of lists of callables, and
+    ``ValueError`` naming ``name`` for a key that is not a step and for a cover with no policy
+    at all (nothing to score).
+
+    >>> import numpy as np
+    >>> from kinematic import combination_lock
+    >>> first = lambda observations, step: np.zeros(len(observations), dtype=int)
+    >>> cover = read_cover(combination_lock(horizon=3, actions=2, seed=0), {1: [first]})
+    >>> cover.steps, cover.uncovered, cover.names
+    ({1: [0]}, [2, 3], ['policies[1][0]'])
+    """
+    if callable(policies) or not isinstance(policies, list | tuple | Mapping):
+        raise TypeError(f"{name} must be a list of policies (the cover of every step) or a dict "
+                        f"step -> list, got {short_repr(policies)}: one policy is the list "
+                        "[policy]")
+    if isinstance(policies, Mapping):
+        given: dict[int, tuple[str, object]] = {}
+        for key, cover in policies.items():
+            if (isinstance(key, bool) or not isinstance(key, numbers.Integral)
+                    or not 1 <= key <= mdp.horizon):
+                raise ValueError(f"{name}: the key {short_repr(key)} is not a time step of "
+                                 f"{mdp.name!r} (an int from 1 to {mdp.horizon})")
+            given[int(key)] = f"[{int(key)}]", cover
+    else:
+        given = {step: ("", policies) for step in range(1, mdp.horizon + 1)}
+    unique: list[ObservationPolicy] = []
+    names: list[str] = []
+    index: dict[int, int] = {}  # id(policy) -> its place in unique (alive there)
+    steps: dict[int, list[int]] = {}
+    for step, (where, items) in sorted(given.items()):
+        if not isinstance(items, list | tuple):
+            raise TypeError(f"{name}{where} must be a list of policies, got "
+                            f"{short_repr(items)}")
+        for k, policy in enumerate(items):
+            if not callable(policy):
+                raise TypeError(f"{name}{where}[{k}] is not callable: a policy is a function "
+                                f"(observations, step) -> actions, got {short_repr(policy)}")
+            if id(policy) not in index:
+                index[id(policy)] = len(unique)
+                unique.append(policy)
+                names.append(f"{name}{where}[{k}]")
+            steps.setdefault(step, []).append(index[id(policy)])
+    if not unique:
+        raise ValueError(f"{name}: no policies for any step (give a list of policies, the cover "
+                         f"of every step, or a dict step -> list with steps 2 to {mdp.horizon})"
+                         if mdp.horizon > 1 else f"{name}: no policies (give a list of them)")
+    uncovered = [step for step in range(2, mdp.horizon + 1) if step not in steps]
+    return PolicyCover(mdp.horizon, unique, names, steps, uncovered)
+
+
+def smallest_alpha(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int]
+                   ) -> float | None:
+    """The smallest alpha of a cover (``def:policy-cover``) over the scored ``steps``
+    (:func:`cover_step` reports), None when a step is ``uncovered``: not the smallest over the
+    covered steps only, as if they were all."""
+    return None if uncovered else min(step["alpha_min"] for step in steps)
+
+
+@dataclass(frozen=True)
 class CoverReport:
     """:func:`evaluate_policies`'s result."""
 
@@ -182,7 +304,7 @@ class CoverReport:
     samples: int
     seed: int
     steps: list[dict[str, Any]]
-    """Per time step: :func:`cover_step`'s report of the cover of that step."""
+    """Per time step with policies: :func:`cover_step`'s report of the cover of that step."""
     values: list[float] | None
     """Each policy's exact value (given its estimated action probabilities); None without
     rewards."""
@@ -190,78 +312,52 @@ class CoverReport:
     """Each policy's largest standard error of an estimated action probability (the estimate
     its value rests on); None without rewards."""
     optimal_value: float | None
+    uncovered: list[int] = field(default_factory=list)
+    """The steps from 2 on that the cover gives no policy (:attr:`PolicyCover.uncovered`)."""
 
     def __repr__(self) -> str:
-        """One line: the smallest alpha after step 1 and the best value against V*."""
-        later = [step for step in self.steps if step["step"] >= 2] or self.steps
-        lowest = min(later, key=lambda step: step["alpha_min"])
+        """One line: the smallest alpha after step 1 (or the steps without policies) and the
+        best value against V*."""
         value = ("" if self.values is None else
                  f"; best value {max(self.values):.3f} of V* {self.optimal_value:.3f}")
-        return (f"<CoverReport on {self.mdp!r}: smallest alpha {lowest['alpha_min']:.3f} "
-                f"(step {lowest['step']}){value}>")
+        if self.uncovered:
+            steps = listed(map(str, self.uncovered), 6)
+            alpha = (f"no alpha: no policies for step{'s' if len(self.uncovered) > 1 else ''} "
+                     f"{steps}")
+        else:
+            later = [step for step in self.steps if step["step"] >= 2] or self.steps
+            lowest = min(later, key=lambda step: step["alpha_min"])
+            alpha = f"smallest alpha {lowest['alpha_min']:.3f} (step {lowest['step']})"
+        return f"<CoverReport on {self.mdp!r}: {alpha}{value}>"
 
     @property
-    def alpha_min(self) -> float:
-        """The smallest alpha over the steps."""
-        return min(step["alpha_min"] for step in self.steps)
+    def alpha_min(self) -> float | None:
+        """The smallest alpha over the steps; None when a step has no policies
+        (:func:`smallest_alpha`)."""
+        return smallest_alpha(self.steps, self.uncovered)
 
     def to_json(self) -> dict[str, Any]:
-        """``report.json`` of ``homer evaluate``'s policy part."""
+        """``report.json`` of ``homer evaluate``'s policy part: ``alpha_min`` null and
+        ``uncovered_steps`` the steps without policies when the cover leaves some out."""
         return {"mdp": self.mdp, "samples": self.samples, "seed": self.seed,
-                "alpha_min": self.alpha_min, "values": self.values,
-                "action_standard_errors": self.action_standard_errors,
+                "alpha_min": self.alpha_min, "uncovered_steps": self.uncovered,
+                "values": self.values, "action_standard_errors": self.action_standard_errors,
                 "optimal_value": self.optimal_value, "steps": self.steps}
 
 
-def _covers(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
-            | Mapping[int, Sequence[ObservationPolicy]], name: str = "policies"
-            ) -> tuple[dict[int, list[int]], list[ObservationPolicy]]:
-    """Every distinct policy once, and the indices of the cover of each step."""
-    if callable(policies) or isinstance(policies, str):
-        raise TypeError(f"{name} must be a list of policies (the cover of every step) or a dict "
-                        f"step -> list, got {short_repr(policies)}: one policy is the list "
-                        "[policy]")
-    if isinstance(policies, Mapping):
-        unique: list[ObservationPolicy] = []
-        covers: dict[int, list[int]] = {}
-        steps: dict[int, Sequence[ObservationPolicy]] = {}
-        for key, cover in policies.items():
-            if (isinstance(key, bool) or not isinstance(key, numbers.Integral)
-                    or not 1 <= key <= mdp.horizon):
-                raise ValueError(f"{name}: the key {key!r} is not a time step of {mdp.name!r} "
-                                 f"(an int from 1 to {mdp.horizon})")
-            steps[int(key)] = cover
-        index: dict[int, int] = {}  # id(policy) -> its place in unique (alive there)
-        for step, cover in sorted(steps.items()):
-            covers[step] = []
-            for policy in cover:
-                k = index.setdefault(id(policy), len(unique))
-                if k == len(unique):
-                    unique.append(policy)
-                covers[step].append(k)
-    else:
-        unique = list(policies)
-        covers = {step: list(range(len(unique))) for step in range(1, mdp.horizon + 1)}
-    for step, indices in covers.items():
-        if not indices:
-            raise ValueError(f"{name}: the cover of step {step} is empty")
-    for k, policy in enumerate(unique):
-        if not callable(policy):
-            raise TypeError(f"{name}[{k}] is not callable: a policy is a function "
-                            f"(observations, step) -> actions, got {policy!r}")
-    return covers, unique
-
-
 def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
-                      | Mapping[int, Sequence[ObservationPolicy]],
+                      | Mapping[int, Sequence[ObservationPolicy]] | PolicyCover,
                       encoder: Encoder | None = None, samples: int = 500, seed: int = 0,
                       name: str = "policies") -> CoverReport:
     """Score a policy cover: ``policies`` a list of policies (the cover of every time step) or
-    a mapping ``step -> list`` (a cover per step, as HOMER learns them); alpha of every state and
-    step against the exact eta, and with rewards each policy's value and V* (module docstring).
+    a mapping ``step -> list`` (a cover per step, as HOMER learns them), read by
+    :func:`read_cover` (or already read by it); alpha of every state and step against the exact
+    eta, and with rewards each policy's value and V* (module docstring). A step from 2 on
+    without policies is not scored: the report names it and has no smallest alpha.
     ``samples`` encodings of each latent observation by ``encoder`` (the paper's when None),
     drawn from ``seed``: the same encodings as :func:`homer.evaluate.evaluate_abstraction`'s.
-    ``name`` names the policies in errors (``name[k]`` the ``k``-th distinct policy).
+    ``name`` names the policies in errors (``name[k]`` the ``k``-th of a list, ``name[h][k]``
+    the ``k``-th of step ``h``'s).
 
     >>> import numpy as np
     >>> from kinematic import combination_lock
@@ -270,18 +366,22 @@ def evaluate_policies(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     >>> round(report.alpha_min, 3), report.optimal_value
     (0.5, 1.0)
     """
-    covers, unique = _covers(mdp, policies, name)
+    cover = policies if isinstance(policies, PolicyCover) else read_cover(mdp, policies, name)
+    if cover.horizon != mdp.horizon:
+        raise ValueError(f"{name}: a cover read for horizon {cover.horizon}, not the "
+                         f"{mdp.horizon} steps of {mdp.name!r}")
     encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring policies")
     latent = LatentPolicies(encoded)
     eta = eta_floats(latent.floats)
-    reached = [latent.visitation(policy, f"{name}[{k}]") for k, policy in enumerate(unique)]
-    steps = [cover_step(mdp, step, [reached[k] for k in cover], eta)
-             for step, cover in covers.items()]
+    named = list(zip(cover.policies, cover.names, strict=True))
+    reached = [latent.visitation(policy, label) for policy, label in named]
+    steps = [cover_step(mdp, step, [reached[k] for k in indices], eta)
+             for step, indices in cover.steps.items()]
     values = errors = optimal = None
     if has_rewards(mdp):
-        pairs = [latent.value(policy, f"{name}[{k}]") for k, policy in enumerate(unique)]
+        pairs = [latent.value(policy, label) for policy, label in named]
         values, errors = [v for v, _ in pairs], [e for _, e in pairs]
         optimal = float(optimal_values(latent.floats).value)
-    return CoverReport(mdp.name, samples, seed, steps, values, errors, optimal)
+    return CoverReport(mdp.name, samples, seed, steps, values, errors, optimal, cover.uncovered)

@@ -25,6 +25,7 @@ from homer.evaluate import AbstractionComparison, AbstractionReport
 from homer.policy_evaluation import CoverReport
 from homer.wording import setting
 from kinematic.display import listed
+from kinematic.json_input import display_path
 from kinematic.partition import block_text
 
 __all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table",
@@ -108,27 +109,52 @@ def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
     return lines
 
 
-def cover_lines(steps: Sequence[Mapping[str, Any]], only_first: str) -> list[str]:
+def _steps_named(numbers: Sequence[int]) -> str:
+    """``step 3``, ``steps 2-4`` (consecutive) or ``steps 2, 4, 6, ...`` (the first 6 named).
+
+    >>> _steps_named([3]), _steps_named([2, 3, 4]), _steps_named([2, 4])
+    ('step 3', 'steps 2-4', 'steps 2, 4')
+    """
+    if len(numbers) == 1:
+        return f"step {numbers[0]}"
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return f"steps {numbers[0]}-{numbers[-1]}"
+    return f"steps {listed(map(str, numbers), 6)}"
+
+
+def _smallest_alpha(later: Sequence[Mapping[str, Any]]) -> str:
+    """The smallest alpha of the steps ``later`` (at least one) and where it is."""
+    lowest = min(later, key=lambda s: s["alpha_min"])
+    named = _steps_named([s["step"] for s in later])
+    if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
+        return f"alpha {lowest['alpha_min']:.3f} at each of {named}"
+    return f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {named}"
+
+
+ALPHA_LEGEND = ("  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
+                "(def:policy-cover)")
+"""What the alpha of :func:`cover_lines` is, printed below it."""
+
+
+def cover_lines(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int],
+                why: str = "") -> list[str]:
     """The smallest alpha of a cover over the steps after the first (layer 1 is reached by the
     start distribution alone: alpha 1 there) and what alpha is; ``steps`` are
-    :func:`homer.policy_evaluation.cover_step` reports, ``only_first`` the line when no step
-    after the first is there."""
+    :func:`homer.policy_evaluation.cover_step` reports, ``uncovered`` the steps from 2 on with
+    no policies (:attr:`homer.policy_evaluation.PolicyCover.uncovered`), ``why`` said after
+    them. With some uncovered, the cover has no alpha: the lines name those steps first, then
+    the smallest alpha of the steps that have policies."""
     later = [s for s in steps if s["step"] >= 2]
+    if uncovered:
+        have = "has" if len(uncovered) == 1 else "have"
+        lines = [f"policy cover: alpha not defined - {_steps_named(uncovered)} {have} no "
+                 f"policies{why}"]
+        if later:
+            lines.append(f"  the steps with policies: {_smallest_alpha(later)}")
+        return [*lines, ALPHA_LEGEND]
     if not later:
-        return [f"policy cover: {only_first}"]
-    lowest = min(later, key=lambda s: s["alpha_min"])
-    numbers = [s["step"] for s in later]
-    consecutive = numbers == list(range(numbers[0], numbers[-1] + 1))
-    named = (f"step {numbers[0]}" if len(numbers) == 1
-             else f"steps {numbers[0]}-{numbers[-1]}" if consecutive
-             else f"steps {listed(map(str, numbers), 6)}")
-    if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
-        found = f"alpha {lowest['alpha_min']:.3f} at each of {named}"
-    else:
-        found = f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {named}"
-    return [f"policy cover: {found} (step 1 needs no policy)",
-            "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
-            "(def:policy-cover)"]
+        return ["policy cover: horizon 1 (step 1 needs no policy)"]
+    return [f"policy cover: {_smallest_alpha(later)} (step 1 needs no policy)", ALPHA_LEGEND]
 
 
 @dataclass(frozen=True)
@@ -194,12 +220,14 @@ def _value_lines(evaluation: Evaluation, cover: CoverReport) -> list[str]:
 def format_evaluation(evaluation: Evaluation) -> str:
     """``homer evaluate``'s summary: the abstraction against each exact partition (the table of
     :func:`abstraction_table` with its legend), its pairwise agreement with the latent states
-    and, with policies, their cover's alpha after step 1 and their values against V*."""
+    and, with policies, their cover's alpha after step 1 (not defined when a step after the
+    first has no policies: those steps are named instead) and their values against V*."""
     report = evaluation.report
     capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
     rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1)}
             for kind, name in EVALUATION_NAMES.items()}
-    lines = [f"phi = {evaluation.abstraction}{capacity} on {report.mdp} vs the exact answers:",
+    lines = [f"phi = {display_path(evaluation.abstraction)}{capacity} on {report.mdp} vs the exact "
+             "answers:",
              f"  {len(report.steps)} time steps, {report.samples} encodings of each latent "
              f"observation (seed {report.seed})",
              *abstraction_table(rows), *merge_lines(rows), *TABLE_LEGEND,
@@ -209,7 +237,7 @@ def format_evaluation(evaluation: Evaluation) -> str:
         lines.append(f"policies: none given (give {setting('policies', ..., flag='--policies')} "
                      "to score a policy cover)")
     else:
-        lines += [f"policies: {evaluation.policies}",
-                  *cover_lines(cover.steps, "horizon 1 (step 1 needs no policy)"),
+        lines += [f"policies: {display_path(evaluation.policies or '')}",
+                  *cover_lines(cover.steps, cover.uncovered),
                   *_value_lines(evaluation, cover)]
     return "\n".join(lines)

@@ -280,7 +280,8 @@ def test_out_refuses_a_symbolic_link_before_any_work(capsys, files):
     (["--abstraction", "oracle", "--policies", "{mine}:first_action"],
      "first_action cannot be called with one argument, the MDP"),
     (["--abstraction", "oracle", "--policies", "{mine}:not_a_function"],
-     "not_a_function is of type int; expected a list of policies"),
+     ":not_a_function must be a list of policies (the cover of every step) or a dict step -> "
+     "list, got 3"),
     (["--abstraction", "{mine}:constant", "--capacity", "2"],
      "error: --capacity applies to the reference learners random, kmeans and pca-kmeans"),
 ])

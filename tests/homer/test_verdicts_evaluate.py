@@ -46,11 +46,11 @@ from homer.policy_evaluation import (
     CoverReport,
     LatentPolicies,
     _action_rows,
-    _covers,
     cover_step,
     eta_floats,
     evaluate_policies,
     float_model,
+    read_cover,
 )
 from homer.sampler import LinearPolicy
 from homer.summary import (
@@ -346,10 +346,12 @@ def test_action_rows_one_hot_actions_and_normalised_probabilities():
     (np.array([0.0, 1.5, 1.0]), r"^pi\(observations, 2\) returned 3 values of dtype float64: "
      r"actions must be integers 0\.\.2 \(or return \(3, 3\) action probabilities\)$"),
     (np.array([0.0, np.nan, 1.0]), r"^pi\(observations, 2\) returned 3 values of dtype float64"),
-    (np.array([0.0, 3.0, 1.0]), r"^pi\(observations, 2\) returned the action 3\.0: actions run "
-     r"0\.\.2$"),
-    (np.array([0, 3, 1]), r"^pi\(observations, 2\) returned the action 3: actions run 0\.\.2$"),
-    (np.array([0, -1, 1]), r"^pi\(observations, 2\) returned the action -1: actions run 0\.\.2$"),
+    (np.array([0.0, 3.0, 1.0]), r"^pi\(observations, 2\) returned the action 3\.0 at row 1: "
+     r"actions run 0\.\.2$"),
+    (np.array([0, 3, 1]), r"^pi\(observations, 2\) returned the action 3 at row 1: actions "
+         r"run 0\.\.2$"),
+    (np.array([0, -1, 1]), r"^pi\(observations, 2\) returned the action -1 at row 1: actions "
+         r"run 0\.\.2$"),
     (np.array([[1, 0, 0], [0.5, 0.5, 0.1], [1, 0, 0]]),
      r"^pi\(observations, 2\): row 1 is not a probability distribution over the 3 actions: "
      r"\[0\.5, 0\.5, 0\.1\]$"),
@@ -491,19 +493,25 @@ def test_a_cover_report_reads_its_smallest_alpha():
                                      {"alpha_min": 0.75}], [0.1], [0.2], 0.9)
     assert report.alpha_min == 0.25
     assert report.to_json() == {"mdp": "m", "samples": 3, "seed": 4, "alpha_min": 0.25,
-                                "values": [0.1], "action_standard_errors": [0.2],
-                                "optimal_value": 0.9, "steps": report.steps}
+                                "uncovered_steps": [], "values": [0.1],
+                                "action_standard_errors": [0.2], "optimal_value": 0.9,
+                                "steps": report.steps}
+    partial = CoverReport("m", 3, 4, report.steps, [0.1], [0.2], 0.9, uncovered=[4])
+    assert partial.alpha_min is None
+    assert partial.to_json()["alpha_min"] is None
+    assert partial.to_json()["uncovered_steps"] == [4]
 
 
 def test_covers_by_step_keep_each_policy_once():
     mdp = fork()
     p, q, r = every_fourth, (lambda x, s: [0]), (lambda x, s: [1])
-    covers, unique = _covers(mdp, {3: [q, p], 1: [p], 2: [p, r, p]})
-    assert unique == [p, r, q] and covers == {1: [0], 2: [0, 1, 0], 3: [2, 0]}
-    assert list(covers) == [1, 2, 3]
-    covers, unique = _covers(mdp, [p, q])
-    assert unique == [p, q] and covers == {1: [0, 1], 2: [0, 1], 3: [0, 1]}
-    assert _covers(mdp, {3: [p]}) == ({3: [0]}, [p])
+    cover = read_cover(mdp, {3: [q, p], 1: [p], 2: [p, r, p]})
+    assert cover.policies == [p, r, q] and cover.steps == {1: [0], 2: [0, 1, 0], 3: [2, 0]}
+    assert list(cover.steps) == [1, 2, 3] and cover.uncovered == []
+    cover = read_cover(mdp, [p, q])
+    assert cover.policies == [p, q] and cover.steps == {1: [0, 1], 2: [0, 1], 3: [0, 1]}
+    cover = read_cover(mdp, {3: [p]})
+    assert (cover.steps, cover.policies, cover.uncovered) == ({3: [0]}, [p], [2])
 
 
 @pytest.mark.parametrize("policies, error, message", [
@@ -514,26 +522,34 @@ def test_covers_by_step_keep_each_policy_once():
     ({"1": [every_fourth]}, ValueError, r"^mine: the key '1' is not a time step"),
     ({True: [every_fourth]}, ValueError, r"^mine: the key True is not a time step"),
     ({np.int64(4): [every_fourth]}, ValueError, r"^mine: the key np\.int64\(4\) is not"),
-    ({1: [every_fourth], 2: []}, ValueError, r"^mine: the cover of step 2 is empty$"),
-    ([], ValueError, r"^mine: the cover of step 1 is empty$"),
+    ({1: [every_fourth], 2: []}, None, None),
+    ({1: [], 2: []}, ValueError, r"^mine: no policies for any step \(give a list of policies, "
+     r"the cover of every step, or a dict step -> list with steps 2 to 3\)$"),
+    ([], ValueError, r"^mine: no policies for any step"),
     ([every_fourth, 3], TypeError, r"^mine\[1\] is not callable: a policy is a function "
      r"\(observations, step\) -> actions, got 3$"),
+    ({2: [every_fourth, 3]}, TypeError, r"^mine\[2\]\[1\] is not callable"),
+    ({2: every_fourth}, TypeError, r"^mine\[2\] must be a list of policies, got <function"),
 ])
 def test_bad_covers_are_named(policies, error, message):
+    if error is None:  # an empty list is no policy: the step is uncovered, not an error
+        assert read_cover(fork(), policies, "mine").uncovered == [2, 3]
+        return
     with pytest.raises(error, match=message):
-        _covers(fork(), policies, "mine")
+        read_cover(fork(), policies, "mine")
 
 
 def test_a_float_step_is_refused_by_default_name():
     with pytest.raises(ValueError, match=r"^policies: the key 1\.0 is not"):
-        _covers(fork(), {1.0: [every_fourth]})
+        read_cover(fork(), {1.0: [every_fourth]})
 
 
 def test_numpy_integer_steps_are_steps():
     p, q = every_fourth, (lambda x, s: [0])
-    covers, unique = _covers(fork(), {np.int64(3): [q], np.uint8(1): [p], 2: [p, q]})
-    assert covers == {1: [0], 2: [0, 1], 3: [1]} and unique == [p, q]
-    assert list(covers) == [1, 2, 3] and all(type(step) is int for step in covers)
+    cover = read_cover(fork(), {np.int64(3): [q], np.uint8(1): [p], 2: [p, q]})
+    assert cover.steps == {1: [0], 2: [0, 1], 3: [1]} and cover.policies == [p, q]
+    assert list(cover.steps) == [1, 2, 3] and all(type(step) is int for step in cover.steps)
+    assert cover.names == ["policies[1][0]", "policies[2][1]"]
 
 
 def test_evaluate_policies_scores_alpha_per_step_and_values():
@@ -557,7 +573,7 @@ def test_evaluate_policies_scores_alpha_per_step_and_values():
     assert [s["step"] for s in plain.steps] == [1, 2, 3]
     with pytest.raises(ValueError, match=r"^mine\[1\]\(observations, 1\)"):
         evaluate_policies(mdp, [second, lambda x, step: [0.5]], ENCODER, samples=1, name="mine")
-    with pytest.raises(ValueError, match=r"^mine: the cover of step 1 is empty"):
+    with pytest.raises(ValueError, match=r"^mine: no policies for any step"):
         evaluate_policies(mdp, [], ENCODER, samples=1, name="mine")
 
 
@@ -610,20 +626,21 @@ def test_the_table_widens_its_columns_to_the_longest_cell():
 def test_cover_lines_give_the_smallest_alpha_after_the_first_step():
     legend = ("  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
               "(def:policy-cover)")
-    assert cover_lines([{"step": 1, "alpha_min": 0.1}], "nothing") == ["policy cover: nothing"]
-    assert cover_lines([{"step": 1, "alpha_min": 0.1}, {"step": 2, "alpha_min": 0.5}], "-") == [
+    assert cover_lines([{"step": 1, "alpha_min": 0.1}], []) == [
+        "policy cover: horizon 1 (step 1 needs no policy)"]
+    assert cover_lines([{"step": 1, "alpha_min": 0.1}, {"step": 2, "alpha_min": 0.5}], []) == [
         "policy cover: alpha 0.500 at each of step 2 (step 1 needs no policy)", legend]
     steps = [{"step": 1, "alpha_min": 0.0}, {"step": 2, "alpha_min": 0.75},
              {"step": 3, "alpha_min": 0.25}, {"step": 4, "alpha_min": 0.5}]
-    assert cover_lines(steps, "-") == [
+    assert cover_lines(steps, []) == [
         "policy cover: smallest alpha 0.250 at step 3 of steps 2-4 (step 1 needs no policy)",
         legend]
     same = [{"step": 2, "alpha_min": 0.5}, {"step": 3, "alpha_min": 0.5}]
-    assert cover_lines(same, "-")[0] == (
+    assert cover_lines(same, [])[0] == (
         "policy cover: alpha 0.500 at each of steps 2-3 (step 1 needs no policy)")
     first_lowest = [{"step": 2, "alpha_min": 0.25}, {"step": 3, "alpha_min": 0.25},
                     {"step": 4, "alpha_min": 0.5}]
-    assert cover_lines(first_lowest, "-")[0] == (
+    assert cover_lines(first_lowest, [])[0] == (
         "policy cover: smallest alpha 0.250 at step 2 of steps 2-4 (step 1 needs no policy)")
 
 
@@ -631,7 +648,7 @@ def test_cover_lines_name_the_steps_given():
     def first(numbers: list[int], alphas: list[float] | None = None) -> str:
         alphas = alphas or [0.5] * len(numbers)
         steps = [{"step": n, "alpha_min": a} for n, a in zip(numbers, alphas, strict=True)]
-        return cover_lines(steps, "-")[0]
+        return cover_lines(steps, [])[0]
     assert first([3]) == "policy cover: alpha 0.500 at each of step 3 (step 1 needs no policy)"
     assert first([1, 3, 4, 5]) == (
         "policy cover: alpha 0.500 at each of steps 3-5 (step 1 needs no policy)")
@@ -812,7 +829,7 @@ def report(steps: list[dict], value: float | None = 0.5) -> ComparisonReport:
 
 
 def test_a_comparison_reports_counts():
-    steps = [{"wrong_merges": None, "alpha_min": None, "abstractions": {}},
+    steps = [{"wrong_merges": None, "alpha_min": 1.0, "abstractions": {}},
              {"wrong_merges": 2, "alpha_min": 0.5,
               "abstractions": {"backward": {"wrong_merges": 1}, "forward": {"wrong_merges": 0}}},
              {"wrong_merges": 0, "alpha_min": 0.75,
@@ -828,8 +845,10 @@ def test_a_comparison_reports_counts():
     assert document == {
         "mdp": "lock", "samples": 8, "steps_with_wrong_merges": 2,
         "steps_with_wrong_merges_by_abstraction": {"backward": 2, "forward": 0, "ki": 1},
-        "total_wrong_merges": 5, "alpha_min": 0.25, "value": 0.5, "optimal_value": 1.0,
-        "policy_standard_error": 0.25, "steps": steps}
+        "total_wrong_merges": 5, "alpha_min": 0.25, "uncovered_steps": [], "value": 0.5,
+        "optimal_value": 1.0, "policy_standard_error": 0.25, "steps": steps}
+    found.uncovered = [5]  # a run stopped before learning step 5: no alpha over steps 1-4
+    assert found.alpha_min is None and found.to_json()["alpha_min"] is None
 
 
 def test_compare_run_on_a_perfect_run():
@@ -894,7 +913,7 @@ def test_compare_run_reads_the_learned_policy_and_its_standard_error():
     progress = []
     compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=50,
                 progress=lambda steps: progress.append(list(steps)) or steps)
-    assert progress == [[0, 1, 2, 3]]
+    assert progress == [[1, 2, 3, 4]]  # the steps
 
 
 def test_compare_dynamics_of_a_perfect_run():
@@ -1181,8 +1200,8 @@ def test_compare_run_names_the_policies_in_errors():
     mdp = lock()
     artefacts = perfect_artefacts(mdp)
     covers = [artefacts.covers[0], [wild_policy(mdp)], *artefacts.covers[2:]]
-    with pytest.raises(ValueError, match=r"^a cover's policy\(observations, 1\) returned the "
-                       r"action 3"):
+    with pytest.raises(ValueError, match=r"^the run's cover Psi\[2\]\[0\]\(observations, 1\) "
+                       r"returned the action 3 at row 0"):
         compare_run(perfect_artefacts(mdp, covers=covers), samples=2, transitions=10)
     with pytest.raises(ValueError, match=r"^the learned policy\(observations, 1\) returned the "
                        r"action 3"):
@@ -1242,9 +1261,10 @@ def test_the_summary_of_a_comparison():
     assert stopped[13:] == [
         *text[13:20], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
     report = comparison_report(None)
-    report.steps[1:] = []
+    report.steps[1:], report.uncovered = [], [2, 3]
     assert format_summary(report).splitlines()[18] == (
-        "policy cover: only step 1 compared (the run stopped before learning step 2)")
+        "policy cover: alpha not defined - steps 2-3 have no policies (the run stopped before "
+        "learning them)")
 
 
 def test_policies_sharing_some_arrays_are_not_confused():
@@ -1468,7 +1488,7 @@ def test_one_policy_or_a_string_where_a_cover_is_expected_is_refused(policies, s
     with pytest.raises(TypeError, match=r"^mine must be a list of policies \(the cover of every "
                                         r"step\) or a dict step -> list, got " + re.escape(shown)
                                         + r".*: one policy is the list \[policy\]$"):
-        _covers(fork(), policies, "mine")
+        read_cover(fork(), policies, "mine")
 
 
 def test_a_phi_returning_none_is_named():
