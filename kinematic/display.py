@@ -9,6 +9,15 @@ adds a second argument, ``from_spec({...}, atol=1e-06)``, which ``analyze`` take
 ``--atol 1e-06``. A larger MDP prints as one summary line. Policies, partitions, quotients and
 cover reports print by names.
 
+A name (of a state, observation, action or MDP) is written as itself when it reads unambiguously
+in these one-line forms and in ``python -m kinematic analyze``'s text report, else as Python
+writes it, quoted with escapes (:func:`name_text`): ``s2a`` stays ``s2a``, a name holding a
+newline, a tab, another character that does not print as itself (``str.isprintable``: control
+characters, ANSI escapes, the line separators U+0085 and U+2028), a separator of these forms
+(``, ``, ``; ``, ``: ``, ``->``, ``<-``, ``{``, ``}``), a leading or trailing space, or
+starting with a quote prints as ``'A\\neta_min = 1'``. So no name can forge a line or a field,
+and each reads back (``ast.literal_eval`` of a quoted one).
+
 >>> from kinematic import combination_lock, homing_policy
 >>> lock = combination_lock(horizon=2, actions=2, seed=0)
 >>> homing_policy(lock, "s2b")  # doctest: +NORMALIZE_WHITESPACE
@@ -31,8 +40,8 @@ if TYPE_CHECKING:
     from kinematic.model import BlockMDP
     from kinematic.policies import Policy
 
-__all__ = ["LISTED", "SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr", "block_mdp_repr",
-           "cover_report_repr", "listed", "policy_repr"]
+__all__ = ["LISTED", "NAME_SEPARATORS", "SMALL_OBSERVATIONS", "SMALL_STATES", "PrintsAsRepr",
+           "block_mdp_repr", "cover_report_repr", "listed", "name_text", "policy_repr"]
 
 SMALL_STATES = 40
 """An MDP with at most this many states (and :data:`SMALL_OBSERVATIONS` observations) prints as
@@ -40,6 +49,27 @@ its spec; a larger one as a summary line."""
 SMALL_OBSERVATIONS = 120
 LISTED = 40
 """Entries (policy decisions, merged classes, states) a one-line form lists before ``...``."""
+
+
+NAME_SEPARATORS = (", ", "; ", ": ", "->", "<-", "{", "}")
+"""What separates names in the one-line forms (lists, ``state: value``, ``state -> action``,
+``merged <- states``, blocks ``{s2a, s2b}``): a name holding one is quoted (:func:`name_text`)."""
+
+
+def name_text(name: str) -> str:
+    """``name`` as the toolkit's text prints it: unchanged when it is printable
+    (``str.isprintable``), holds none of :data:`NAME_SEPARATORS`, neither starts nor ends with a
+    space and does not start with a quote; else its ``repr``, one quoted line that
+    ``ast.literal_eval`` reads back.
+
+    >>> name_text("s2a"), name_text("s2a+s2b"), name_text("[2pt]")
+    ('s2a', 's2a+s2b', '[2pt]')
+    >>> print(name_text("A\\neta_min = 1"), name_text("s1: 1/2"), name_text("\\x1b[31mred"))
+    'A\\neta_min = 1' 's1: 1/2' '\\x1b[31mred'
+    """
+    plain = (name.isprintable() and not name.startswith((" ", "'", '"'))
+             and not name.endswith(" ") and not any(sep in name for sep in NAME_SEPARATORS))
+    return name if plain else repr(name)
 
 
 class PrintsAsRepr:
