@@ -1,7 +1,8 @@
 """Hostile names in ``python -m kinematic analyze``'s three reports: in the text report no name
 forges a line or a field (``kinematic.display.name_text``), in Markdown none splits a row or a
 cell, in LaTeX none becomes the optional argument or the star of a row's ``\\\\``; each name
-reads back from every report."""
+reads back from every report. The one-line forms of ``kinematic.display`` (how an MDP, a policy
+and a cover report print) stay one printable line too."""
 
 import ast
 import json
@@ -14,7 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kinematic import analyze, from_spec, to_spec
+from kinematic import (
+    analyze,
+    combination_lock,
+    from_spec,
+    homing_policies,
+    policy_cover_alpha,
+    relabel_states,
+    to_spec,
+    uniform_policy,
+)
 from kinematic.analysis import format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.display import name_text
@@ -346,18 +356,38 @@ def check_latex_report(analysis: dict) -> None:
     assert all(len(row) == len(columns) for table, (columns, _) in zip(rows, tables, strict=True)
                for row in table)
     if "homing_policies" in analysis:
-        targets = [latex_unescaped(row[0].removeprefix("{}")) for row in rows[-1][1:]]
-        assert targets == [visible(state) for state in analysis["homing_policies"]]
+        targets = [latex_unescaped(row[0].removeprefix("{}")).strip() for row in rows[-1][1:]]
+        assert targets == [visible(state).strip() for state in analysis["homing_policies"]]
 
 
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(hostile_mdps())
 def test_every_report_keeps_its_shape_and_reads_back_every_name(spec):
-    analysis = analyze(from_spec(spec), policies=True)
+    mdp = from_spec(spec)
+    analysis = analyze(mdp, policies=True)
     check_text_report(analysis)
     check_markdown_report(analysis)
     check_latex_report(analysis)
+    assert repr(uniform_policy(mdp)).isprintable()
+    # beyond U+FFFF Python and JSON share no escape; no line break is there
+    assert all(c.isprintable() or ord(c) > 0xFFFF for c in repr(mdp))
+    assert to_spec(eval(repr(mdp), {"from_spec": from_spec})) == spec
+
+
+def test_a_large_mdp_a_policy_and_a_cover_report_print_hostile_names_quoted():
+    lock = relabel_states(combination_lock(horizon=20, actions=3, seed=0),
+                          {"s1a": "A\neta_min = 1", "s1b": "x\u2028y", "s20c": "\x9b"})
+    assert repr(lock).endswith(
+        "layer 1: 'A\\neta_min = 1', 'x\\u2028y'; layer 2: s2a, s2b, s2c; ...; "
+        "layer 20: s20a, s20b, '\\x9b'>")
+    policy = repr(uniform_policy(lock))
+    assert policy.isprintable()
+    assert policy.startswith("<Policy on 'combolock-H20-K3-seed0': layer 1: 'A\\neta_min = 1' "
+                             "-> {a1: 1/3, a2: 1/3, a3: 1/3}, 'x\\u2028y' -> {")
+    renamed = relabel_states(lock, {"s2c": "\x85"})
+    cover = repr(policy_cover_alpha(renamed, [homing_policies(renamed)["s20a"]]))
+    assert cover.isprintable() and "states below 1: '\\x85' 0, s3c 0," in cover
 
 
 @pytest.mark.parametrize("name", HOSTILE)
