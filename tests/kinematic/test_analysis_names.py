@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,11 @@ from kinematic.analysis import format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.display import name_text
 from kinematic.strategies import block_mdps
+
+try:
+    import markdown_it
+except ImportError:  # installed with rich and jupytext (the dev extra), not by kinematic itself
+    markdown_it = None
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -269,8 +275,42 @@ def markdown_unescaped(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
+class HtmlShape(HTMLParser):
+    """The tags of rendered HTML that give its shape: per table, the cells of each row; and
+    every tag that starts a block other than a table or a paragraph (a heading, a list, a rule,
+    code, a quote), which no name may start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[int]] = []
+        self.other_blocks: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append(0)
+        elif tag in ("td", "th"):
+            self.tables[-1][-1] += 1
+        elif tag in ("h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "hr", "pre", "blockquote"):
+            self.other_blocks.append(tag)
+
+
+def check_rendered_markdown(report: str, sizes: list[tuple[int, int]]) -> None:
+    """``report`` rendered as CommonMark with GitHub's tables has ``sizes`` tables (rows under
+    the header, columns) and no other block (unchecked without markdown-it)."""
+    if markdown_it is None:
+        return
+    shape = HtmlShape()
+    shape.feed(markdown_it.MarkdownIt("commonmark").enable("table").render(report))
+    assert [(len(rows) - 1, rows[0]) for rows in shape.tables] == sizes
+    assert all(len(set(rows)) == 1 for rows in shape.tables)
+    assert shape.other_blocks == []
+
+
 def check_markdown_report(analysis: dict) -> None:
-    lines = markdown_report(analysis).split("\n")
+    report = markdown_report(analysis)
+    lines = report.split("\n")
     tables: list[list[list[str]]] = []
     for previous, line in zip(["", *lines], lines, strict=False):
         if line.startswith("|"):
@@ -286,6 +326,7 @@ def check_markdown_report(analysis: dict) -> None:
     if "homing_policies" in analysis:
         sizes.append((states, 2))
     assert [(len(table) - 2, len(table[0])) for table in tables] == sizes
+    check_rendered_markdown(report, sizes)
     assert all(len(row) == len(table[0]) for table in tables for row in table)
     if "homing_policies" in analysis:
         targets = [markdown_unescaped(row[0]) for row in tables[-1][2:]]
