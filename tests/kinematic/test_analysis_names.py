@@ -175,6 +175,18 @@ def read_blocks(text: str) -> list[dict]:
     return [b for blocks in layers for b in blocks]
 
 
+def read_merges(text: str) -> list[tuple[str, list[str]]]:
+    """``m <- a, b; n <- c, d`` as ``[(m, [a, b]), (n, [c, d])]``."""
+    def merge(line: str, position: int) -> tuple[tuple[str, list[str]], int]:
+        into, position = read_name(line, position, (" <- ",))
+        assert line.startswith(" <- ", position)
+        group, position = read_list(line, position + 4,
+                                    lambda t, p: read_name(t, p, (", ", "; ")), ", ", ("; ", ""))
+        return (into, group), position
+    merges, _ = read_list(text, 0, merge, "; ")
+    return merges
+
+
 def check_text_report(analysis: dict) -> None:
     """The text report has the lines it should, each field in its place, and every name reads
     back: eta per state, the merged blocks, the canonical form's merges, the policies."""
@@ -207,26 +219,7 @@ def check_text_report(analysis: dict) -> None:
     if all(len(group) == 1 for group in merged.values()):
         assert lines[at].endswith(" - already canonical")
     else:
-        text = lines[at].split(", merged: ", 1)[1]
-
-        # a merge list ends at "; " before the next merge, or at the end of the line
-        pairs = []
-        position = 0
-        while position < len(text):
-            into, position = read_name(text, position, (" <- ",))
-            assert text.startswith(" <- ", position)
-            group = []
-            position += 4
-            while True:
-                state, position = read_name(text, position, (", ", "; "))
-                group.append(state)
-                if text.startswith(", ", position):
-                    position += 2
-                    continue
-                break
-            pairs.append((into, group))
-            if text.startswith("; ", position):
-                position += 2
+        pairs = read_merges(lines[at].split(", merged: ", 1)[1])
         assert pairs == [(into, group) for into, group in merged.items() if len(group) > 1]
     at += 1
     if "homing_policies" in analysis:
