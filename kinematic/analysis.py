@@ -10,7 +10,7 @@ import numpy as np
 
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
-from kinematic.display import LISTED, listed
+from kinematic.display import LISTED, listed, name_text
 from kinematic.homing import eta, eta_error_bound, homing_policy_choices
 from kinematic.inseparability import (
     Partition,
@@ -175,7 +175,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
 def _merged_states(state_map: dict[str, str]) -> str:
     """The states of a canonical form that merge several states (``def:ki``, Section 3), each as
     ``merged <- its states``, from :func:`analyze`'s ``canonical_state_map``; the first
-    :data:`kinematic.display.LISTED` of them, or ``"none"``.
+    :data:`kinematic.display.LISTED` of them, or ``"none"``. Names as
+    :func:`kinematic.display.name_text` prints them.
 
     >>> _merged_states({"s1": "s1", "s2a": "s2a+s2b", "s2b": "s2a+s2b", "s3": "s3"})
     's2a+s2b <- s2a, s2b'
@@ -185,7 +186,7 @@ def _merged_states(state_map: dict[str, str]) -> str:
     sources: dict[str, list[str]] = {}
     for state, merged in state_map.items():
         sources.setdefault(merged, []).append(state)
-    return listed((f"{merged} <- {listed(states, LISTED)}"
+    return listed((f"{name_text(merged)} <- {listed(map(name_text, states), LISTED)}"
                    for merged, states in sources.items() if len(states) > 1),
                   LISTED, "; ") or "none"
 
@@ -193,7 +194,8 @@ def _merged_states(state_map: dict[str, str]) -> str:
 def merged_blocks(blocks: list[dict]) -> str:
     """The blocks of more than one state of a partition in :func:`analyze`'s format, with their
     layers, or ``"none"``; a layer's first :data:`kinematic.display.LISTED` blocks, each by its
-    first as many states (:func:`kinematic.display.listed`).
+    first as many states (:func:`kinematic.display.listed`), named as
+    :func:`kinematic.display.name_text` prints them.
 
     >>> merged_blocks([{"layer": 1, "states": ["s1"]}, {"layer": 2, "states": ["a", "b"]}])
     'layer 2: {a, b}'
@@ -201,7 +203,8 @@ def merged_blocks(blocks: list[dict]) -> str:
     per_layer: dict[int, list[str]] = {}
     for block in blocks:
         if len(block["states"]) > 1:
-            per_layer.setdefault(block["layer"], []).append(block_text(block["states"], LISTED))
+            per_layer.setdefault(block["layer"], []).append(
+                block_text([name_text(state) for state in block["states"]], LISTED))
     return "; ".join(f"layer {layer}: {listed(sets)}"
                      for layer, sets in per_layer.items()) or "none"
 
@@ -220,7 +223,22 @@ def tie_rule(mode: str) -> str:
 
 
 def format_report(analysis: dict) -> str:
-    """A readable text report of :func:`analyze`'s result."""
+    """A readable text report of :func:`analyze`'s result, one line per field.
+
+    The MDP's name is quoted (``repr``); a state, observation or action name prints as itself
+    unless a newline, another character that does not print as itself or a separator of the
+    report (``: ``, ``->``, ``, ``, ...) would make it forge a line or a field: then it is
+    quoted with escapes (:func:`kinematic.display.name_text`).
+
+    >>> from kinematic import from_spec
+    >>> spec = {"name": "forged", "horizon": 1, "actions": ["a"], "start": {"s1": "1/2",
+    ...         "A\\neta_min = 1": "1/2"}, "layers": [["s1", "A\\neta_min = 1"]],
+    ...         "transitions": {}}
+    >>> report = format_report(analyze(from_spec(spec))).split("\\n")
+    >>> print("\\n".join(report[report.index("eta(s):") + 1:][:2]))
+      s1: 1/2
+      'A\\neta_min = 1': 1/2
+    """
     lines = [
         f"Block MDP {analysis['name']!r}: horizon {analysis['horizon']}, "
         f"{analysis['states']} states, {analysis['mode']} arithmetic",
@@ -238,7 +256,7 @@ def format_report(analysis: dict) -> str:
             f"{row['n_kd']:>5}  {row['eta_min']}"
         )
     lines += ["", "eta(s):"]
-    lines += [f"  {state}: {value}" for state, value in analysis["eta"].items()]
+    lines += [f"  {name_text(state)}: {value}" for state, value in analysis["eta"].items()]
     for kind in ("backward", "forward", "ki"):
         label = "KI" if kind == "ki" else f"{kind} KI"
         lines.append(f"{label} blocks with more than one state: "
@@ -252,12 +270,14 @@ def format_report(analysis: dict) -> str:
     if "homing_policies" in analysis:
         lines += ["", "homing policies (state: decisions of a deterministic homing policy):"]
         for state, choices in analysis["homing_policies"].items():
-            decisions = ", ".join(f"{s}->{a}" for s, a in choices.items()) or "(start state)"
-            lines.append(f"  {state}: {decisions}")
+            decisions = ", ".join(f"{name_text(s)}->{name_text(a)}"
+                                  for s, a in choices.items()) or "(start state)"
+            lines.append(f"  {name_text(state)}: {decisions}")
     if "optimal_policy" in analysis:
         lines += ["", "optimal policy (observation->action per layer; "
                       f"{tie_rule(analysis['mode'])}):"]
         for layer in analysis["optimal_policy"]:
-            decisions = ", ".join(f"{x}->{a}" for x, a in layer["decisions"].items())
+            decisions = ", ".join(f"{name_text(x)}->{name_text(a)}"
+                                  for x, a in layer["decisions"].items())
             lines.append(f"  layer {layer['layer']}: {decisions}")
     return "\n".join(lines)

@@ -5,8 +5,12 @@ Both give the per-layer table (layer, states, ``N_BD``, ``N_FD``, ``N_KD``, ``et
 row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:fki``,
 ``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
 partition sizes and ``V*`` when the MDP has rewards, and the policies when the analysis has
-them. Names are escaped for the target language, control characters and line breaks in them
-shown as Python writes them (``\\n``, ``\\x00``) so that a row or a comment stays one line.
+them. Names are escaped for the target language, and each character of a name that does not
+print as itself (``str.isprintable``: control characters, line breaks, tabs, ANSI escapes, format
+characters) shown as Python writes it (``\\n``, ``\\x1b``, ``\\u2028``) so that a row or a
+comment stays one line. A LaTeX row that would start with ``[`` or ``*`` (after spaces) starts
+with ``{}``: after the ``\\\\`` ending the row before, LaTeX would read ``[2pt]`` as that row's
+spacing and ``*`` as its star.
 Exact numbers are ``p/q`` in Markdown and ``\\frac{p}{q}`` in LaTeX, floats are rounded to
 :data:`FLOAT_DIGITS` significant digits. The LaTeX uses no package beyond LaTeX itself
 (``tabular``, ``\\hline``).
@@ -38,14 +42,21 @@ _LATEX_SPECIAL = str.maketrans({
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#&"})
 
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-"""Control characters (Unicode category Cc) and the line and paragraph separators: a newline
-would split a Markdown row or end a LaTeX comment line, the others are unreadable."""
+_ROW_OPTIONS = re.compile(r" *[\[*]")
+"""The start of a LaTeX row that the ``\\\\`` ending the row before would read as its optional
+spacing (``[2pt]``) or its star (spaces and the line end are skipped first)."""
 
 
 def _visible(text: str) -> str:
-    """``text`` with each :data:`_INVISIBLE` character as its Python escape (``\\n``)."""
-    return _INVISIBLE.sub(lambda match: repr(match.group())[1:-1], text)
+    """``text`` with each character that does not print as itself (``str.isprintable``) as its
+    Python escape (``\\n``, ``\\x1b``): a newline would split a Markdown row or end a LaTeX
+    comment line, a carriage return end a LaTeX line, the others are unreadable or reorder the
+    text around them (``\\u202e``).
+
+    >>> print(_visible("s\\t1\\u2028\\x85"))
+    s\\t1\\u2028\\x85
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def latex_escape(text: str) -> str:
@@ -209,8 +220,11 @@ def markdown_report(analysis: dict) -> str:
 
 def _tabular(columns: str, header: list[str], rows: list[list[str]],
              last_rows: list[list[str]] | None = None) -> list[str]:
+    """A ``tabular`` environment; a row that starts with :data:`_ROW_OPTIONS` starts with
+    ``{}``."""
     def line(cells: list[str]) -> str:
-        return " & ".join(cells) + r" \\"
+        first = "{}" + cells[0] if _ROW_OPTIONS.match(cells[0]) else cells[0]
+        return " & ".join([first, *cells[1:]]) + r" \\"
 
     lines = [rf"\begin{{tabular}}{{{columns}}}", r"\hline", line(header), r"\hline"]
     lines += [line(cells) for cells in rows]

@@ -142,9 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--examples", type=EXAMPLES, default=100,
                         help="instances per claim (sampling-heavy claims run a share of it), at "
                              f"most {EXAMPLES.high}")
-    parser.add_argument("--json", action="store_true", help="print one JSON list")
-    parser.add_argument("--markdown", action="store_true",
-                        help="print the table of claims (docs/claims.md) and the coverage line")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="print one JSON list at the end instead of a line per claim")
+    output.add_argument("--markdown", action="store_true",
+                        help="print the table of claims (docs/claims.md) and the coverage line "
+                             "at the end instead of a line per claim")
     parser.add_argument("--only", nargs="+", metavar="LABEL",
                         help="run only these labels (default: every claim)")
     args = parser.parse_args(argv)
