@@ -204,7 +204,7 @@ def merged_blocks(blocks: list[dict]) -> str:
     for block in blocks:
         if len(block["states"]) > 1:
             per_layer.setdefault(block["layer"], []).append(
-                block_text([name_text(state) for state in block["states"]], LISTED))
+                block_text(block["states"], LISTED))
     return "; ".join(f"layer {layer}: {listed(sets)}"
                      for layer, sets in per_layer.items()) or "none"
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kinematic.display import PrintsAsRepr, listed
+from kinematic.display import PrintsAsRepr, listed, name_text
 from kinematic.errors import InvalidPartition, short_repr
 from kinematic.lookup import find, layer_index
 
@@ -50,14 +50,18 @@ def first_appearance(keys: Sequence[Hashable]) -> np.ndarray:
 
 def block_text(block: Sequence[str], limit: int = _SHOWN_MEMBERS) -> str:
     """A block as ``{s2a, s2b}``, its first ``limit`` members only when it is large
-    (:func:`kinematic.display.listed`).
+    (:func:`kinematic.display.listed`); a name that could be misread (a newline, the
+    separator ``, ``...) is quoted with escapes (:func:`kinematic.display.name_text`), so
+    that no name can forge a line or a member.
 
     >>> block_text(["s2a", "s2b"])
     '{s2a, s2b}'
     >>> block_text(["s1", "s2", "s3", "s4", "s5", "s6"])
     '{s1, s2, s3, s4, ... (2 more)}'
+    >>> print(block_text(["a\\nb", "c, d"]))
+    {'a\\nb', 'c, d'}
     """
-    return f"{{{listed(block, limit)}}}"
+    return f"{{{listed(map(name_text, block), limit)}}}"
 
 
 def _check_label(label: object, where: str) -> None:

@@ -56,7 +56,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.display import PrintsAsRepr, listed
+from kinematic.display import PrintsAsRepr, listed, name_text
 from kinematic.errors import InvalidBlockMDP, UndefinedQuotient
 from kinematic.exact_sparse import Entries, sum_by
 from kinematic.model import BlockMDP, check_reachable
@@ -89,7 +89,7 @@ class Quotient(PrintsAsRepr):
     def __repr__(self) -> str:
         """The sizes and the merged states (the first few), not the merged MDP's arrays."""
         sizes = Counter(self.state_map.values())
-        merged = [name for name in self.mdp.states if sizes[name] > 1]
+        merged = [name_text(name) for name in self.mdp.states if sizes[name] > 1]
         return (f"Quotient({self.mdp.name!r}, {len(self.state_map)} -> "
                 f"{len(self.mdp.states)} states, merged: {listed(merged, 4) or 'none'})")
 
