@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from homer.baselines.npz_entries import Dimension, NpzEntries
+from homer.encoders import with_named_encoding
 from homer.run_state import CheckpointError
 from kinematic.arguments import NumberRange
 from kinematic.errors import short_repr
@@ -247,8 +248,8 @@ def read_state(entries: NpzEntries, layout: Layout) -> BatchedState:
         raise CheckpointError(f"entry {short_repr(name)} is "
                               f"{'missing' if name in wanted else 'not a checkpoint entry'}")
     metadata = _metadata(entries)
-    identity = _field(metadata, "identity", "a JSON object", isinstance(metadata["identity"],
-                                                                           dict))
+    identity = with_named_encoding(_field(metadata, "identity", "a JSON object",
+                                          isinstance(metadata["identity"], dict)))
     differ = differing(json.loads(json.dumps(layout.identity)), identity)
     if differ:
         raise CheckpointError(f"entry {METADATA!r}, field 'identity' is another run's "

@@ -31,6 +31,7 @@ from numpy.lib import format as npy_format
 
 from homer.baselines.batched import BatchedConfig, run_batched_baseline
 from homer.baselines.batched_checkpoint import CHECKPOINT, IDENTITY
+from homer.encoders import HadamardNoise
 from homer.run_state import CheckpointError
 from kinematic.families import combination_lock
 
@@ -352,3 +353,25 @@ def test_the_reported_checkpoints_are_refused_naming_the_file_and_field(original
     (run_dir / IDENTITY).write_bytes(original["identity"])
     with pytest.raises(CheckpointError, match=f"^{run_dir / CHECKPOINT}: {message}"):
         run_batched_baseline(MDP, run_dir=run_dir, episodes=12, **RUN)
+
+
+def test_a_run_written_before_encodings_were_named_resumes_as_orthonormal(tmp_path):
+    """A run directory from before encoders named their encoding (no ``encoding`` in either
+    identity) is an orthonormal run: it resumes as one, and is refused by any other."""
+    orthonormal = {**RUN, "encoder": HadamardNoise(encoding="orthonormal")}
+    untouched, old = tmp_path / "untouched", tmp_path / "old"
+    for run_dir in (untouched, old):
+        run_batched_baseline(MDP, run_dir=run_dir, episodes=8, **orthonormal)
+    members = _members((old / CHECKPOINT).read_bytes())
+    metadata = json.loads(_array(members["metadata.npy"]).tobytes())
+    identity = json.loads((old / IDENTITY).read_bytes())
+    for stored in (metadata["identity"], identity):
+        del stored["encoder"]["encoding"]
+    members["metadata.npy"] = _npy(np.frombuffer(json.dumps(metadata).encode(), np.uint8))
+    (old / CHECKPOINT).write_bytes(_zip(list(members.items())))
+    (old / IDENTITY).write_text(json.dumps(identity))
+    with pytest.raises(ValueError, match="encoder differs"):
+        run_batched_baseline(MDP, run_dir=old, episodes=12, **RUN)
+    resumed = run_batched_baseline(MDP, run_dir=old, episodes=12, **orthonormal)
+    expected = run_batched_baseline(MDP, run_dir=untouched, episodes=12, **orthonormal)
+    assert _results(resumed) == _results(expected)
