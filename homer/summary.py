@@ -126,6 +126,8 @@ def _smallest_alpha(later: Sequence[Mapping[str, Any]]) -> str:
     """The smallest alpha of the steps ``later`` (at least one) and where it is."""
     lowest = min(later, key=lambda s: s["alpha_min"])
     named = _steps_named([s["step"] for s in later])
+    if len(later) == 1:
+        return f"alpha {lowest['alpha_min']:.3f} at {named}"
     if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
         return f"alpha {lowest['alpha_min']:.3f} at each of {named}"
     return f"smallest alpha {lowest['alpha_min']:.3f} at step {lowest['step']} of {named}"

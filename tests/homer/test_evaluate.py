@@ -351,7 +351,7 @@ def test_cover_steps_may_be_numpy_integers_but_not_booleans():
 def test_the_summary_names_the_steps_a_cover_was_given_for():
     from homer.summary import cover_lines
     steps = [{"step": 3, "alpha_min": 0.25}]
-    assert cover_lines(steps, [])[0].startswith("policy cover: alpha 0.250 at each of step 3")
+    assert cover_lines(steps, [])[0].startswith("policy cover: alpha 0.250 at step 3")
     steps = [{"step": 2, "alpha_min": 0.5}, {"step": 4, "alpha_min": 0.25}]
     assert cover_lines(steps, [])[0] == (
         "policy cover: smallest alpha 0.250 at step 4 of steps 2, 4 (step 1 needs no policy)")

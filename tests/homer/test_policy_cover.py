@@ -71,7 +71,7 @@ def test_a_cover_with_a_gap_names_the_gap_and_scores_the_rest(capsys, files):
     assert code == 0, err
     lines = out.splitlines()
     at = lines.index("policy cover: alpha not defined - step 2 has no policies")
-    assert lines[at + 1] == "  the steps with policies: alpha 0.250 at each of step 3"
+    assert lines[at + 1] == "  the steps with policies: alpha 0.250 at step 3"
 
 
 @pytest.mark.parametrize("name", ["nothing", "empty_list", "empty_covers"])

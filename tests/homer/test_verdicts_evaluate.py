@@ -629,7 +629,7 @@ def test_cover_lines_give_the_smallest_alpha_after_the_first_step():
     assert cover_lines([{"step": 1, "alpha_min": 0.1}], []) == [
         "policy cover: horizon 1 (step 1 needs no policy)"]
     assert cover_lines([{"step": 1, "alpha_min": 0.1}, {"step": 2, "alpha_min": 0.5}], []) == [
-        "policy cover: alpha 0.500 at each of step 2 (step 1 needs no policy)", legend]
+        "policy cover: alpha 0.500 at step 2 (step 1 needs no policy)", legend]
     steps = [{"step": 1, "alpha_min": 0.0}, {"step": 2, "alpha_min": 0.75},
              {"step": 3, "alpha_min": 0.25}, {"step": 4, "alpha_min": 0.5}]
     assert cover_lines(steps, []) == [
@@ -649,7 +649,7 @@ def test_cover_lines_name_the_steps_given():
         alphas = alphas or [0.5] * len(numbers)
         steps = [{"step": n, "alpha_min": a} for n, a in zip(numbers, alphas, strict=True)]
         return cover_lines(steps, [])[0]
-    assert first([3]) == "policy cover: alpha 0.500 at each of step 3 (step 1 needs no policy)"
+    assert first([3]) == "policy cover: alpha 0.500 at step 3 (step 1 needs no policy)"
     assert first([1, 3, 4, 5]) == (
         "policy cover: alpha 0.500 at each of steps 3-5 (step 1 needs no policy)")
     assert first([2, 4], [0.5, 0.25]) == (
