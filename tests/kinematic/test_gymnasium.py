@@ -6,18 +6,27 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import tracemalloc
 from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from kinematic import InvalidBlockMDP, UnknownName, from_gymnasium, optimal_values
+from kinematic import (
+    InvalidBlockMDP,
+    TooLarge,
+    UnknownName,
+    finite_envs,
+    from_gymnasium,
+    optimal_values,
+)
 from kinematic.cli import main
 from kinematic.finite_envs import InexactTable
 from kinematic.spec import load_spec, to_spec
 
 gymnasium = pytest.importorskip("gymnasium")
+generate_random_map = pytest.importorskip("gymnasium.envs.toy_text.frozen_lake").generate_random_map
 
 
 def make(env_id: str, **keywords: object) -> object:
@@ -191,6 +200,36 @@ def table_with(outcome: tuple) -> SimpleNamespace:
     (SimpleNamespace(P={0: {0: [(1.0, 1, 0, False)]}, 1: {1: [(1.0, 1, 0, False)]}},
                      initial_state_distrib=[1.0, 0.0]),
      r"P\[1\] has the actions 1 but P\[0\] has 0: every state needs the same actions"),
+    (table_with((0.5, [0], 0, False)), r"P\[0\]\[0\]\[0\]: next state \[0\] is not a state of P"),
+    (table_with((0.5, {}, 0, False)), r"P\[0\]\[0\]\[0\]: next state \{\} is not a state of P"),
+    (table_with((0.5, np.array([0]), 0, False)),
+     r"P\[0\]\[0\]\[0\]: next state array\(\[0\]\) is not a state of P"),
+    (table_with((0.5, 0, 0, False, 1)), r"P\[0\]\[0\]\[0\] must be \(probability, next_state, "),
+    (table_with(("0.5", 0, 0, False)), r"P\[0\]\[0\]\[0\]: probability '0.5' is not a number"),
+    (table_with((0.5, 0, "1", False)), r"P\[0\]\[0\]\[0\]: reward '1' is not a number"),
+    (table_with((0.5, 0, 10**400, False)),
+     r"P\[0\]\[0\]\[0\]: reward 1000.* is too large for a float"),
+    (table_with((10**400, 0, 0, False)),
+     r"P\[0\]\[0\]\[0\]: probability 1000.* is too large for a float"),
+    (table_with((0.5, 0, np.float64("-inf"), False)),
+     r"P\[0\]\[0\]\[0\]: reward np.float64\(-inf\) is not a finite"),
+    (table_with((0.5, 0, 0, 1)), r"P\[0\]\[0\]\[0\]: terminated 1 is not a bool"),
+    (table_with((0.5, 0, 0, None)), r"P\[0\]\[0\]\[0\]: terminated None is not a bool"),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)]}, 1: {}}, initial_state_distrib=[1.0, 0]),
+     r"^P\[1\] must be a non-empty mapping action -> list of outcomes, got \{\}"),
+    (SimpleNamespace(P={0: [[(1.0, 0, 0, False)]]}, initial_state_distrib=[1.0]),
+     r"^P\[0\] must be a non-empty mapping action -> list of outcomes, got \[\["),
+    (SimpleNamespace(P={0: {0: {0: (1.0, 0, 0, False)}}}, initial_state_distrib=[1.0]),
+     r"^P\[0\]\[0\] must be a non-empty list of \(probability, next_state, reward, "),
+    (SimpleNamespace(P={0: {0: [(1.0, "0", 0, False)]}, "0": {0: [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P: the states 0 and '0' would have the same name '0' in the MDP \(states of mixed "),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, True)]}, "0_end": {0: [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P: the state '0_end' would have the name of the ended version of the state 0"),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)], "0": [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P\[0\]: the actions 0 and '0' would have the same name '0' in the MDP"),
     (SimpleNamespace(P=[]), r"env.unwrapped.P must be a non-empty mapping"),
     (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)]}}),
      r"has no initial_state_distrib: pass start="),
@@ -274,3 +313,52 @@ def test_an_entry_of_probability_zero_leads_nowhere():
     env = SimpleNamespace(P={0: {0: [(1.0, 0, 0, False), (0.0, 1, 5, True)]},
                              1: {0: [(1.0, 1, 0, False)]}}, initial_state_distrib=[1.0, 0.0])
     assert from_gymnasium(env, horizon=2).layers == (("s1_0",), ("s2_0",))
+
+
+def test_a_next_state_equal_to_a_state_of_another_type_is_that_state():
+    # the table's key is 1.0, its entries and the start say 1: one state, named as the key
+    env = SimpleNamespace(P={0: {0: [(1.0, 1, 0, False)]}, 1.0: {0: [(1.0, 0, 0, False)]}},
+                          initial_state_distrib={1: 1.0})
+    assert from_gymnasium(env, horizon=3).layers == (("s1_1.0",), ("s2_0",), ("s3_1.0",))
+
+
+def test_a_horizon_too_large_for_memory_is_refused_before_anything_is_built():
+    with pytest.raises(TooLarge, match=r"^FrozenLake-v1\(map_name='4x4'\)-H100000000 "
+                                       r"\(horizon=100000000, up to 216 transitions a layer\) "
+                                       "would need about .* TiB of memory; this machine has"):
+        from_gymnasium(make("FrozenLake-v1"), horizon=10**8)
+
+
+def test_a_large_table_is_refused_at_a_horizon_a_small_one_is_built_at():
+    ring = SimpleNamespace(P={s: {a: [(1.0, (s + 1) % 2000, 0, False)] for a in range(4)}
+                              for s in range(2000)}, initial_state_distrib={0: 1.0})
+    with pytest.raises(TooLarge, match=r"horizon=1000000, up to 16000 transitions a layer"):
+        from_gymnasium(ring, horizon=10**6, numbers="float")
+    assert len(from_gymnasium(ring, horizon=3).layers) == 3
+
+
+@pytest.mark.parametrize("env_id, horizon, numbers", [
+    ("FrozenLake-v1", 40, "exact"), ("FrozenLake8x8-v1", 20, "float"), ("Taxi-v4", 3, "exact")])
+def test_the_memory_estimate_bounds_the_peak_of_building(env_id, horizon, numbers, monkeypatch):
+    estimates = []
+    monkeypatch.setattr(finite_envs, "check_memory", lambda needed, _: estimates.append(needed))
+    env = make(env_id)
+    tracemalloc.start()
+    try:
+        from_gymnasium(env, horizon=horizon, numbers=numbers)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= estimates[0] <= 20 * peak
+
+
+def test_an_unseeded_random_map_is_refused_a_seeded_one_named_by_its_map():
+    with pytest.raises(ValueError, match=r"^the environment 'FrozenLake-v1' \(FrozenLakeEnv\) "
+                                         "was made with map_name=None and no desc: gymnasium "
+                                         "drew its map at random without a seed"):
+        from_gymnasium(make("FrozenLake-v1", map_name=None), horizon=2)
+    named = from_gymnasium(make("FrozenLake-v1", map_name=None), horizon=2, name="lake-seed-7")
+    assert named.name == "lake-seed-7"
+    desc = generate_random_map(seed=7)
+    seeded = from_gymnasium(make("FrozenLake-v1", map_name=None, desc=desc), horizon=2)
+    assert seeded.name == f"FrozenLake-v1(map_name=None, desc={desc!r})-H2"
