@@ -291,7 +291,7 @@ def test_family_gymnasium_writes_the_spec_of_the_unrolled_environment(tmp_path):
     ([], "error: family gymnasium needs --env, a gymnasium environment id"),
     (["--env", "NoSuchEnv-v0"], "error: --env NoSuchEnv-v0: "),
     (["--env", "FrozenLake-v1", "--env-arg", "slippery=1"],
-     "error: --env FrozenLake-v1: FrozenLakeEnv.__init__() got an unexpected keyword"),
+     "error: --env-arg slippery=1: FrozenLake-v1 takes map_name, desc, is_slippery, "),
     (["--env", "CartPole-v1"], "error: the environment 'CartPole-v1' (CartPoleEnv) has no "),
 ])
 def test_family_gymnasium_reports_a_bad_environment_in_one_line(arguments, message, capsys):
