@@ -22,7 +22,7 @@ from kinematic.errors import InvalidBlockMDP, short_repr
 from kinematic.lookup import find
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number
-from kinematic.resources import check_memory
+from kinematic.resources import check_memory, physical_memory
 from kinematic.simple_fractions import MAX_DENOMINATOR, simple_fraction
 
 __all__ = ["InexactTable", "environment_name", "from_gymnasium", "random_map"]
@@ -38,11 +38,10 @@ Reader = Callable[[TableNumber], Number]
 
 _NUMBER_MODES = {"auto": None, "exact": True, "float": False}
 
-UNROLLED_BYTES_PER_ENTRY = {True: 1600, False: 400}
-"""Peak memory of :func:`from_gymnasium` per layer and entry of its bound, exact and float
-mode (measured with ``tracemalloc`` on FrozenLake 4x4 and 8x8, CliffWalking at H = 200-800 and
-Taxi at H = 20-60: 180-430 bytes in float mode, 275-1,580 exact, Taxi's the most). The bound of
-a layer is the table's entries plus ``|S| |A|`` (the ended states' rows)."""
+UNROLLED_BYTES_PER_ENTRY = {True: 2400, False: 600}
+"""Peak memory of :func:`from_gymnasium`, exact and float mode, per state, reward and transition
+entry of the unrolled MDP (measured with ``tracemalloc`` on FrozenLake 4x4 and 8x8, CliffWalking
+and Taxi at H = 3-800: at most 1,840 bytes exact, Taxi's at H = 60, and 430 float)."""
 
 
 class InexactTable(UserWarning):
@@ -123,8 +122,10 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
         (within ``atol``); no start distribution.
     TooLarge
         (:class:`kinematic.TooLarge`) when the unrolled MDP would not fit in memory, before
-        it is built: the estimate is :data:`UNROLLED_BYTES_PER_ENTRY` times ``horizon`` times
-        the table's entries plus ``|S| |A|``.
+        it is built: the estimate is :data:`UNROLLED_BYTES_PER_ENTRY` times its states, rewards
+        and transition entries, counted layer by layer from the table's reachable states (a
+        layer that repeats an earlier one repeats the layers after it, so FrozenLake at
+        ``horizon=10**8`` is counted in 8 layers).
     ValueError
         ``horizon`` below 1 or not an int; an unknown ``numbers``
         (:class:`kinematic.UnknownName`); ``atol`` outside ``[0, 1e-3]``; an environment whose
@@ -163,9 +164,6 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
                 "or pass name=")
         name = _name(env, horizon)
     states, actions, rows = _read_table(table, atol)
-    entries = sum(len(row) for row in rows.values()) + len(states) * len(actions)
-    check_memory(UNROLLED_BYTES_PER_ENTRY[exact is not False] * horizon * entries,
-                 f"{name} (horizon={horizon}, up to {entries} transitions a layer)")
     if start is None:
         start = getattr(unwrapped, "initial_state_distrib", None)
         where = "env.unwrapped.initial_state_distrib"
@@ -176,6 +174,11 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
     else:
         where = "start"
     start_probabilities = _read_start(start, where, table, atol)
+    per_entry = UNROLLED_BYTES_PER_ENTRY[exact is not False]
+    size = _unrolled_size(rows, actions, start_probabilities, horizon,
+                          limit=physical_memory() // per_entry)
+    check_memory(per_entry * size, f"{name} (horizon={horizon}: about {size:,} states, "
+                                   "rewards and transitions)")
     number = _number_reader(rows, start_probabilities, where, exact, name, atol)
     return _unrolled(name, horizon, states, actions, rows,
                      {s: number(p) for s, p in start_probabilities.items()}, number, atol)
@@ -407,6 +410,37 @@ def _inexact_entry(rows: Table, start: Mapping[Hashable, TableNumber], start_whe
                     yield f"{where}[{i}]: reward {reward!r} is no simple fraction"
 
     return next((problem for problem in problems() if problem is not None), None)
+
+
+def _unrolled_size(rows: Table, actions: tuple[Hashable, ...], start: Mapping[Hashable, object],
+                   horizon: int, limit: int) -> int:
+    """The number of states, rewards and transition entries of :func:`_unrolled`'s MDP,
+    counted layer by layer without building it: a layer's states are a function of the previous
+    layer's, so once a layer repeats an earlier one the rest of the layers are that cycle again.
+    Counting stops past ``limit``, the rest estimated as copies of the last layer."""
+    successors: dict[Hashable, set[tuple[Hashable, bool]]] = {}
+    entries: dict[Hashable, int] = {}
+    for (state, _), row in rows.items():
+        successors.setdefault(state, set()).update((s, t) for p, s, _, t in row if p > 0)
+        entries[state] = entries.get(state, 0) + len(row)
+    layer = frozenset((state, False) for state in start)
+    seen: dict[frozenset[tuple[Hashable, bool]], int] = {}
+    sizes: list[int] = []
+    total = 0
+    while len(sizes) < horizon:
+        if layer in seen:  # the layers from seen[layer] on repeat
+            cycle = sizes[seen[layer]:]
+            rounds, rest = divmod(horizon - len(sizes), len(cycle))
+            return total + rounds * sum(cycle) + sum(cycle[:rest])
+        seen[layer] = len(sizes)
+        sizes.append(sum(1 + len(actions) + (0 if ended else entries[state])
+                         for state, ended in layer))
+        total += sizes[-1]
+        if total > limit:
+            return total + (horizon - len(sizes)) * sizes[-1]
+        layer = frozenset(pair for state, ended in layer
+                          for pair in ([(state, True)] if ended else successors[state]))
+    return total
 
 
 def _unrolled(name: str, horizon: int, states: list[Hashable], actions: tuple[Hashable, ...],

@@ -163,5 +163,6 @@ def test_a_seed_where_nothing_is_random_is_refused(arguments, capsys):
 
 def test_a_horizon_too_large_for_memory_is_refused_at_once(capsys):
     err = refused(["--env", "FrozenLake-v1", "--horizon", "100000000"], capsys)
-    assert err.startswith("error: FrozenLake-v1(map_name='4x4')-H100000000 (horizon=100000000, "
-                          "up to 216 transitions a layer) would need about ")
+    assert err.startswith("error: FrozenLake-v1(map_name='4x4')-H100000000 (horizon=100000000: "
+                          "about 21,199,999,424 states, rewards and transitions) would need "
+                          "about 46.3 TiB of memory; this machine has ")
