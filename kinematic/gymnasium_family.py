@@ -56,6 +56,13 @@ def _boolean(value: object) -> str | None:
     return None if isinstance(value, bool) else "true or false"
 
 
+def _outside_the_table(value: object) -> str | None:
+    """Taxi's ``fickle_passenger``: its passenger changes destination in ``step``, which
+    :func:`from_gymnasium` does not read; only ``false`` builds the MDP it names."""
+    return (None if value is False else "false: a fickle passenger changes destination in "
+                                        "step, outside the table that is unrolled")
+
+
 def _probability(value: object) -> str | None:
     return (None if isinstance(value, int | float) and not isinstance(value, bool)
             and math.isfinite(value) and 0 <= value <= 1 else "a number in [0, 1]")
@@ -88,11 +95,12 @@ TOY_TEXT_KEYWORDS: dict[str, dict[str, Check]] = {
     "FrozenLakeEnv": {"map_name": _map_name, "desc": _desc, "is_slippery": _boolean,
                       "success_rate": _probability, "reward_schedule": _reward_schedule},
     "CliffWalkingEnv": {"is_slippery": _boolean},
-    "TaxiEnv": {"is_rainy": _boolean, "fickle_passenger": _boolean,
-                "rainy_probability": _probability, "fickle_probability": _probability},
+    "TaxiEnv": {"is_rainy": _boolean, "fickle_passenger": _outside_the_table,
+                "rainy_probability": _probability},
 }
 """The keyword arguments of gymnasium's toy_text environments (gymnasium 1.4) that change
-their table, and what each must be; ``render_mode`` is not one (nothing is rendered)."""
+their table, and what each must be; ``render_mode`` is not one (nothing is rendered), nor is
+Taxi's ``fickle_probability`` (it acts in ``step`` only)."""
 
 
 def _toy_text_class(spec: object) -> str | None:

@@ -56,6 +56,10 @@ def test_an_env_arg_frozen_lake_cannot_use_is_named_with_what_it_must_be(env_arg
     ("Taxi-v4", "is_rainy=1", "is_rainy must be true or false"),
     ("Taxi-v4", "rainy_probability=-0.5", "rainy_probability must be a number in [0, 1]"),
     ("Taxi-v4", "map_name=4x4", "Taxi-v4 takes is_rainy, fickle_passenger, "),
+    # the table does not change: the MDP would be the steady passenger's under this name
+    ("Taxi-v4", "fickle_passenger=true", "fickle_passenger must be false: a fickle passenger "
+                                         "changes destination in step, outside the table"),
+    ("Taxi-v4", "fickle_probability=0.5", "not fickle_probability"),
 ])
 def test_the_other_toy_text_environments_check_their_env_args(env_id, env_arg, message, capsys):
     err = refused(["--env", env_id, "--env-arg", env_arg], capsys)
