@@ -24,10 +24,9 @@ from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
 from kinematic.families import LOCK_VARIANTS, combination_lock, figure2_canonical, figure2_split
-from kinematic.finite_envs import from_gymnasium
+from kinematic.gymnasium_family import env_argument, gymnasium_family
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
-from kinematic.model import BlockMDP
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 from kinematic.spec import dumps_spec, load_spec
 
@@ -131,8 +130,10 @@ def _parser() -> argparse.ArgumentParser:
     family_cmd.add_argument("--horizon", type=at_least(1), default=10,
                             help="combolock, gymnasium: H")
     family_cmd.add_argument("--actions", type=at_least(2), default=10, help="combolock: K")
-    family_cmd.add_argument("--seed", type=random_seed(), default=0,
-                            help="combolock: seed of u, v")
+    family_cmd.add_argument("--seed", type=random_seed(), default=None,
+                            help="combolock: seed of u, v (default: 0); gymnasium: seed of a "
+                                 "random FrozenLake map (--env-arg map_name=null), which "
+                                 "needs one")
     family_cmd.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                             help=LOCK_VARIANT_HELP)
     family_cmd.add_argument(
@@ -140,11 +141,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     family_cmd.add_argument("--env", help="gymnasium: the environment id (FrozenLake-v1, "
                                           "FrozenLake8x8-v1, CliffWalking-v1, Taxi-v4)")
-    family_cmd.add_argument("--env-arg", action="append", default=[], type=_env_argument,
+    family_cmd.add_argument("--env-arg", action="append", default=[], type=env_argument,
                             metavar="KEY=VALUE",
                             help="gymnasium: a keyword argument of gymnasium.make, the value "
                                  "read as JSON if it is JSON, else as text "
-                                 "(is_slippery=false, map_name=8x8); repeatable (default: none)")
+                                 "(is_slippery=false, map_name=8x8), each KEY once; "
+                                 "repeatable (default: none)")
+    family_cmd.add_argument("--allow-import", action="store_true",
+                            help="gymnasium: accept an --env of the form module:id, for which "
+                                 "gymnasium imports the module (from the working directory "
+                                 "first) and runs its code")
     family_cmd.add_argument("--numbers", choices=["auto", "exact", "float"], default="auto",
                             help="gymnasium: exact rationals, floats, or exact when every "
                                  "number of the table is a simple fraction (default: auto)")
@@ -182,39 +188,6 @@ def _parser() -> argparse.ArgumentParser:
                                "written)")
     find_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
-
-
-def _env_argument(text: str) -> tuple[str, object]:
-    """argparse ``type=`` of ``--env-arg``: ``KEY=VALUE``, the value JSON when it parses."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
-def _gymnasium_family(args: argparse.Namespace) -> BlockMDP:
-    """The spec of ``family gymnasium``: gymnasium imported here, only when asked for."""
-    if args.env is None:
-        raise ValueError("family gymnasium needs --env, a gymnasium environment id such as "
-                         "FrozenLake-v1")
-    try:
-        import gymnasium
-    except ImportError:
-        raise ValueError("family gymnasium needs the gymnasium package, part of the homer "
-                         "extra: pip install -c constraints.txt '.[homer]'") from None
-    try:
-        with warnings.catch_warnings():  # its checker's and version notes: only P is read, and
-            warnings.simplefilter("ignore")  # an id too old to make raises an error that says so
-            env = gymnasium.make(args.env, **dict(args.env_arg))
-    except (gymnasium.error.Error, TypeError) as error:
-        raise ValueError(f"--env {args.env}: {error}") from None
-    try:
-        return from_gymnasium(env, args.horizon, numbers=args.numbers)
-    finally:
-        env.close()
 
 
 @contextmanager
@@ -311,11 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--lock-variant applies to family combolock only, not to "
                              f"family {args.family}")
         if args.family == "combolock":
-            mdp = combination_lock(args.horizon, args.actions, args.seed,
+            mdp = combination_lock(args.horizon, args.actions,
+                                   0 if args.seed is None else args.seed,
                                    variant=args.lock_variant or "paper")
         elif args.family == "gymnasium":
             with _warnings_as_lines(""):
-                mdp = _gymnasium_family(args)
+                mdp = gymnasium_family(args)
         else:
             mdp = figure2_split() if args.split else figure2_canonical()
         text = dumps_spec(mdp) + "\n"

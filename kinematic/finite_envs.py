@@ -22,9 +22,10 @@ from kinematic.errors import InvalidBlockMDP, short_repr
 from kinematic.lookup import find
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number
+from kinematic.resources import check_memory, physical_memory
 from kinematic.simple_fractions import MAX_DENOMINATOR, simple_fraction
 
-__all__ = ["InexactTable", "from_gymnasium"]
+__all__ = ["InexactTable", "environment_name", "from_gymnasium", "random_map"]
 
 TableNumber = float | Fraction
 """A probability or reward of the table (numpy's numbers read as Python's)."""
@@ -37,13 +38,18 @@ Reader = Callable[[TableNumber], Number]
 
 _NUMBER_MODES = {"auto": None, "exact": True, "float": False}
 
+UNROLLED_BYTES_PER_ENTRY = {True: 2400, False: 600}
+"""Peak memory of :func:`from_gymnasium`, exact and float mode, per state, reward and transition
+entry of the unrolled MDP (measured with ``tracemalloc`` on FrozenLake 4x4 and 8x8, CliffWalking
+and Taxi at H = 3-800: at most 1,840 bytes exact, Taxi's at H = 60, and 430 float)."""
+
 
 class InexactTable(UserWarning):
     """``numbers="auto"`` found a number that is no simple fraction: the MDP is in float mode."""
 
 
 def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str = "auto",
-                   atol: float = DEFAULT_ATOL) -> BlockMDP:
+                   atol: float = DEFAULT_ATOL, name: str | None = None) -> BlockMDP:
     """The layered Block MDP of an environment with a finite transition table, to ``horizon``.
 
     ``from_gymnasium(gymnasium.make("FrozenLake-v1"), horizon=10)`` is FrozenLake's 4x4 slippery
@@ -98,16 +104,34 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
         ``"auto"``, ``"exact"`` or ``"float"`` (above).
     atol
         the tolerance of the sums of the table's distributions and of a float-mode MDP.
+    name
+        the MDP's name, default :func:`environment_name` of the environment's id and keyword
+        arguments of ``gymnasium.make`` (``FrozenLake-v1(map_name='4x4')-H10``), or of its
+        type's name (``FrozenLakeEnv-H10``) when it has no spec.
 
     Raises
     ------
     InvalidBlockMDP
-        Naming the entry at fault: no table ``P`` (CartPole), a malformed entry, a NaN,
-        infinite or negative probability, a next state that is not in the table, a distribution
-        or start that does not sum to 1 (within ``atol``), no start distribution.
+        Naming the entry at fault (``P[s][a][i]``, ``P[s][a]`` or ``P[s]``): no table ``P``
+        (CartPole); ``P`` or a ``P[s]`` that is no mapping, a ``P[s][a]`` that is no list, an
+        entry that is not 4 values; a probability or reward that is not a number, NaN,
+        infinite or too large for a float, a negative probability; a next state that is not
+        a state of the table (unhashable ones included); a ``terminated`` that is not a bool;
+        a state whose actions differ from the first state's; two states or two actions with
+        the same name (``0`` and ``'0'``); a distribution or start that does not sum to 1
+        (within ``atol``); no start distribution.
+    TooLarge
+        (:class:`kinematic.TooLarge`) when the unrolled MDP would not fit in memory, before
+        it is built: the estimate is :data:`UNROLLED_BYTES_PER_ENTRY` times its states, rewards
+        and transition entries, counted layer by layer from the table's reachable states (a
+        layer that repeats an earlier one repeats the layers after it, so FrozenLake at
+        ``horizon=10**8`` is counted in 8 layers).
     ValueError
         ``horizon`` below 1 or not an int; an unknown ``numbers``
-        (:class:`kinematic.UnknownName`); ``atol`` outside ``[0, 1e-3]``.
+        (:class:`kinematic.UnknownName`); ``atol`` outside ``[0, 1e-3]``; an environment whose
+        table gymnasium drew at random without a seed (:func:`random_map`: FrozenLake made with
+        ``map_name=None`` and no ``desc``) and no ``name``, as its name would not say which
+        MDP it is.
 
     >>> from types import SimpleNamespace
     >>> from kinematic import optimal_values
@@ -131,6 +155,14 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
             "env.unwrapped.P (state -> action -> list of (probability, next_state, reward, "
             "terminated)), which gymnasium's toy_text environments (FrozenLake, CliffWalking, "
             "Taxi) have")
+    if name is None:
+        if random_map(env):
+            raise ValueError(
+                f"{_describe(env)} was made with map_name=None and no desc: gymnasium drew its "
+                "map at random without a seed, and its name would not say which map; make it "
+                "with desc=generate_random_map(seed=...) (gymnasium.envs.toy_text.frozen_lake) "
+                "or pass name=")
+        name = _name(env, horizon)
     states, actions, rows = _read_table(table, atol)
     if start is None:
         start = getattr(unwrapped, "initial_state_distrib", None)
@@ -142,7 +174,11 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
     else:
         where = "start"
     start_probabilities = _read_start(start, where, table, atol)
-    name = _name(env, horizon)
+    per_entry = UNROLLED_BYTES_PER_ENTRY[exact is not False]
+    size = _unrolled_size(rows, actions, start_probabilities, horizon,
+                          limit=physical_memory() // per_entry)
+    check_memory(per_entry * size, f"{name} (horizon={horizon}: about {size:,} states, "
+                                   "rewards and transitions)")
     number = _number_reader(rows, start_probabilities, where, exact, name, atol)
     return _unrolled(name, horizon, states, actions, rows,
                      {s: number(p) for s, p in start_probabilities.items()}, number, atol)
@@ -156,14 +192,33 @@ def _describe(env: object) -> str:
     return f"the environment {env_id!r} ({kind})" if env_id else f"the environment {kind}"
 
 
-def _name(env: object, horizon: int) -> str:
-    """``FrozenLake-v1(map_name='4x4')-H10``: the id and keyword arguments of ``gymnasium.make``
-    when the environment has a spec, else its type's name."""
-    spec = getattr(env, "spec", None)
-    env_id = getattr(spec, "id", None) or type(getattr(env, "unwrapped", env)).__name__
-    keywords = getattr(spec, "kwargs", None) or {}
+def environment_name(env_id: str, keywords: Mapping[str, object], horizon: int) -> str:
+    """``FrozenLake-v1(map_name='4x4')-H10``: an environment's id, the keyword arguments it was
+    made with and the horizon, the name :func:`from_gymnasium` gives its MDP.
+
+    >>> environment_name("FrozenLake-v1", {"map_name": None, "seed": 3}, 10)
+    'FrozenLake-v1(map_name=None, seed=3)-H10'
+    """
     arguments = ", ".join(f"{key}={value!r}" for key, value in keywords.items())
     return f"{env_id}({arguments})-H{horizon}" if arguments else f"{env_id}-H{horizon}"
+
+
+def random_map(env: object) -> bool:
+    """Whether gymnasium drew ``env``'s table at random, without a seed, when it made it: a
+    FrozenLake made with ``map_name=None`` and no ``desc`` (``generate_random_map()``). The
+    other toy_text environments (CliffWalking, Taxi, Blackjack) draw nothing when made."""
+    keywords = getattr(getattr(env, "spec", None), "kwargs", None) or {}
+    return (type(getattr(env, "unwrapped", env)).__name__ == "FrozenLakeEnv"
+            and "map_name" in keywords and keywords["map_name"] is None
+            and keywords.get("desc") is None)
+
+
+def _name(env: object, horizon: int) -> str:
+    """:func:`environment_name` of the id and keyword arguments of ``gymnasium.make`` when the
+    environment has a spec, else of its type's name."""
+    spec = getattr(env, "spec", None)
+    env_id = getattr(spec, "id", None) or type(getattr(env, "unwrapped", env)).__name__
+    return environment_name(env_id, getattr(spec, "kwargs", None) or {}, horizon)
 
 
 def _shown(key: Hashable) -> str:
@@ -178,10 +233,15 @@ def _real(value: object, where: str, probability: bool) -> TableNumber:
     kind = "probability" if probability else "reward"
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
         raise InvalidBlockMDP(f"{where}: {kind} {short_repr(value)} is not a number")
-    number: TableNumber = (value if isinstance(value, float | Fraction) else
-                           int(value) if isinstance(value, Integral) else float(value))
-    if not math.isfinite(number):
-        raise InvalidBlockMDP(f"{where}: {kind} {value!r} is not a finite number")
+    try:
+        number: TableNumber = (value if isinstance(value, float | Fraction) else
+                               int(value) if isinstance(value, Integral) else float(value))
+        finite = math.isfinite(float(number))
+    except OverflowError:
+        raise InvalidBlockMDP(f"{where}: {kind} {short_repr(value)} is too large for a float"
+                              ) from None
+    if not finite:
+        raise InvalidBlockMDP(f"{where}: {kind} {short_repr(value)} is not a finite number")
     if probability and number < 0:
         raise InvalidBlockMDP(f"{where}: probability {value!r} is negative")
     return number
@@ -195,11 +255,13 @@ def _check_sum(values: Sequence[TableNumber], where: str, atol: float) -> None:
 
 def _read_table(table: object, atol: float
                 ) -> tuple[list[Hashable], tuple[Hashable, ...], Table]:
-    """The table's states, actions and rows, checked entry by entry."""
+    """The table's states, actions and rows, checked entry by entry; every next state is the
+    table's own key (``1`` where the table has ``1.0``: one state, one name)."""
     if not isinstance(table, Mapping) or not table:
         raise InvalidBlockMDP("env.unwrapped.P must be a non-empty mapping state -> action -> "
                               f"list of outcomes, got {short_repr(table)}")
-    states = list(table)
+    states = {state: state for state in table}
+    _check_names(list(states), "P", "states")
     actions: tuple[Hashable, ...] = ()
     rows: Table = {}
     for state, per_action in table.items():
@@ -209,16 +271,36 @@ def _read_table(table: object, atol: float
                                   f"outcomes, got {short_repr(per_action)}")
         if not actions:
             actions, first = tuple(per_action), where
+            _check_names(list(actions), where, "actions")
         elif set(per_action) != set(actions):
             raise InvalidBlockMDP(
                 f"{where} has the actions {', '.join(map(_shown, per_action))} but {first} has "
                 f"{', '.join(map(_shown, actions))}: every state needs the same actions")
         for action, outcomes in per_action.items():
-            rows[state, action] = _read_row(outcomes, f"{where}[{_shown(action)}]", table, atol)
-    return states, actions, rows
+            rows[state, action] = _read_row(outcomes, f"{where}[{_shown(action)}]", states, atol)
+    return list(states), actions, rows
 
 
-def _read_row(outcomes: object, where: str, table: Mapping, atol: float) -> list[Outcome]:
+def _check_names(keys: list[Hashable], where: str, what: str) -> None:
+    """Refuse two states (or actions) of the table that would have the same name in the MDP:
+    ``0`` and ``'0'``, or a state ``'3_end'`` and the ended version of the state ``3``."""
+    named: dict[str, Hashable] = {}
+    for key in keys:
+        shown = _shown(key)
+        if shown in named:
+            raise InvalidBlockMDP(f"{where}: the {what} {short_repr(named[shown])} and "
+                                  f"{short_repr(key)} would have the same name {shown!r} in the "
+                                  f"MDP ({what} of mixed types?)")
+        named[shown] = key
+    for shown, key in named.items():
+        ended = shown.removesuffix("_end")
+        if what == "states" and ended != shown and ended in named:
+            raise InvalidBlockMDP(f"{where}: the state {short_repr(key)} would have the name of "
+                                  f"the ended version of the state {short_repr(named[ended])}")
+
+
+def _read_row(outcomes: object, where: str, states: Mapping[Hashable, Hashable], atol: float
+              ) -> list[Outcome]:
     if isinstance(outcomes, str) or not isinstance(outcomes, Sequence) or not outcomes:
         raise InvalidBlockMDP(f"{where} must be a non-empty list of (probability, next_state, "
                               f"reward, terminated), got {short_repr(outcomes)}")
@@ -229,9 +311,11 @@ def _read_row(outcomes: object, where: str, table: Mapping, atol: float) -> list
             raise InvalidBlockMDP(f"{entry} must be (probability, next_state, reward, "
                                   f"terminated), got {short_repr(outcome)}")
         probability, following, reward, terminated = outcome
-        if following not in table:
+        try:
+            following = states[following]
+        except (KeyError, TypeError):  # TypeError: unhashable, so no key of the table
             raise InvalidBlockMDP(f"{entry}: next state {short_repr(following)} is not a state "
-                                  "of P")
+                                  "of P") from None
         if not isinstance(terminated, bool | np.bool_):
             raise InvalidBlockMDP(f"{entry}: terminated {short_repr(terminated)} is not a bool")
         row.append((_real(probability, entry, probability=True), following,
@@ -257,10 +341,11 @@ def _read_start(start: object, where: str, table: Mapping, atol: float
     else:
         raise InvalidBlockMDP(f"{where} must be a state, a mapping state -> probability or one "
                               f"probability per state, got {short_repr(start)}")
+    states = {state: state for state in table}
     for state in given:
-        if state not in table:
+        if state not in states:
             raise InvalidBlockMDP(f"{where}: {short_repr(state)} is not a state of P")
-    probabilities = {state: _real(p, f"{where}[{_shown(state)}]", probability=True)
+    probabilities = {states[state]: _real(p, f"{where}[{_shown(state)}]", probability=True)
                      for state, p in given.items()}
     _check_sum(list(probabilities.values()), where, atol)
     return {state: p for state, p in probabilities.items() if p > 0}
@@ -325,6 +410,37 @@ def _inexact_entry(rows: Table, start: Mapping[Hashable, TableNumber], start_whe
                     yield f"{where}[{i}]: reward {reward!r} is no simple fraction"
 
     return next((problem for problem in problems() if problem is not None), None)
+
+
+def _unrolled_size(rows: Table, actions: tuple[Hashable, ...], start: Mapping[Hashable, object],
+                   horizon: int, limit: int) -> int:
+    """The number of states, rewards and transition entries of :func:`_unrolled`'s MDP,
+    counted layer by layer without building it: a layer's states are a function of the previous
+    layer's, so once a layer repeats an earlier one the rest of the layers are that cycle again.
+    Counting stops past ``limit``, the rest estimated as copies of the last layer."""
+    successors: dict[Hashable, set[tuple[Hashable, bool]]] = {}
+    entries: dict[Hashable, int] = {}
+    for (state, _), row in rows.items():
+        successors.setdefault(state, set()).update((s, t) for p, s, _, t in row if p > 0)
+        entries[state] = entries.get(state, 0) + len(row)
+    layer = frozenset((state, False) for state in start)
+    seen: dict[frozenset[tuple[Hashable, bool]], int] = {}
+    sizes: list[int] = []
+    total = 0
+    while len(sizes) < horizon:
+        if layer in seen:  # the layers from seen[layer] on repeat
+            cycle = sizes[seen[layer]:]
+            rounds, rest = divmod(horizon - len(sizes), len(cycle))
+            return total + rounds * sum(cycle) + sum(cycle[:rest])
+        seen[layer] = len(sizes)
+        sizes.append(sum(1 + len(actions) + (0 if ended else entries[state])
+                         for state, ended in layer))
+        total += sizes[-1]
+        if total > limit:
+            return total + (horizon - len(sizes)) * sizes[-1]
+        layer = frozenset(pair for state, ended in layer
+                          for pair in ([(state, True)] if ended else successors[state]))
+    return total
 
 
 def _unrolled(name: str, horizon: int, states: list[Hashable], actions: tuple[Hashable, ...],

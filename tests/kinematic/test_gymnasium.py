@@ -6,18 +6,27 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import tracemalloc
 from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from kinematic import InvalidBlockMDP, UnknownName, from_gymnasium, optimal_values
+from kinematic import (
+    InvalidBlockMDP,
+    TooLarge,
+    UnknownName,
+    finite_envs,
+    from_gymnasium,
+    optimal_values,
+)
 from kinematic.cli import main
 from kinematic.finite_envs import InexactTable
 from kinematic.spec import load_spec, to_spec
 
 gymnasium = pytest.importorskip("gymnasium")
+generate_random_map = pytest.importorskip("gymnasium.envs.toy_text.frozen_lake").generate_random_map
 
 
 def make(env_id: str, **keywords: object) -> object:
@@ -191,6 +200,36 @@ def table_with(outcome: tuple) -> SimpleNamespace:
     (SimpleNamespace(P={0: {0: [(1.0, 1, 0, False)]}, 1: {1: [(1.0, 1, 0, False)]}},
                      initial_state_distrib=[1.0, 0.0]),
      r"P\[1\] has the actions 1 but P\[0\] has 0: every state needs the same actions"),
+    (table_with((0.5, [0], 0, False)), r"P\[0\]\[0\]\[0\]: next state \[0\] is not a state of P"),
+    (table_with((0.5, {}, 0, False)), r"P\[0\]\[0\]\[0\]: next state \{\} is not a state of P"),
+    (table_with((0.5, np.array([0]), 0, False)),
+     r"P\[0\]\[0\]\[0\]: next state array\(\[0\]\) is not a state of P"),
+    (table_with((0.5, 0, 0, False, 1)), r"P\[0\]\[0\]\[0\] must be \(probability, next_state, "),
+    (table_with(("0.5", 0, 0, False)), r"P\[0\]\[0\]\[0\]: probability '0.5' is not a number"),
+    (table_with((0.5, 0, "1", False)), r"P\[0\]\[0\]\[0\]: reward '1' is not a number"),
+    (table_with((0.5, 0, 10**400, False)),
+     r"P\[0\]\[0\]\[0\]: reward 1000.* is too large for a float"),
+    (table_with((10**400, 0, 0, False)),
+     r"P\[0\]\[0\]\[0\]: probability 1000.* is too large for a float"),
+    (table_with((0.5, 0, np.float64("-inf"), False)),
+     r"P\[0\]\[0\]\[0\]: reward np.float64\(-inf\) is not a finite"),
+    (table_with((0.5, 0, 0, 1)), r"P\[0\]\[0\]\[0\]: terminated 1 is not a bool"),
+    (table_with((0.5, 0, 0, None)), r"P\[0\]\[0\]\[0\]: terminated None is not a bool"),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)]}, 1: {}}, initial_state_distrib=[1.0, 0]),
+     r"^P\[1\] must be a non-empty mapping action -> list of outcomes, got \{\}"),
+    (SimpleNamespace(P={0: [[(1.0, 0, 0, False)]]}, initial_state_distrib=[1.0]),
+     r"^P\[0\] must be a non-empty mapping action -> list of outcomes, got \[\["),
+    (SimpleNamespace(P={0: {0: {0: (1.0, 0, 0, False)}}}, initial_state_distrib=[1.0]),
+     r"^P\[0\]\[0\] must be a non-empty list of \(probability, next_state, reward, "),
+    (SimpleNamespace(P={0: {0: [(1.0, "0", 0, False)]}, "0": {0: [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P: the states 0 and '0' would have the same name '0' in the MDP \(states of mixed "),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, True)]}, "0_end": {0: [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P: the state '0_end' would have the name of the ended version of the state 0"),
+    (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)], "0": [(1.0, 0, 0, False)]}},
+                     initial_state_distrib={0: 1.0}),
+     r"^P\[0\]: the actions 0 and '0' would have the same name '0' in the MDP"),
     (SimpleNamespace(P=[]), r"env.unwrapped.P must be a non-empty mapping"),
     (SimpleNamespace(P={0: {0: [(1.0, 0, 0, False)]}}),
      r"has no initial_state_distrib: pass start="),
@@ -252,7 +291,7 @@ def test_family_gymnasium_writes_the_spec_of_the_unrolled_environment(tmp_path):
     ([], "error: family gymnasium needs --env, a gymnasium environment id"),
     (["--env", "NoSuchEnv-v0"], "error: --env NoSuchEnv-v0: "),
     (["--env", "FrozenLake-v1", "--env-arg", "slippery=1"],
-     "error: --env FrozenLake-v1: FrozenLakeEnv.__init__() got an unexpected keyword"),
+     "error: --env-arg slippery=1: FrozenLake-v1 takes map_name, desc, is_slippery, "),
     (["--env", "CartPole-v1"], "error: the environment 'CartPole-v1' (CartPoleEnv) has no "),
 ])
 def test_family_gymnasium_reports_a_bad_environment_in_one_line(arguments, message, capsys):
@@ -274,3 +313,100 @@ def test_an_entry_of_probability_zero_leads_nowhere():
     env = SimpleNamespace(P={0: {0: [(1.0, 0, 0, False), (0.0, 1, 5, True)]},
                              1: {0: [(1.0, 1, 0, False)]}}, initial_state_distrib=[1.0, 0.0])
     assert from_gymnasium(env, horizon=2).layers == (("s1_0",), ("s2_0",))
+
+
+def test_a_next_state_equal_to_a_state_of_another_type_is_that_state():
+    # the table's key is 1.0, its entries and the start say 1: one state, named as the key
+    env = SimpleNamespace(P={0: {0: [(1.0, 1, 0, False)]}, 1.0: {0: [(1.0, 0, 0, False)]}},
+                          initial_state_distrib={1: 1.0})
+    assert from_gymnasium(env, horizon=3).layers == (("s1_1.0",), ("s2_0",), ("s3_1.0",))
+
+
+def test_a_horizon_too_large_for_memory_is_refused_before_anything_is_built():
+    with pytest.raises(TooLarge, match=r"^FrozenLake-v1\(map_name='4x4'\)-H100000000 "
+                                       r"\(horizon=100000000: about [0-9,]+ states, rewards and "
+                                       r"transitions\) would need about .* TiB of memory; this "
+                                       "machine has"):
+        from_gymnasium(make("FrozenLake-v1"), horizon=10**8)
+
+
+class Estimated(Exception):
+    """Raised instead of building: the estimate was made."""
+
+
+def estimate(env: object, horizon: int, monkeypatch) -> int:
+    """The bytes :func:`from_gymnasium` estimates for ``env`` at ``horizon``."""
+    def record(needed: int, _: str) -> None:
+        raise Estimated(needed)
+
+    monkeypatch.setattr(finite_envs, "check_memory", record)
+    with pytest.raises(Estimated) as estimated:
+        from_gymnasium(env, horizon=horizon)
+    return estimated.value.args[0]
+
+
+def test_the_estimate_of_a_long_horizon_continues_the_repeating_layers(monkeypatch):
+    # 4x4 FrozenLake's layers repeat from about layer 8 on: 10^8 layers are counted, not built,
+    # and each layer past the 100th adds as much as the 101st
+    lake = make("FrozenLake-v1")
+    first, second = estimate(lake, 100, monkeypatch), estimate(lake, 101, monkeypatch)
+    assert estimate(lake, 10**8, monkeypatch) == first + (10**8 - 100) * (second - first)
+
+
+def ring(states: int) -> SimpleNamespace:
+    """One action, from each state ``s`` to ``s + 1`` (mod ``states``): a layer of one state."""
+    return SimpleNamespace(P={s: {0: [(1.0, (s + 1) % states, 0, False)]}
+                              for s in range(states)}, initial_state_distrib={0: 1.0})
+
+
+def with_memory(monkeypatch, size: int) -> None:
+    monkeypatch.setattr("kinematic.resources.physical_memory", lambda: size)
+    monkeypatch.setattr(finite_envs, "physical_memory", lambda: size)
+
+
+def test_the_estimate_counts_the_reachable_layers_not_the_table(monkeypatch):
+    with_memory(monkeypatch, 10 * 2**20)  # 10 MiB: 17,476 units of 600 bytes
+    # a table of 30,000 states, 3 of them reached in 3 layers (as a bound of 30,000 states
+    # in each of 3 layers would not be)
+    assert len(from_gymnasium(ring(30_000), horizon=3, numbers="float").layers) == 3
+    # the ring's layers cycle with period 2000: 10^5 layers, 3 units each, counted exactly
+    with pytest.raises(TooLarge, match=r"horizon=100000: about 300,000 states, rewards and "
+                                       r"transitions\) would need about 171.7 MiB of memory"):
+        from_gymnasium(ring(2000), horizon=100_000, numbers="float")
+
+
+def test_layers_that_grow_without_repeating_are_counted_only_up_to_the_memory(monkeypatch):
+    # from state s to s or s + 1: layer h holds h states, none repeats before layer 20,000
+    spreading = SimpleNamespace(
+        P={s: {0: [(0.5, s, 0, False), (0.5, min(s + 1, 19_999), 0, False)]}
+           for s in range(20_000)}, initial_state_distrib={0: 1.0})
+    with_memory(monkeypatch, 100 * 2**20)
+    with pytest.raises(TooLarge, match=r"horizon=100000000: about [0-9,]+ states"):
+        from_gymnasium(spreading, horizon=10**8, numbers="float")
+
+
+@pytest.mark.parametrize("env_id, horizon, numbers", [
+    ("FrozenLake-v1", 40, "exact"), ("FrozenLake8x8-v1", 20, "float"), ("Taxi-v4", 3, "exact")])
+def test_the_memory_estimate_bounds_the_peak_of_building(env_id, horizon, numbers, monkeypatch):
+    estimates = []
+    monkeypatch.setattr(finite_envs, "check_memory", lambda needed, _: estimates.append(needed))
+    env = make(env_id)
+    tracemalloc.start()
+    try:
+        from_gymnasium(env, horizon=horizon, numbers=numbers)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= estimates[0] <= 10 * peak
+
+
+def test_an_unseeded_random_map_is_refused_a_seeded_one_named_by_its_map():
+    with pytest.raises(ValueError, match=r"^the environment 'FrozenLake-v1' \(FrozenLakeEnv\) "
+                                         "was made with map_name=None and no desc: gymnasium "
+                                         "drew its map at random without a seed"):
+        from_gymnasium(make("FrozenLake-v1", map_name=None), horizon=2)
+    named = from_gymnasium(make("FrozenLake-v1", map_name=None), horizon=2, name="lake-seed-7")
+    assert named.name == "lake-seed-7"
+    desc = generate_random_map(seed=7)
+    seeded = from_gymnasium(make("FrozenLake-v1", map_name=None, desc=desc), horizon=2)
+    assert seeded.name == f"FrozenLake-v1(map_name=None, desc={desc!r})-H2"
