@@ -53,7 +53,7 @@ nothing."""
 
 
 def _boolean(value: object) -> str | None:
-    return None if isinstance(value, bool) else "true or false"
+    return None if isinstance(value, bool) else "true or false (JSON: lower case)"
 
 
 def _outside_the_table(value: object) -> str | None:

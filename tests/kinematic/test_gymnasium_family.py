@@ -35,8 +35,8 @@ def refused(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     ('desc=["SX","HG"]', "of the letters S, F, H, G"),
     ("desc=[]", "desc must be a list of rows"),
     # text, not JSON's false: gymnasium would take the non-empty string as true, a slippery lake
-    ("is_slippery=False", "is_slippery must be true or false"),
-    ("is_slippery=0", "is_slippery must be true or false"),
+    ("is_slippery=False", "is_slippery must be true or false (JSON: lower case)"),
+    ("is_slippery=0", "is_slippery must be true or false (JSON: lower case)"),
     ("success_rate=1.5", "success_rate must be a number in [0, 1]"),
     ("success_rate=NaN", "success_rate must be a number in [0, 1]"),
     ("success_rate=true", "success_rate must be a number in [0, 1]"),
@@ -52,8 +52,8 @@ def test_an_env_arg_frozen_lake_cannot_use_is_named_with_what_it_must_be(env_arg
 
 
 @pytest.mark.parametrize("env_id, env_arg, message", [
-    ("CliffWalking-v1", "is_slippery=yes", "is_slippery must be true or false"),
-    ("Taxi-v4", "is_rainy=1", "is_rainy must be true or false"),
+    ("CliffWalking-v1", "is_slippery=yes", "is_slippery must be true or false (JSON: lower case)"),
+    ("Taxi-v4", "is_rainy=1", "is_rainy must be true or false (JSON: lower case)"),
     ("Taxi-v4", "rainy_probability=-0.5", "rainy_probability must be a number in [0, 1]"),
     ("Taxi-v4", "map_name=4x4", "Taxi-v4 takes is_rainy, fickle_passenger, "),
     # the table does not change: the MDP would be the steady passenger's under this name
