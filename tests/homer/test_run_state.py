@@ -145,6 +145,22 @@ def test_a_step_count_moved_beyond_the_covers_is_refused_and_the_true_count_resu
     assert load_checkpoint(run_dir / "checkpoint.pt")["completed_step"] == 2
 
 
+def test_a_checkpoint_moved_back_consistently_resumes_but_compare_refuses_the_later_policy(
+        finished, tmp_path, capsys):
+    """A finished run's checkpoint replaced by the one it wrote after its first step, every
+    count consistent: ``--resume`` learns step 2 again (harmless: it writes a new policy over
+    the old one); before that, ``compare`` refuses the finished run's policy beside it."""
+    run_dir = _copy(finished, tmp_path)
+    path = _change_checkpoint(run_dir, _stopped_after_first_step)
+    assert cli.main(["compare", str(run_dir)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {run_dir / 'policy.npz'}: the policy of a finished run, but {path} has field "
+        "'completed_step' 1 of 2: the checkpoint is not this policy's\n")
+    assert cli.main([*RUN, "--out", str(run_dir), "--resume"]) == 0
+    assert load_checkpoint(path)["completed_step"] == 2
+    assert cli.main(["compare", str(run_dir), "--samples", "3", "--transitions", "10"]) == 0
+
+
 def _claims_its_second_step(state: dict) -> None:
     """A checkpoint of H = 3 stopped after its first step, edited to claim its second: a cover
     of layer 2 made of the first cover's policies with their last step again, phi_B of layer 2
