@@ -3,7 +3,9 @@ links planted where a run or ``homer compare`` keeps its files (``<name>.tmp``,
 ``compare/report.json``, ``compare`` itself), ``homer run --resume``, ``homer compare`` and
 ``homer run --force`` write nothing outside the run directory and either succeed or exit 2
 naming the link; ``--force`` deletes only a run's files, and only where a run is; an output
-path that cannot be written exits 2 with one line naming it."""
+path that cannot be written exits 2 with one line naming it. Below the root a user names, a link
+at any level of a path a command writes under is refused naming it (run, compare, sweep and its
+runs, batched baselines, counterexamples); the root itself, or a parent of it, may be a link."""
 
 import shutil
 from pathlib import Path
@@ -240,6 +242,12 @@ WRITERS = {
                          *(f"runs/{PPO_KEY}/{name}" for name in (IDENTITY, BATCHED_CHECKPOINT))]),
     "batched baseline": (_function(lambda root: run_batched_baseline(
         combination_lock(3, 2, 0), "ppo", 8, run_dir=root)), [IDENTITY, BATCHED_CHECKPOINT]),
+    # the second case directory's files as its first's (one of them: the objective runs first)
+    "homer counterexamples": (_command("counterexamples", "--out", "{root}", "--cases",
+                                       "curiosity", "--transitions", "100", "--json"),
+                              ["curiosity/", "homer-curiosity/",
+                               *(f"curiosity/{name}" for name in ARTEFACTS),
+                               "homer-curiosity/checkpoint.pt"]),
 }
 """Each writer of the project on a root (a run, sweep or baseline run directory) and every
 path it writes under (``/``: a directory), at every level below the root."""
