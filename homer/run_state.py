@@ -29,8 +29,8 @@ from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
 from kinematic.errors import short_repr
 from kinematic.model import BlockMDP
 
-__all__ = ["MAX_POLICY_WEIGHT", "RECORDED_FIELDS", "RECORD_FIELDS", "CheckpointError", "Linear",
-           "check_identity", "check_policy_step", "check_progress", "check_reward_scale"]
+__all__ = ["MAX_POLICY_WEIGHT", "CheckpointError", "Linear", "check_identity",
+           "check_policy_step", "check_progress", "check_reward_scale"]
 
 Linear = tuple[np.ndarray, np.ndarray]
 """A weight ``(rows, dimension)`` and a bias ``(rows,)``."""
@@ -216,10 +216,10 @@ def _forward(stored: object, completed: int, dimension: int, objective: str) -> 
                               f"no phi_F), holds phi_F of layers {held}")
 
 
-RECORD_FIELDS = ("step", "episodes", "transitions", "backward_loss", "forward_loss", "classes",
-                 "gps_values", "psdp_fallbacks", "rounds")
+_RECORD_FIELDS = ("step", "episodes", "transitions", "backward_loss", "forward_loss",
+                  "classes", "gps_values", "psdp_fallbacks", "rounds")
 """The fields of a learned step's log record (:func:`homer.algorithm.run_homer`)."""
-RECORDED_FIELDS = ("return_sum", "visits")
+_RECORDED_FIELDS = ("return_sum", "visits")
 """The log record's fields of runs written since returns and visits are recorded: both or
 neither."""
 
@@ -244,7 +244,7 @@ def _record(entry: dict[Any, Any], number: int, mdp: BlockMDP, settings: _Settin
     its phi_B ``phi_b`` classes): every field present and nothing else, and each count what
     the step's rounds, classes and PSDP fallbacks make it."""
     where = f"log record of step {number}"
-    fields = set(RECORD_FIELDS) | (set(RECORDED_FIELDS) if set(entry) & set(RECORDED_FIELDS)
+    fields = set(_RECORD_FIELDS) | (set(_RECORDED_FIELDS) if set(entry) & set(_RECORDED_FIELDS)
                                    else set())
     if set(entry) != fields:
         missing = [name for name in sorted(fields) if name not in entry]
