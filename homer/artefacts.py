@@ -108,4 +108,5 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
         mdp, encoder, stored.covers,
         {layer: LinearAbstraction(*pair) for layer, pair in stored.backward.items()},
         {layer: LinearAbstraction(*pair) for layer, pair in stored.forward.items()},
-        read_policy(run_dir / POLICY, mdp, encoder.dimension(mdp)), stored.log, summary)
+        read_policy(run_dir / POLICY, mdp, encoder.dimension(mdp), stored.completed_step),
+        stored.log, summary)

@@ -460,12 +460,23 @@ def write_policy(run_dir: Path, policy: LinearPolicy) -> None:
     write_atomically(run_dir / POLICY, arrays.getvalue())
 
 
-def read_policy(path: Path, mdp: BlockMDP, dimension: int) -> LinearPolicy | None:
+def read_policy(path: Path, mdp: BlockMDP, dimension: int,
+                completed_step: int) -> LinearPolicy | None:
     """The policy of ``policy.npz`` at ``path`` (None if absent: the run stopped before it),
     each step checked to act on observations of ``dimension`` with ``mdp``'s actions; a
-    ``ValueError`` names the file (and the step)."""
+    ``ValueError`` names the file (and the step).
+
+    A run writes its policy once every step is learned, so a policy beside a checkpoint whose
+    ``completed_step`` (the run's) stops short of the last layer is refused: the checkpoint was
+    moved back, and the policy would be reported beside covers it was not learned from. (A
+    resume of such a directory is harmless: it learns the remaining steps from the checkpoint's
+    generator states and writes a new policy over the old one.)"""
     if not present(path):
         return None
+    if completed_step != mdp.horizon - 1:
+        raise ValueError(f"{path}: the policy of a finished run, but {path.parent / CHECKPOINT} "
+                         f"has field 'completed_step' {completed_step} of {mdp.horizon - 1}: "
+                         "the checkpoint is not this policy's")
     data = read_regular_file(path)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as arrays:

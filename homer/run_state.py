@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from homer.config import HomerConfig
+from homer.config import OBJECTIVES, HomerConfig
 from homer.encoders import HadamardNoise
 from homer.wording import setting
 from kinematic.arguments import NumberRange, at_least, nonnegative, random_seed
@@ -129,8 +130,8 @@ def _abstractions(stored: object, layers: range, dimension: int, name: str
     label = "phi_B" if name == "backward" else "phi_F"
     for layer in stored:
         if not isinstance(layer, int) or isinstance(layer, bool) or layer not in layers:
-            raise CheckpointError(f"{label} of layer {layer!r}: the completed steps give layers "
-                                  f"{layers.start} .. {layers.stop - 1}")
+            raise CheckpointError(f"field {name!r}: {label} of layer {layer!r}: the completed "
+                                  f"steps give layers {layers.start} .. {layers.stop - 1}")
     return {layer: _linear(pair, dimension, f"{label} of layer {layer + 1}")
             for layer, pair in sorted(stored.items())}
 
@@ -147,15 +148,16 @@ def _indices(value: object, length: int, count: int, cover: int) -> None:
             raise CheckpointError(f"a cover refers to array {i!r} of {count}")
 
 
-def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) -> None:
+def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) -> list[int]:
     """The covers: ``completed_step + 1`` of them, ``covers[h]`` a non-empty list of policies
-    of ``h`` steps over the MDP's actions, each step an index into the stored arrays."""
+    of ``h`` steps over the MDP's actions, each step an index into the stored arrays. Returns
+    the number of policies of each cover."""
     if not (isinstance(stored, dict) and isinstance(stored.get("arrays"), list)
             and isinstance(stored.get("policies"), list)):
         raise CheckpointError("field 'covers' must be a mapping of 'arrays' and 'policies' (lists)")
     arrays, covers = stored["arrays"], stored["policies"]
     if len(covers) > mdp.horizon:
-        raise CheckpointError(f"{len(covers)} covers for horizon {mdp.horizon}")
+        raise CheckpointError(f"field 'covers': {len(covers)} covers for horizon {mdp.horizon}")
     if len(covers) != completed_step + 1:
         raise CheckpointError(f"field 'completed_step' is {completed_step}, but the covers reach "
                               f"layer {len(covers) - 1}")
@@ -171,13 +173,166 @@ def _covers(stored: object, completed_step: int, mdp: BlockMDP, dimension: int) 
             for w, b in zip(weights, biases, strict=True):
                 _linear((arrays[w], arrays[b]), dimension, f"a policy of cover {h}",
                         mdp.number_of_actions)
+    return [len(cover) for cover in covers]
 
 
-def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class _Settings:
+    """The settings of the run's ``config`` that fix what each learned step holds."""
+
+    transitions: int
+    max_transitions: int
+    psdp_samples: int
+    objective: str
+
+
+def _settings(config: Mapping[str, Any]) -> _Settings:
+    """The :class:`_Settings` of a checkpoint's ``config`` (type-checked by
+    :func:`check_identity`); a run written before objectives were pluggable has no
+    ``objective``: it is contrastive."""
+    counts = {}
+    for name in ("transitions", "max_transitions", "psdp_samples"):
+        if not at_least(1).contains(config.get(name)):
+            raise CheckpointError(f"field 'config': {name!r} must be an int >= 1, got "
+                                  f"{short_repr(config.get(name))}")
+        counts[name] = config[name]
+    objective = config.get("objective", "contrastive")
+    if objective not in OBJECTIVES:
+        raise CheckpointError(f"field 'config': 'objective' must be one of "
+                              f"{', '.join(OBJECTIVES)}, got {short_repr(objective)}")
+    return _Settings(**counts, objective=objective)
+
+
+def _forward(stored: object, completed: int, dimension: int, objective: str) -> None:
+    """phi_F of layers ``1 .. completed`` (1-based), one learned with each phi_B by the
+    contrastive objective; none with another objective."""
+    forward = _abstractions(stored, range(completed), dimension, "forward")
+    held = [layer + 1 for layer in forward]
+    if objective == "contrastive" and set(forward) != set(range(completed)):
+        raise CheckpointError(f"field 'forward' must hold phi_F of layers 1 .. {completed} (one "
+                              f"learned with each phi_B), holds {held}")
+    if objective != "contrastive" and forward:
+        raise CheckpointError(f"field 'forward' must be empty (objective {objective!r} learns "
+                              f"no phi_F), holds phi_F of layers {held}")
+
+
+_RECORD_FIELDS = ("step", "episodes", "transitions", "backward_loss", "forward_loss",
+                  "classes", "gps_values", "psdp_fallbacks", "rounds")
+"""The fields of a learned step's log record (:func:`homer.algorithm.run_homer`)."""
+_RECORDED_FIELDS = ("return_sum", "visits")
+"""The log record's fields of runs written since returns and visits are recorded: both or
+neither."""
+
+
+def _real(value: object) -> bool:
+    """An int or a float (not a bool): a loss or a GPS value (an estimate may be infinite)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _reals(value: object) -> bool:
+    return isinstance(value, list) and all(_real(item) for item in value)
+
+
+def _is(value: object, count: int) -> bool:
+    """Whether ``value`` is the int ``count`` (not a bool, not an array)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value == count
+
+
+def _record(entry: dict[Any, Any], number: int, mdp: BlockMDP, settings: _Settings,
+            cover: int, phi_b: int) -> None:
+    """The log record of learned step ``number`` (1-based; its cover holds ``cover`` policies,
+    its phi_B ``phi_b`` classes): every field present and nothing else, and each count what
+    the step's rounds, classes and PSDP fallbacks make it."""
+    where = f"log record of step {number}"
+    fields = set(_RECORD_FIELDS) | (set(_RECORDED_FIELDS) if set(entry) & set(_RECORDED_FIELDS)
+                                   else set())
+    if set(entry) != fields:
+        missing = [name for name in sorted(fields) if name not in entry]
+        unknown = sorted(map(repr, set(entry) - fields))
+        raise CheckpointError(f"{where}: " + "; ".join(
+            ([f"no field {', '.join(map(repr, missing))}"] if missing else [])
+            + ([f"unknown field {', '.join(unknown)}"] if unknown else [])))
+
+    def refuse(name: str, wanted: str) -> CheckpointError:
+        return CheckpointError(f"{where}: field {name!r} {wanted}, got "
+                               f"{short_repr(entry[name])}")
+
+    if not _is(entry["step"], number):
+        raise refuse("step", f"must be {number}")
+    rounds = entry["rounds"]
+    if not (isinstance(rounds, list) and rounds
+            and all(isinstance(r, dict) and set(r) == {"backward_loss", "gps_values"}
+                    and _real(r["backward_loss"]) and _reals(r["gps_values"]) for r in rounds)):
+        raise refuse("rounds", "must be a non-empty list of rounds, each a 'backward_loss' and "
+                               "'gps_values'")
+    collected = len(rounds) * settings.transitions
+    if not _is(entry["transitions"], collected):
+        raise refuse("transitions", f"must be {collected}: field 'rounds' holds {len(rounds)} "
+                                    f"rounds of the config's {settings.transitions}")
+    if collected > settings.max_transitions:
+        raise refuse("rounds", f"must be at most {settings.max_transitions // settings.transitions}"
+                               f" rounds (the config's max_transitions)")
+    if not _is(entry["classes"], cover):
+        raise refuse("classes", f"must be {cover}, the policies of the cover of step {number}")
+    if cover > phi_b:
+        raise refuse("classes", f"must be at most {phi_b}, the classes of phi_B of layer "
+                                f"{number}")
+    for name in ("gps_values", "rounds"):
+        values = entry[name] if name == "gps_values" else rounds[-1]["gps_values"]
+        if not _reals(values) or len(values) != cover:
+            raise refuse(name, f"must end with one GPS value per class ({cover})")
+    if not NumberRange(int, low=0, high=cover).contains(entry["psdp_fallbacks"]):
+        raise refuse("psdp_fallbacks", f"must be an int in [0, {cover}] (its classes)")
+    episodes = (entry["transitions"]
+                + entry["psdp_fallbacks"] * settings.psdp_samples * (number - 1))
+    if not _is(entry["episodes"], episodes):
+        raise refuse("episodes", f"must be {episodes}: field 'transitions' plus field "
+                                 f"'psdp_fallbacks' ({entry['psdp_fallbacks']}) x {number - 1} "
+                                 f"PSDP steps x {settings.psdp_samples} episodes (psdp_samples)")
+    if not _real(entry["backward_loss"]):
+        raise refuse("backward_loss", "must be a number")
+    contrastive = settings.objective == "contrastive"
+    if contrastive != _real(entry["forward_loss"]) or (
+            not contrastive and entry["forward_loss"] is not None):
+        raise refuse("forward_loss", "must be a number (the contrastive objective)"
+                                     if contrastive else "must be None (no phi_F)")
+    if "visits" in entry:
+        _visits(entry, where, number, mdp)
+
+
+def _visits(entry: Mapping[str, Any], where: str, number: int, mdp: BlockMDP) -> None:
+    """A record's ``return_sum`` (a finite number) and ``visits``: each episode of step
+    ``number`` visits one state of each layer ``1 .. number``."""
+    if not NumberRange(float).contains(entry["return_sum"]):
+        raise CheckpointError(f"{where}: field 'return_sum' must be a finite number, got "
+                              f"{short_repr(entry['return_sum'])}")
+    visits = entry["visits"]
+    if not (isinstance(visits, dict)
+            and all(isinstance(name, str) and at_least(0).contains(count)
+                    for name, count in visits.items())):
+        raise CheckpointError(f"{where}: field 'visits' must map state names to counts >= 0, "
+                              f"got {short_repr(visits)}")
+    per_layer = [0] * number
+    for name, count in visits.items():
+        layer = mdp.state_location.get(name, (mdp.horizon, 0))[0]
+        if layer >= number:
+            raise CheckpointError(f"{where}: field 'visits' counts {name!r}, not a state of "
+                                  f"layers 1 .. {number}")
+        per_layer[layer] += count
+    for layer, count in enumerate(per_layer):
+        if count != entry["episodes"]:
+            raise CheckpointError(f"{where}: field 'visits' counts {count} visits of layer "
+                                  f"{layer + 1}, not one per episode ({entry['episodes']})")
+
+
+def _log(state: Mapping[str, Any], completed_step: int, mdp: BlockMDP, settings: _Settings,
+         covers: list[int], backward: Mapping[int, Linear]) -> None:
     """One record per learned step, in order (steps 2 .. completed_step + 1, 1-based), each
-    with its episode count and, in runs written since they are recorded, the sum of their
-    returns and their visits of the latent states (name -> count), which a run's
-    ``training_returns`` and ``state_visits`` add up. A record has both or neither."""
+    consistent with its cover and phi_B and the run's settings (:func:`_record`); their
+    episodes add up to the checkpoint's ``episodes``. Records of runs written since they are
+    recorded also hold the sum of their returns and their visits of the latent states (name ->
+    count), which a run's ``training_returns`` and ``state_visits`` add up: both or
+    neither."""
     log = state["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
         raise CheckpointError("log is not a list of records")
@@ -185,21 +340,12 @@ def _log(state: Mapping[str, Any], completed_step: int) -> list[dict[str, Any]]:
         raise CheckpointError(f"field 'completed_step' is {completed_step}, but the log has "
                               f"{len(log)} records")
     for number, entry in enumerate(log, start=2):
-        step = entry.get("step")
-        visits = entry.get("visits")
-        recorded = "return_sum" in entry or "visits" in entry
-        if not (isinstance(step, int) and step == number
-                and at_least(0).contains(entry.get("episodes"))
-                and (not recorded
-                     or (NumberRange(float).contains(entry.get("return_sum"))
-                         and isinstance(visits, dict)
-                         and all(isinstance(name, str) and at_least(0).contains(count)
-                                 for name, count in visits.items())))):
-            raise CheckpointError(f"log record {short_repr(entry, limit=190)}: needs step "
-                                  f"{number}, a number of episodes >= 0, and either both a "
-                                  "finite return sum and the visits of the latent states "
-                                  "(name -> count >= 0) or neither")
-    return log
+        _record(entry, number, mdp, settings, covers[number - 1],
+                len(backward[number - 1][1]))
+    total = sum(entry["episodes"] for entry in log)
+    if state["episodes"] != total:
+        raise CheckpointError(f"field 'episodes' is {state['episodes']}, but the log's records "
+                              f"add up to {total}")
 
 
 def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoise) -> None:
@@ -208,19 +354,33 @@ def check_progress(state: Mapping[str, Any], mdp: BlockMDP, encoder: HadamardNoi
     other and against ``mdp``. Raises :class:`CheckpointError` naming the field: a mistyped one
     (``field 'completed_step' must be an int in [1, 2], got '3'``), and fields that disagree
     with each other or with ``mdp`` (a step count beyond the covers, an abstraction of the
-    wrong shape)."""
+    wrong shape).
+
+    The progress a checkpoint claims must be what it holds, nothing more and nothing less:
+    ``completed_step`` learned steps have ``completed_step + 1`` covers, phi_B of layers
+    ``2 .. completed_step + 1``, phi_F of layers ``1 .. completed_step`` (contrastive objective;
+    none with another), and one log record each (:func:`_record`: rounds, transitions, classes,
+    GPS values, PSDP fallbacks, episodes and visits agreeing with each other, with the cover
+    and with the run's config), whose episodes add up to ``episodes``. Any counter moved
+    forward or back is refused naming it: a checkpoint claiming a step it did not learn would
+    have a resumed run skip that step's learning. What the checks cannot see is whether the
+    weights were learned at all: a checkpoint forged consistently (every count made up to
+    match) is indistinguishable from a real one, like any other data. ``seconds`` counts
+    nothing else holds (any finite number >= 0 is taken).
+    """
     horizon, dimension = mdp.horizon, encoder.dimension(mdp)
     completed = _number(state, "completed_step", NumberRange(int, low=1, high=horizon - 1))
     _number(state, "episodes", at_least(0))
     _number(state, "seconds", nonnegative())
     _random_states(state)
-    _covers(state["covers"], completed, mdp, dimension)
+    settings = _settings(state["config"])
+    covers = _covers(state["covers"], completed, mdp, dimension)
     backward = _abstractions(state["backward"], range(1, completed + 1), dimension, "backward")
     if set(backward) != set(range(1, completed + 1)):
         raise CheckpointError(f"field 'backward' must hold phi_B of layers 2 .. {completed + 1}, "
                               f"holds {sorted(layer + 1 for layer in backward)}")
-    _abstractions(state["forward"], range(completed), dimension, "forward")
-    _log(state, completed)
+    _forward(state["forward"], completed, dimension, settings.objective)
+    _log(state, completed, mdp, settings, covers, backward)
 
 
 MAX_POLICY_WEIGHT = 2.0**100

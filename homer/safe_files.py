@@ -8,6 +8,21 @@ refused, so a handed-over directory cannot redirect a write elsewhere. A file is
 it is a regular file itself (not a link, a FIFO or a device) and fits in memory. What a run
 directory's checkpoint holds, and how it is read without executing anything, is
 :mod:`homer.run_directory`'s.
+
+Which links are refused. Every command writes under a *root* the user names (``homer run
+--out``, ``homer compare``'s run directory or ``--out``, ``homer sweep --out``, ``homer
+counterexamples --out``, the ``run_dir`` of :func:`homer.algorithm.run_homer` and of the
+batched baselines). The root and its parents are the user's: they may be symbolic links (``/tmp``
+is one on macOS, a home directory may be), and are followed. Everything the project keeps
+*below* the root - its own subdirectories at every level (a sweep's ``runs/`` and each
+``runs/<task>/``, a run's ``compare/``, a counterexample's case directory) and its files - must
+not be a symbolic link: each is refused naming it (:class:`UnsafePathError`) before anything is
+written, directories by :func:`own_subdirectory` level by level (a link at ``<sweep>/runs``
+would otherwise carry every run below it elsewhere), files by :func:`check_own_path` and again
+by :func:`write_atomically` at the moment of writing. The checks guard against directories as
+they are handed over; a process that swaps one of the project's directories for a link while a
+command runs in it (someone else writing to the directory at the same time) is not guarded
+against.
 """
 
 from __future__ import annotations
@@ -64,10 +79,11 @@ def check_own_path(path: Path, directory: bool = False) -> None:
 
 def own_subdirectory(root: Path, *names: str) -> Path:
     """``root / names[0] / names[1] ...``, each directory below ``root`` refused if it is a
-    symbolic link or not a directory (:func:`check_own_path`): a command that makes run
-    directories inside the directory the user named (a sweep's runs, the counterexamples'
-    cases) must not follow a link planted there. ``root`` itself may be a link (the user chose
-    it)."""
+    symbolic link or not a directory (:func:`check_own_path`), checked from the top down so
+    that no check looks through a link: a command that makes run directories inside the
+    directory the user named (a sweep's runs, the counterexamples' cases) must not follow a
+    link planted at any level. ``root`` itself may be a link (the user chose it: the rule of
+    the module docstring)."""
     path = Path(root)
     for name in names:
         path = path / name

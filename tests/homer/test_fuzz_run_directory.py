@@ -1,5 +1,7 @@
 """Fuzzing run directories as people hand them over: a real finished run, mutated (a checkpoint
-field deleted, retyped or moved, a file truncated, replaced by a FIFO or by a symlink to a file
+field deleted, retyped or moved, any counter it holds moved forward or back (the completed step,
+the episodes, a cover's policies, the abstractions' layers, the log and each record's counts), a
+file truncated, replaced by a FIFO or by a symlink to a file
 outside, ``mdp.json`` swapped for another MDP of the same name, a symlink to a file outside
 planted as ``<artefact>.tmp`` or as a ``compare`` output), then ``homer compare`` and
 ``homer run --resume`` in-process on it. Whatever the mutation, each command exits 0 or exits 2
@@ -8,6 +10,7 @@ writes nothing outside the directory; a directory left valid gives the original 
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from homer.run_directory import (
 )
 from kinematic.families import combination_lock
 from kinematic.spec import dumps_spec, from_spec, to_spec
+from tests.homer.test_run_state import COUNTERS
 from tests.test_fuzz_cli import _assert_clean_outcome
 
 CONFIG = HomerConfig(transitions=200, max_transitions=200, max_epochs=5, min_epochs=5,
@@ -69,8 +73,8 @@ RETYPED = {"str": lambda v: str(v)[:20], "float": lambda v: 1.5, "None": lambda 
 @st.composite
 def mutations(draw: st.DrawFn) -> tuple:
     """One mutation: ``(kind, *parameters)``."""
-    kind = draw(st.sampled_from(["noop", "delete", "retype", "move", "truncate", "fifo",
-                                 "symlink", "swap", "planted_tmp", "compare_link"]))
+    kind = draw(st.sampled_from(["noop", "delete", "retype", "move", "counter", "truncate",
+                                 "fifo", "symlink", "swap", "planted_tmp", "compare_link"]))
     if kind == "compare_link":
         return kind, draw(st.sampled_from(COMPARE_OUTPUTS))
     if kind in ("delete", "retype"):
@@ -78,6 +82,8 @@ def mutations(draw: st.DrawFn) -> tuple:
     if kind == "move":
         return (kind, draw(st.sampled_from(["completed_step", "episodes"])),
                 draw(st.sampled_from([-1, 1, 10**6])))
+    if kind == "counter":
+        return kind, draw(st.sampled_from(sorted(COUNTERS))), draw(st.sampled_from([-1, 1]))
     if kind == "truncate":
         return kind, draw(st.sampled_from(ARTEFACTS)), draw(st.floats(0, 0.99))
     if kind == "swap":
@@ -88,12 +94,14 @@ def mutations(draw: st.DrawFn) -> tuple:
 def _mutate(run_dir: Path, outside: Path, mutation: tuple) -> None:
     kind, *parameters = mutation
     checkpoint = run_dir / "checkpoint.pt"
-    if kind in ("delete", "retype", "move") or (kind == "swap" and parameters[0]):
+    if kind in ("delete", "retype", "move", "counter") or (kind == "swap" and parameters[0]):
         state = load_checkpoint(checkpoint)
         if kind == "retype":
             state[parameters[0]] = RETYPED[parameters[1]](state[parameters[0]])
         elif kind == "move":
             state[parameters[0]] += parameters[1]
+        elif kind == "counter":
+            COUNTERS[parameters[0]][0](state, parameters[1])
         else:
             del state["mdp_sha256" if kind == "swap" else parameters[0]]
         save_checkpoint(checkpoint, state)
@@ -126,6 +134,16 @@ def _mutate(run_dir: Path, outside: Path, mutation: tuple) -> None:
         path.symlink_to(target)
 
 
+def _assert_counter_refused(mutation: tuple, status: int, error: str, run_dir: Path) -> None:
+    """A moved counter: refused, the one error line naming the checkpoint and the field."""
+    if mutation[0] != "counter":
+        return
+    assert status == 2, mutation
+    prefix = f"error: {run_dir / 'checkpoint.pt'}: not a HOMER checkpoint ("
+    assert error.startswith(prefix), (mutation, error)
+    assert re.search(COUNTERS[mutation[1]][1], error), (mutation, error)
+
+
 def _snapshot(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*"))
             if p.is_file() and not p.is_symlink()}
@@ -146,7 +164,9 @@ def test_compare_and_resume_on_a_mutated_run_directory_exit_cleanly(mutation, or
     capsys.readouterr()
 
     status = cli.main(["compare", str(run_dir), *COMPARE])
-    _assert_clean_outcome(status, capsys.readouterr(), run_dir)
+    captured = capsys.readouterr()
+    _assert_clean_outcome(status, captured, run_dir)
+    _assert_counter_refused(mutation, status, captured.err, run_dir)
     if status == 0:  # nothing that changes what compare reads is accepted
         report = json.loads((run_dir / "compare" / "report.json").read_text())
         assert _without_plots(report) == original["report"], mutation
@@ -155,8 +175,27 @@ def test_compare_and_resume_on_a_mutated_run_directory_exit_cleanly(mutation, or
     status = cli.main([*RUN, "--out", str(run_dir)])
     captured = capsys.readouterr()
     _assert_clean_outcome(status, captured, run_dir)
+    _assert_counter_refused(mutation, status, captured.err, run_dir)
     if status == 0:  # the same covers and generator states: the same policy and value
         assert json.loads(captured.out.splitlines()[-1])["value"] == original["value"], mutation
     assert status == 0 or not valid, mutation
     assert _snapshot(outside) == before
     assert sorted(p.name for p in sandbox.iterdir()) == ["outside", "run"]
+
+
+@pytest.mark.parametrize("by", [1, -1])
+def test_every_counter_moved_forward_or_back_is_refused_by_compare_and_resume(by, original,
+                                                                             tmp_path, capsys):
+    """Each counter of the checkpoint (tests/homer/test_run_state.py's ``COUNTERS``) moved
+    alone: both commands exit 2 naming the checkpoint and the field, and nothing is written."""
+    for counter in COUNTERS:
+        run_dir = tmp_path / counter.replace(" ", "_")
+        shutil.copytree(original["run_dir"], run_dir)
+        _mutate(run_dir, tmp_path, ("counter", counter, by))
+        before = _snapshot(run_dir)
+        for command in (["compare", str(run_dir), *COMPARE], [*RUN, "--out", str(run_dir)]):
+            status = cli.main(command)
+            captured = capsys.readouterr()
+            _assert_clean_outcome(status, captured, run_dir)
+            _assert_counter_refused(("counter", counter, by), status, captured.err, run_dir)
+        assert _snapshot(run_dir) == before, counter

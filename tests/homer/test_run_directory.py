@@ -3,15 +3,24 @@ links planted where a run or ``homer compare`` keeps its files (``<name>.tmp``,
 ``compare/report.json``, ``compare`` itself), ``homer run --resume``, ``homer compare`` and
 ``homer run --force`` write nothing outside the run directory and either succeed or exit 2
 naming the link; ``--force`` deletes only a run's files, and only where a run is; an output
-path that cannot be written exits 2 with one line naming it."""
+path that cannot be written exits 2 with one line naming it. Below the root a user names, a link
+at any level of a path a command writes under is refused naming it (run, compare, sweep and its
+runs, batched baselines, counterexamples); the root itself, or a parent of it, may be a link."""
 
 import shutil
 from pathlib import Path
 
 import pytest
 
+from homer.baselines.batched import run_batched_baseline
+from homer.baselines.batched_checkpoint import CHECKPOINT as BATCHED_CHECKPOINT
+from homer.baselines.batched_checkpoint import IDENTITY
 from homer.cli import main
 from homer.run_directory import ARTEFACTS, COMPARE_OUTPUTS
+from homer.safe_files import UnsafePathError
+from homer.sweep import RECORDS, SweepTask, run_sweep, run_task
+from kinematic.families import combination_lock
+from tests.homer.test_sweep import counting_runner
 
 RUN = ["run", "--env", "combolock", "--horizon", "3", "--actions", "2", "--transitions", "300",
        "--max-epochs", "5", "--min-epochs", "5", "--evaluation-episodes", "50", "--json"]
@@ -189,3 +198,102 @@ def test_an_empty_output_path_is_refused_naming_the_flag(arguments, out, tmp_pat
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
         f"error: argument --out: must be a non-empty path, got {out!r}")
     assert list(tmp_path.iterdir()) == []
+
+
+def _command(*arguments: str):
+    """A command line's writer: its error line (after ``error: ``), if it exits 2."""
+    def run(root: Path, capsys) -> str | None:
+        capsys.readouterr()
+        status = main([arg.format(root=root) for arg in arguments])
+        error = capsys.readouterr().err.strip().splitlines()
+        assert status in (0, 2) and len(error) == (status == 2), error
+        return error[0].removeprefix("error: ") if status else None
+    return run
+
+
+def _function(call):
+    """A Python function's writer: its :class:`UnsafePathError`, if it raises one."""
+    def run(root: Path, capsys) -> str | None:
+        try:
+            call(root)
+        except UnsafePathError as error:
+            return str(error)
+        return None
+    return run
+
+
+HOMER_KEY = SweepTask("homer", "paper", 3, 0, 8, "").key
+PPO_KEY = SweepTask("ppo", "paper", 3, 0, 8, "").key
+WRITERS = {
+    "homer run": (_command(*RUN, "--out", "{root}"), [*ARTEFACTS]),
+    "homer compare": (_command("compare", "{root}", *COMPARE),
+                      ["compare/", *(f"compare/{name}" for name in COMPARE_OUTPUTS)]),
+    "homer sweep": (_function(lambda root: run_sweep(["homer"], [3], 1, 1, root,
+                                                     executor="local",
+                                                     runner=counting_runner)),
+                    [RECORDS, "runs/"]),
+    "sweep's HOMER run": (_function(lambda root: run_task(SweepTask("homer", "paper", 3, 0, 8,
+                                                                    str(root)))),
+                          ["runs/", f"runs/{HOMER_KEY}/",
+                           *(f"runs/{HOMER_KEY}/{name}" for name in ARTEFACTS)]),
+    "sweep's PPO run": (_function(lambda root: run_task(SweepTask("ppo", "paper", 3, 0, 8,
+                                                                  str(root)))),
+                        ["runs/", f"runs/{PPO_KEY}/",
+                         *(f"runs/{PPO_KEY}/{name}" for name in (IDENTITY, BATCHED_CHECKPOINT))]),
+    "batched baseline": (_function(lambda root: run_batched_baseline(
+        combination_lock(3, 2, 0), "ppo", 8, run_dir=root)), [IDENTITY, BATCHED_CHECKPOINT]),
+    # the second case directory's files as its first's (one of them: the objective runs first)
+    "homer counterexamples": (_command("counterexamples", "--out", "{root}", "--cases",
+                                       "curiosity", "--transitions", "100", "--json"),
+                              ["curiosity/", "homer-curiosity/",
+                               *(f"curiosity/{name}" for name in ARTEFACTS),
+                               "homer-curiosity/checkpoint.pt"]),
+}
+"""Each writer of the project on a root (a run, sweep or baseline run directory) and every
+path it writes under (``/``: a directory), at every level below the root."""
+
+
+@pytest.mark.parametrize(("writer", "planted"), [
+    (writer, planted) for writer, (_, paths) in WRITERS.items() for planted in paths])
+def test_a_link_planted_at_any_level_below_the_root_is_refused_naming_it(
+        writer, planted, finished_run, tmp_path, outside, capsys):
+    """A symbolic link at any level of a path a command writes under (an intermediate
+    directory as well as the file) is refused naming it, and nothing is written through it."""
+    root = tmp_path / "root"
+    if writer == "homer compare":
+        shutil.copytree(finished_run, root)
+    directory = planted.endswith("/")
+    link = root / planted.rstrip("/")
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside / "dir" if directory else outside / "victim.txt",
+                    target_is_directory=directory)
+    before = snapshot(outside)
+    error = WRITERS[writer][0](root, capsys)
+    kind = "directory" if directory else "regular file"
+    assert error == (f"{link}: a symbolic link where HOMER keeps its own {kind}; refused (it "
+                     "could point anywhere): remove it")
+    assert snapshot(outside) == before
+    assert link.is_symlink()
+
+
+ROOT_WRITERS = {
+    "homer run": (WRITERS["homer run"][0], ["config.json", "checkpoint.pt", "result.json"]),
+    "homer sweep": (WRITERS["homer sweep"][0], [RECORDS, "calls.txt"]),
+    "batched baseline": (WRITERS["batched baseline"][0], [IDENTITY, BATCHED_CHECKPOINT]),
+}
+
+
+@pytest.mark.parametrize("parent", [False, True], ids=["root", "its parent"])
+@pytest.mark.parametrize("writer", ROOT_WRITERS)
+def test_a_root_given_through_a_link_is_the_users_and_written_into(writer, parent, tmp_path,
+                                                                   capsys):
+    """The root a user names may be a symbolic link, or lie below one (``/tmp`` on macOS): the
+    command follows it and writes into the directory it names."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    root = tmp_path / "link" / "root" if parent else tmp_path / "link"
+    assert ROOT_WRITERS[writer][0](root, capsys) is None
+    written = real / "root" if parent else real
+    assert all((written / name).is_file() for name in ROOT_WRITERS[writer][1])
+

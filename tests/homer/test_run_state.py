@@ -123,7 +123,7 @@ def _stopped_after_first_step(state: dict) -> None:
     """The checkpoint a run of H = 3 writes after its first learned step."""
     covers = state["covers"]
     covers["policies"] = covers["policies"][:2]
-    state.update(completed_step=1, log=state["log"][:1],
+    state.update(completed_step=1, log=state["log"][:1], episodes=state["log"][0]["episodes"],
                  backward={1: state["backward"][1]}, forward={0: state["forward"][0]})
 
 
@@ -143,6 +143,205 @@ def test_a_step_count_moved_beyond_the_covers_is_refused_and_the_true_count_resu
     _change_checkpoint(run_dir, lambda state: state.update(completed_step=1))
     assert cli.main([*RUN, "--out", str(run_dir), "--resume"]) == 0
     assert load_checkpoint(run_dir / "checkpoint.pt")["completed_step"] == 2
+
+
+def test_a_checkpoint_moved_back_consistently_resumes_but_compare_refuses_the_later_policy(
+        finished, tmp_path, capsys):
+    """A finished run's checkpoint replaced by the one it wrote after its first step, every
+    count consistent: ``--resume`` learns step 2 again (harmless: it writes a new policy over
+    the old one); before that, ``compare`` refuses the finished run's policy beside it."""
+    run_dir = _copy(finished, tmp_path)
+    path = _change_checkpoint(run_dir, _stopped_after_first_step)
+    assert cli.main(["compare", str(run_dir)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {run_dir / 'policy.npz'}: the policy of a finished run, but {path} has field "
+        "'completed_step' 1 of 2: the checkpoint is not this policy's\n")
+    assert cli.main([*RUN, "--out", str(run_dir), "--resume"]) == 0
+    assert load_checkpoint(path)["completed_step"] == 2
+    assert cli.main(["compare", str(run_dir), "--samples", "3", "--transitions", "10"]) == 0
+
+
+def _claims_its_second_step(state: dict) -> None:
+    """A checkpoint of H = 3 stopped after its first step, edited to claim its second: a cover
+    of layer 2 made of the first cover's policies with their last step again, phi_B of layer 2
+    as that of layer 3 and the first log record again - all a resume reads to skip step 2's
+    learning (before the counts were checked, it reported the run's value, exit 0)."""
+    _stopped_after_first_step(state)
+    policies = state["covers"]["policies"]
+    policies.append([(weights + weights[-1:], biases + biases[-1:])
+                     for weights, biases in policies[1]])
+    state["backward"][2] = state["backward"][1]
+    state["log"].append({**state["log"][0], "step": 3})
+    state["completed_step"] = 2
+
+
+def _forward_made_up(state: dict) -> None:
+    state["forward"][1] = state["forward"][0]
+
+
+def _episodes_made_up(state: dict) -> None:
+    record, config = state["log"][1], state["config"]
+    record["episodes"] = (record["transitions"]
+                          + record["psdp_fallbacks"] * config["psdp_samples"] * 2)
+
+
+def _visits_made_up(state: dict) -> None:
+    record = state["log"][1]
+    record["visits"] = {name: record["episodes"] for name in ("s1a", "s2a", "s3a")}
+
+
+@pytest.mark.parametrize("also, refused", [
+    ([], "field 'forward' must hold phi_F of layers 1 .. 2 (one learned with each phi_B), "
+         "holds [1]"),
+    # each count made up in turn: the next one still tells
+    ([_forward_made_up], "log record of step 3: field 'episodes' must be "),
+    ([_forward_made_up, _episodes_made_up],
+     "log record of step 3: field 'visits' counts "),  # the step-2 record's
+    ([_forward_made_up, _episodes_made_up, _visits_made_up], "field 'episodes' is "),
+])
+def test_a_checkpoint_claiming_a_step_it_does_not_hold_is_refused(finished, tmp_path, capsys,
+                                                                  also, refused):
+    run_dir = _copy(finished, tmp_path)
+    for name in ("policy.npz", "result.json"):
+        (run_dir / name).unlink()
+
+    def claimed(state: dict) -> None:
+        _claims_its_second_step(state)
+        for made_up in also:
+            made_up(state)
+
+    path = _change_checkpoint(run_dir, claimed)
+    for command in (["compare", str(run_dir)], [*RUN, "--out", str(run_dir), "--resume"]):
+        assert cli.main(command) == 2, command
+        error = capsys.readouterr().err
+        assert error.startswith(f"error: {path}: not a HOMER checkpoint ({refused}"), error
+    assert not (run_dir / "result.json").exists()
+
+
+def _move_in_record(field: str, record: int = 0):
+    def move(state: dict, by: int) -> None:
+        state["log"][record][field] += by
+    return move
+
+
+def _move_list(get):
+    """Lengthen the list ``get(state)`` by a copy of its last item, or shorten it."""
+    def move(state: dict, by: int) -> None:
+        items = get(state)
+        if by > 0:
+            items.append(items[-1])
+        else:
+            items.pop()
+    return move
+
+
+def _move_layers(field: str):
+    """Add the layer after the last of ``state[field]`` (a copy of the last), or drop it."""
+    def move(state: dict, by: int) -> None:
+        layers = state[field]
+        last = max(layers)
+        if by > 0:
+            layers[last + 1] = layers[last]
+        else:
+            del layers[last]
+    return move
+
+
+def _move_visits(state: dict, by: int) -> None:
+    visits = state["log"][1]["visits"]
+    visits[sorted(visits)[-1]] += by
+
+
+def _move_covers(state: dict, by: int) -> None:
+    policies = state["covers"]["policies"]
+    if by > 0:
+        policies.append([(w + w[-1:], b + b[-1:]) for w, b in policies[-1]])
+    else:
+        policies.pop()
+
+
+COUNTERS = {
+    "completed_step": (lambda state, by: state.update(completed_step=state["completed_step"]
+                                                      + by), "field 'completed_step'"),
+    "episodes": (lambda state, by: state.update(episodes=state["episodes"] + by),
+                 "field 'episodes' is"),
+    "covers": (_move_covers, "(field 'covers'|the covers reach)"),
+    "policies of a cover": (_move_list(lambda state: state["covers"]["policies"][1]),
+                            "log record of step 2: field 'classes'"),
+    "backward": (_move_layers("backward"), "field 'backward'"),
+    "forward": (_move_layers("forward"), "field 'forward'"),
+    "log": (_move_list(lambda state: state["log"]), "the log has"),
+    "record step": (_move_in_record("step"), "log record of step 2: field 'step'"),
+    "record episodes": (_move_in_record("episodes", 1), "log record of step 3: field 'episodes'"),
+    "record transitions": (_move_in_record("transitions"),
+                           "log record of step 2: field 'transitions'"),
+    "record classes": (_move_in_record("classes", 1), "log record of step 3: field 'classes'"),
+    "record psdp_fallbacks": (_move_in_record("psdp_fallbacks"),
+                              "log record of step 2: field '(psdp_fallbacks|episodes)'.*"
+                              "psdp_fallbacks"),
+    "record rounds": (_move_list(lambda state: state["log"][1]["rounds"]),
+                      "log record of step 3: field '(rounds|transitions)'.*rounds"),
+    "record gps_values": (_move_list(lambda state: state["log"][0]["gps_values"]),
+                          "log record of step 2: field 'gps_values'"),
+    "last round's gps_values": (_move_list(lambda state: state["log"][0]["rounds"][-1]
+                                           ["gps_values"]),
+                                "log record of step 2: field 'rounds'"),
+    "record visits": (_move_visits, "log record of step 3: field 'visits'"),
+}
+"""Every counter a checkpoint holds, moved forward (``by = 1``) or back (``by = -1``) alone:
+``(move(state, by), what the refusal names)``. ``seconds`` counts nothing the rest holds."""
+
+
+@pytest.mark.parametrize("by", [1, -1])
+@pytest.mark.parametrize("counter", COUNTERS)
+def test_every_counter_moved_forward_or_back_is_refused_naming_it(finished, counter, by):
+    """Each counter against the others: completed steps against the covers, abstractions and
+    log; each record's episodes, transitions, rounds, classes, GPS values, fallbacks and visits
+    against each other, its cover and the config; the episodes against the records."""
+    mdp, state = combination_lock(3, 2, 0), load_checkpoint(finished / "checkpoint.pt")
+    check_progress(state, mdp, HadamardNoise())  # as written: consistent
+    move, named = COUNTERS[counter]
+    move(state, by)
+    with pytest.raises(homer.CheckpointError, match=named):
+        check_progress(state, mdp, HadamardNoise())
+
+
+@pytest.mark.parametrize("objective", ["one_class", "pcid"])
+def test_a_run_of_another_objective_holds_no_phi_f_and_no_forward_loss(tmp_path, objective):
+    config = HomerConfig(transitions=100, max_transitions=100, max_epochs=2, min_epochs=1,
+                         evaluation_episodes=10, eval_samples=100, objective=objective,
+                         allow_small_capacity=True)
+    mdp = combination_lock(3, 2, 0)
+    run_homer(mdp, tmp_path / "run", config, seed=0, progress=False)
+    state = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    check_progress(state, mdp, HadamardNoise())
+    with pytest.raises(homer.CheckpointError, match=f"^field 'forward' must be empty "
+                                                    f"\\(objective '{objective}' learns no"):
+        check_progress({**state, "forward": {0: (np.zeros((2, 8)), np.zeros(2))}}, mdp,
+                       HadamardNoise())
+    state["log"][0]["forward_loss"] = 0.5
+    with pytest.raises(homer.CheckpointError, match="field 'forward_loss' must be None"):
+        check_progress(state, mdp, HadamardNoise())
+
+
+def test_a_log_record_with_half_or_broken_returns_and_visits_is_refused_naming_the_field(
+        finished):
+    """Returns and visits: both (runs written since they are recorded) or neither."""
+    mdp, state = combination_lock(3, 2, 0), load_checkpoint(finished / "checkpoint.pt")
+    older = [{key: value for key, value in entry.items() if key not in ("return_sum", "visits")}
+             for entry in state["log"]]
+    check_progress({**state, "log": older}, mdp, HadamardNoise())  # a run begun before
+    entry = state["log"][0]
+    for broken, message in [
+            ({**entry, "return_sum": float("nan")}, "field 'return_sum' must be a finite"),
+            ({**entry, "visits": {"s1a": -1}}, "field 'visits' must map state names to counts"),
+            ({**entry, "visits": {**entry["visits"], "s9z": 0}},
+             "field 'visits' counts 's9z', not a state"),
+            ({**older[0], "visits": entry["visits"]}, "no field 'return_sum'"),
+            ({**older[0], "return_sum": 1.0}, "no field 'visits'"),
+            ({**entry, "note": 1}, "unknown field 'note'")]:
+        with pytest.raises(homer.CheckpointError, match=f"^log record of step 2: {message}"):
+            check_progress({**state, "log": [broken, *state["log"][1:]]}, mdp, HadamardNoise())
 
 
 @pytest.mark.parametrize("field, change", [
