@@ -64,6 +64,7 @@ from kinematic.arguments import NumberRange, at_least, nonnegative, positive, ra
 from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
 from kinematic.families import LOCK_VARIANTS, combination_lock
+from kinematic.json_input import display_path
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
@@ -544,7 +545,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"HOMER on {mdp.name}: value {summary['value']:.3f} (optimal "
+        print(f"HOMER on {display_path(mdp.name)}: value {summary['value']:.3f} (optimal "
               f"{summary['optimal_value']:.3f}), {summary['episodes']} episodes, "
               f"{summary['seconds']:.1f} s; artefacts in {summary['run_dir']}")
     return 0

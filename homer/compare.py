@@ -60,6 +60,7 @@ from homer.summary import (
 )
 from homer.wording import setting
 from kinematic.canonical import canonical_form
+from kinematic.json_input import display_path
 from kinematic.planning import optimal_values
 from kinematic.quotient import Quotient
 
@@ -370,7 +371,7 @@ def format_summary(report: ComparisonReport) -> str:
     rows = {name: {step: layer[kind] for step, layer in sorted(report.abstractions.items())
                    if kind in layer}
             for kind, name in ABSTRACTION_NAMES.items()}
-    lines = [f"{report.mdp} vs the exact answers: {len(report.steps)} time steps, "
+    lines = [f"{display_path(report.mdp)} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
              *abstraction_table(rows), *merge_lines(rows), *SUMMARY_LEGEND,
              *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()

@@ -228,8 +228,8 @@ def format_evaluation(evaluation: Evaluation) -> str:
     capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
     rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1)}
             for kind, name in EVALUATION_NAMES.items()}
-    lines = [f"phi = {display_path(evaluation.abstraction)}{capacity} on {report.mdp} vs the exact "
-             "answers:",
+    lines = [f"phi = {display_path(evaluation.abstraction)}{capacity} on "
+             f"{display_path(report.mdp)} vs the exact answers:",
              f"  {len(report.steps)} time steps, {report.samples} encodings of each latent "
              f"observation (seed {report.seed})",
              *abstraction_table(rows), *merge_lines(rows), *TABLE_LEGEND,

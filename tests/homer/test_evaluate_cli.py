@@ -319,3 +319,23 @@ def test_evaluate_of_a_phi_file_reproduces_compare(capsys, tmp_path):
     for h in range(mdp.horizon):
         assert document["steps"][h]["abstractions"]["ki"] == \
             compared.abstractions[h + 1]["ki"].to_json()
+
+
+def test_names_with_newlines_cannot_forge_a_line_of_the_summary(capsys, tmp_path):
+    """The MDP's name and its states' names print on one line each: a newline in a name is
+    written as its escape (a state name through ``block_text``, the MDP's through
+    ``display_path``)."""
+    forged = {"name": "forged\nline", "horizon": 2, "actions": ["a", "b"],
+              "layers": [["s1"], ["s2a\nV* = 9", "s2b", "s2c"]], "start": {"s1": "1"},
+              "transitions": {"s1": {"a": {"s2a\nV* = 9": "1/2", "s2b": "1/2"},
+                                     "b": {"s2c": "1"}}},
+              "rewards": {"s2b": {"a": "1"}}}
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    (tmp_path / "mine.py").write_text(FUNCTIONS)
+    code = main(["evaluate", "--spec", str(tmp_path / "forged.json"), "--samples", "20",
+                 "--abstraction", f"{tmp_path / 'mine.py'}:constant"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert not any(line.startswith(("line", "V* = 9")) for line in out.splitlines())
+    assert "on 'forged\\nline' vs the exact answers:" in out
+    assert "{'s2a\\nV* = 9', s2b} + {s2c}" in out
