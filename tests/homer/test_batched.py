@@ -31,6 +31,7 @@ from homer.baselines.batched_checkpoint import (
 )
 from homer.baselines.evaluation import ValueEvaluator
 from homer.encoders import HadamardNoise
+from homer.process_state import process_state
 from homer.run_directory import mdp_fingerprint
 from homer.run_state import CheckpointError
 from homer.safe_files import UnsafePathError
@@ -402,9 +403,10 @@ def test_a_run_is_its_learner_evaluated_with_its_encoder_and_seed(tmp_path, samp
     result = run_batched_baseline(mdp, "a2c", 8, rnd=True, seed=seed, run_dir=tmp_path,
                                   encoder=encoder, config=config, evaluate_every=8,
                                   sample_rewards=sample_rewards, samples=5)
-    learner = BatchedLearner(mdp, "a2c", True, seed, encoder, config, sample_rewards)
-    learner.update()
-    learner.update()
+    with process_state(config.torch_threads):  # the run's threads: float sums in its order
+        learner = BatchedLearner(mdp, "a2c", True, seed, encoder, config, sample_rewards)
+        learner.update()
+        learner.update()
     np.testing.assert_array_equal(_checkpoint(tmp_path)["parameters"], learner.optimiser.data)
     value = ValueEvaluator(mdp, encoder, 5, seed).record(8, learner.probabilities)
     assert result.curve == [(8, value)]
