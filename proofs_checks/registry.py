@@ -141,17 +141,21 @@ def register(claim: Claim) -> Claim:
 
 
 SECTIONS = (
-    "definitions", "preliminaries", "inseparability", "planning", "homer_analysis",
+    "definitions", "planning", "preliminaries", "inseparability", "homer_analysis",
     "homer_guarantees", "supporting",
 )
-"""The modules holding the claims, in the order of the paper; each registers on import."""
+"""The modules holding the claims, each registering on import, in the order of
+docs/claims.md: the paper's, with the planning claims right after the definitions."""
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, section by section in the order of the paper."""
-    for section in SECTIONS:
-        importlib.import_module(f"proofs_checks.{section}")
-    return list(_REGISTRY.values())
+    """Every registered claim, section by section (:data:`SECTIONS`), in the order of
+    registration within a section, whichever module was imported first."""
+    order = {}
+    for position, section in enumerate(SECTIONS):
+        order[importlib.import_module(f"proofs_checks.{section}").__name__] = position
+    return sorted(_REGISTRY.values(), key=lambda claim: order.get(claim.check.__module__,
+                                                                  len(order)))
 
 
 class _Violation(Exception):
