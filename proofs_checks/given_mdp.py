@@ -799,6 +799,14 @@ def check_claim(claim: Claim, mdp: BlockMDP, examples: int = 10,
         plan = PLANS[claim.label](mdp)
     except NotRun as error:
         return _not_run(claim, error, time.perf_counter() - start)
+    except Exception as error:  # a crash of the code checked, while deriving the instances
+        return ClaimReport(
+            label=claim.label, statement=claim.statement, instances=0, violations=1,
+            witness={"exception": f"{type(error).__name__}: {error}",
+                     "while": "deriving the instances from the MDP"},
+            negative_control=claim.negative_control, negative_control_caught=False,
+            negative_witness=None, seconds=time.perf_counter() - start,
+            control_not_applicable="the claim did not run")
     budget = max(1, round(examples * claim.cost))
     seed = claim_seed(claim.label)
     tried, failure, rates = search(plan.instances, claim.check, budget, shrink_budget, seed)

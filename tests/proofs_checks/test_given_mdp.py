@@ -1,7 +1,7 @@
 """``python -m proofs_checks --spec FILE`` and ``proofs_checks.check(mdp)``: every claim that
-applies to one given Block MDP runs on it; a claim whose hypothesis the MDP breaks is "not applicable",
-never a pass; a claim not about one MDP is skipped, one too large refused; a negative control
-that must fail on the MDP and does not is missed."""
+applies to one given Block MDP runs on it; a claim whose hypothesis the MDP breaks is "not
+applicable", never a pass; a claim not about one MDP is skipped, one too large refused; a
+negative control that must fail on the MDP and does not is missed."""
 
 import dataclasses
 import json
@@ -197,3 +197,15 @@ def test_the_shipped_specs_are_what_kinematic_family_writes():
         figure2_split().start.tolist()
     assert (EXAMPLES / "combolock-H3-K2.json").read_text() == \
         dumps_spec(combination_lock(3, 2, 0)) + "\n"
+
+
+def test_a_crash_while_deriving_the_instances_is_a_violation_of_that_claim_only(monkeypatch):
+    def crash(mdp):
+        raise ZeroDivisionError("deliberately")
+
+    monkeypatch.setitem(PLANS, "def:fki", crash)
+    reports = proofs_checks.check(figure2_split(), 1, ["def:bki", "def:fki"])
+    assert [(r.status, r.violations, r.failed) for r in reports] == [
+        ("checked", 0, False), ("checked", 1, True)]
+    assert reports[1].witness == {"exception": "ZeroDivisionError: deliberately",
+                                  "while": "deriving the instances from the MDP"}
