@@ -5,6 +5,9 @@ negative control that must fail on the MDP and does not is missed."""
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +212,20 @@ def test_a_crash_while_deriving_the_instances_is_a_violation_of_that_claim_only(
         ("checked", 0, False), ("checked", 1, True)]
     assert reports[1].witness == {"exception": "ZeroDivisionError: deliberately",
                                   "while": "deriving the instances from the MDP"}
+
+
+def test_python_m_proofs_checks_spec_runs_on_the_shipped_lock(tmp_path: Path):
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("HYPOTHESIS_STORAGE_DIRECTORY", "MUTANT_UNDER_TEST")}
+    environment["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, [environment.get("PYTHONPATH")])])
+    result = subprocess.run(
+        [sys.executable, "-m", "proofs_checks", "--spec", "examples/combolock-H3-K2.json",
+         "--examples", "1", "--only", "def:ki", "prop:bernstein"],
+        cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Block MDP combolock-H3-K2-seed0 from examples/combolock-H3-K2.json")
+    assert lines[2].split()[:4] == ["def:ki", "1", "0", "yes"]
+    assert lines[3].startswith("prop:bernstein") and "skipped: needs generated families" in lines[3]
