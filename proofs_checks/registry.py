@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from kinematic.errors import short_repr
 
-__all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "claim_seed", "register", "run_claim"]
+__all__ = ["Claim", "ClaimReport", "Outcome", "all_claims", "claim_seed", "register", "run_claim",
+           "search"]
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,35 @@ class ClaimReport:
     seconds: float
     observed_failure_rate: float | None = None
     """For claims about repeated sampled trials: the mean failure rate over the instances."""
+    status: str = "checked"
+    """``"checked"``, or, on one given MDP (:mod:`proofs_checks.given_mdp`), why the claim did not
+    run: ``"not applicable"`` (the MDP breaks a hypothesis of the claim), ``"skipped"`` (the
+    claim needs generated families) or ``"refused"`` (too large for its exact computation)."""
+    reason: str | None = None
+    """Why the claim did not run (``status`` other than ``"checked"``)."""
+    control_not_applicable: str | None = None
+    """On one given MDP: why the negative control could not be made to fail on it. Such a
+    control is neither caught nor missed."""
+
+    @property
+    def failed(self) -> bool:
+        """A violation, or a negative control that applied and was missed."""
+        missed = not self.negative_control_caught and self.control_not_applicable is None
+        return self.status == "checked" and (self.violations > 0 or missed)
+
+    @property
+    def control_verdict(self) -> str:
+        """``"caught"``, ``"MISSED"``, or ``"not applicable"`` (with ``control_not_applicable``;
+        also for a claim that did not run)."""
+        if self.negative_control_caught:
+            return "caught"
+        return "MISSED" if self.control_not_applicable is None else "not applicable"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "label": self.label,
+            "status": self.status,
+            "reason": self.reason,
             "statement": self.statement,
             "instances": self.instances,
             "violations": self.violations,
@@ -99,6 +125,7 @@ class ClaimReport:
             "negative_witness": self.negative_witness,
             "seconds": round(self.seconds, 3),
             "observed_failure_rate": self.observed_failure_rate,
+            "control_not_applicable": self.control_not_applicable,
         }
 
 
@@ -114,17 +141,21 @@ def register(claim: Claim) -> Claim:
 
 
 SECTIONS = (
-    "definitions", "preliminaries", "inseparability", "planning", "homer_analysis",
+    "definitions", "planning", "preliminaries", "inseparability", "homer_analysis",
     "homer_guarantees", "supporting",
 )
-"""The modules holding the claims, in the order of the paper; each registers on import."""
+"""The modules holding the claims, each registering on import, in the order of
+docs/claims.md: the paper's, with the planning claims right after the definitions."""
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, section by section in the order of the paper."""
-    for section in SECTIONS:
-        importlib.import_module(f"proofs_checks.{section}")
-    return list(_REGISTRY.values())
+    """Every registered claim, section by section (:data:`SECTIONS`), in the order of
+    registration within a section, whichever module was imported first."""
+    order = {}
+    for position, section in enumerate(SECTIONS):
+        order[importlib.import_module(f"proofs_checks.{section}").__name__] = position
+    return sorted(_REGISTRY.values(), key=lambda claim: order.get(claim.check.__module__,
+                                                                  len(order)))
 
 
 class _Violation(Exception):
@@ -155,7 +186,7 @@ def _checked(check: Callable[[Any], Outcome], instance: Any) -> Outcome:
                                "instance": short_repr(instance, 2000)}, crashed=True)
 
 
-def _search(
+def search(
     strategy: st.SearchStrategy, check: Callable[[Any], Outcome], examples: int,
     shrink_budget: int, instance_seed: int,
 ) -> tuple[int, Outcome | None, list[float]]:
@@ -211,10 +242,10 @@ def run_claim(claim: Claim, examples: int, shrink_budget: int = SHRINK_BUDGET) -
         raise ValueError(f"shrink_budget must be >= 0, got {shrink_budget}")
     start = time.perf_counter()
     budget = max(1, round(examples * claim.cost))
-    tried, failure, rates = _search(claim.instances(), claim.check, budget, shrink_budget,
+    tried, failure, rates = search(claim.instances(), claim.check, budget, shrink_budget,
                                     claim_seed(claim.label))
     negative_budget = max(1, round(max(examples, MIN_NEGATIVE_EXAMPLES) * claim.cost))
-    _, negative, _ = _search(claim.negative_instances(), claim.check, negative_budget,
+    _, negative, _ = search(claim.negative_instances(), claim.check, negative_budget,
                              shrink_budget, claim_seed(claim.label + "/negative"))
     return ClaimReport(
         label=claim.label,

@@ -98,7 +98,8 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(("argv", "defaults"), [
-    ([], ["at most 100000 (default: 100)", "run only these labels (default: every claim)"]),
+    ([], ["at most 100000 (default: 100)", "run only these labels (default: every claim)",
+          "computation refused (default: generated instances)"]),
     (["sample-sizes"], ["returned policy (default: 0.1)", "failure probability (default: 0.1)"]),
 ])
 def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defaults):
