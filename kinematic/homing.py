@@ -174,6 +174,14 @@ def _eta_per_layer(
     return (mdp.start.copy(), *(np.concatenate(per_layer[h]) for h in reversed(later)))
 
 
+def _named_eta_per_layer(
+    mdp: BlockMDP, workers: int | None = None, error: float | None = None
+) -> StateValues:
+    """:func:`_eta_per_layer`, read by state name too (its own function, so that :func:`eta`'s
+    mutants keep their numbers in ``benchmarks/mutation_equivalents.py``)."""
+    return StateValues(_eta_per_layer(mdp, workers, error), mdp.layers)
+
+
 def _exact_maximum_visitation(mdp: BlockMDP, workers: int | None) -> tuple[np.ndarray, ...]:
     """Exact mode: :func:`kinematic.certified_induction.certified_maximum_visitation`, and the
     ``Fraction`` induction (:func:`_start_values`) for a layer where it gave up."""
@@ -229,7 +237,7 @@ def eta(
     Fraction(1, 1)
     """
     if state is None:
-        return StateValues(_eta_per_layer(mdp, workers, error), mdp.layers)
+        return _named_eta_per_layer(mdp, workers, error)
     if workers is not None:
         raise ValueError(f"workers applies to eta of every state; eta of {state!r} alone is one "
                          "induction")
