@@ -55,7 +55,7 @@ def _id(page: Path) -> str:
 
 
 def test_the_pages_with_blocks_are_found():
-    """Control of the fence pattern: pages with sessions, plain code and marked blocks."""
+    """Control of the fence pattern: pages with sessions and with plain code."""
     assert {"getting-started.md", "guide/python.md", "guide/standard-environments.md",
             "guide/homer.md"} <= {_id(page) for page in PAGES}
 
