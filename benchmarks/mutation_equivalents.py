@@ -182,7 +182,8 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.homing.x__eta_per_layer__mutmut_{k}" for k in (97, 100, 101)],
                     ZIP_STRICT),
     **dict.fromkeys(["kinematic.homing.x__eta_per_layer__mutmut_86",
-                     "kinematic.homing.x_eta__mutmut_3"], (
+                     "kinematic.homing.x_eta__mutmut_3",
+                     "kinematic.homing.x__named_eta_per_layer__mutmut_6"], (
         "which layers run in the thread pool, and its size",
         "each layer's induction is the same computation in a thread or not; the pool only "
         "changes where it runs")),

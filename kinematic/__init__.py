@@ -64,13 +64,14 @@ from kinematic.inseparability import (
     n_kd,
 )
 from kinematic.model import BlockMDP, block_mdp, relabel_states, with_float_numbers
+from kinematic.named_values import ObservationValues, StateValues
 from kinematic.numbers import DEFAULT_ATOL, NumberMode
 from kinematic.partition import Partition
 from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
-from kinematic.policies import Policy, uniform_policy
+from kinematic.policies import Policy, observation_policy, state_policy, uniform_policy
 from kinematic.quotient import Quotient, quotient
 from kinematic.spec import dumps_spec, from_spec, load_spec, to_spec
-from kinematic.visitation import policy_value, state_visitation
+from kinematic.visitation import observation_visitation, policy_value, state_visitation
 
 __version__ = "0.1.0"
 
@@ -86,10 +87,12 @@ __all__ = [
     "InvalidPartition",
     "InvalidPolicy",
     "NumberMode",
+    "ObservationValues",
     "Partition",
     "Policy",
     "Quotient",
     "SlowExactAnalysis",
+    "StateValues",
     "TooLarge",
     "UndefinedQuotient",
     "UnknownLayer",
@@ -125,6 +128,8 @@ __all__ = [
     "n_bd",
     "n_fd",
     "n_kd",
+    "observation_policy",
+    "observation_visitation",
     "optimal_values",
     "policy_cover_alpha",
     "policy_value",
@@ -132,6 +137,7 @@ __all__ = [
     "quotient",
     "random_sparse_mdp",
     "relabel_states",
+    "state_policy",
     "state_visitation",
     "to_networkx",
     "to_spec",

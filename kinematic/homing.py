@@ -28,6 +28,7 @@ from kinematic.arguments import nonnegative
 from kinematic.certified_induction import certified_maximum_visitation
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
+from kinematic.named_values import StateValues
 from kinematic.numbers import Number
 from kinematic.policies import Policy, state_policy
 
@@ -173,6 +174,14 @@ def _eta_per_layer(
     return (mdp.start.copy(), *(np.concatenate(per_layer[h]) for h in reversed(later)))
 
 
+def _named_eta_per_layer(
+    mdp: BlockMDP, workers: int | None = None, error: float | None = None
+) -> StateValues:
+    """:func:`_eta_per_layer`, read by state name too (its own function, so that :func:`eta`'s
+    mutants keep their numbers in ``benchmarks/mutation_equivalents.py``)."""
+    return StateValues(_eta_per_layer(mdp, workers, error), mdp.layers)
+
+
 def _exact_maximum_visitation(mdp: BlockMDP, workers: int | None) -> tuple[np.ndarray, ...]:
     """Exact mode: :func:`kinematic.certified_induction.certified_maximum_visitation`, and the
     ``Fraction`` induction (:func:`_start_values`) for a layer where it gave up."""
@@ -188,7 +197,7 @@ def _exact_maximum_visitation(mdp: BlockMDP, workers: int | None) -> tuple[np.nd
 @overload
 def eta(
     mdp: BlockMDP, state: None = None, *, workers: int | None = None, error: float | None = None
-) -> tuple[np.ndarray, ...]: ...
+) -> StateValues: ...
 
 
 @overload
@@ -199,10 +208,11 @@ def eta(mdp: BlockMDP, state: str, *, workers: None = None, error: float | None 
 def eta(
     mdp: BlockMDP, state: str | None = None, *, workers: int | None = None,
     error: float | None = None,
-) -> tuple[np.ndarray, ...] | Number:
-    """The maximum visitation ``eta(s) = max_pi P_pi(s)`` (``def:homing``, Section 2): of every
-    state, per layer (``eta(mdp)[h][i]`` is ``eta`` of ``mdp.layers[h][i]``), or of ``state``
-    alone.
+) -> StateValues | Number:
+    """The maximum visitation ``eta(s) = max_pi P_pi(s)`` (``def:homing``, Section 2), the value
+    of the homing policy of ``s``: of every state, per layer (``eta(mdp)[h][i]`` is ``eta`` of
+    ``mdp.layers[h][i]``; ``eta(mdp).by_state`` maps each state's name to it, see
+    :class:`kinematic.named_values.StateValues`), or of ``state`` alone.
 
     Every state: layer 1 is the start distribution; every later layer is a batched backward
     induction over its states. Exact mode: all of a layer's states at once, float decisions
@@ -221,11 +231,13 @@ def eta(
     >>> lock = combination_lock(3, 2, seed=0)
     >>> [str(value) for value in eta(lock)[2]]
     ['1/2', '1/2', '1']
+    >>> eta(lock).by_state["s2a"]
+    Fraction(1, 2)
     >>> eta(lock, "s3c")
     Fraction(1, 1)
     """
     if state is None:
-        return _eta_per_layer(mdp, workers, error)
+        return _named_eta_per_layer(mdp, workers, error)
     if workers is not None:
         raise ValueError(f"workers applies to eta of every state; eta of {state!r} alone is one "
                          "induction")

@@ -21,6 +21,7 @@ from kinematic.numbers import Number, parse_number
 __all__ = [
     "Policy",
     "check_policy",
+    "observation_policy",
     "state_action_probabilities",
     "state_policy",
     "transfer_policy",
@@ -127,37 +128,87 @@ def state_policy(
     choices: Mapping[str, str | Mapping[str, object]],
     default_action: str | None = None,
 ) -> Policy:
-    """A policy that acts on latent states, lifted to their observations.
+    """A policy that acts on latent states, lifted to their observations (every observation of a
+    state takes the state's choice).
 
     ``choices`` maps a state to an action name (deterministic) or to ``{action: probability}``;
     states left out take ``default_action``, or act uniformly at random when it is None. An
     unknown state or action raises :class:`kinematic.UnknownName` naming the argument
-    (``choices``, ``choices['s1']``, ``default_action``) and the closest names.
+    (``choices``, ``choices['s1']``, ``default_action``) and the closest names; a distribution
+    that does not sum to 1 raises :class:`kinematic.InvalidPolicy`. A policy per observation:
+    :func:`observation_policy`.
 
-    >>> from kinematic import combination_lock
+    >>> from kinematic import combination_lock, policy_value, state_visitation
     >>> lock = combination_lock(horizon=2, actions=2, seed=0)
     >>> choices = {"s1a": "a2", "s1b": {"a1": "1/2", "a2": "1/2"}}
-    >>> state_policy(lock, choices, default_action="a1")  # doctest: +NORMALIZE_WHITESPACE
+    >>> policy = state_policy(lock, choices, default_action="a1")
+    >>> policy  # doctest: +NORMALIZE_WHITESPACE
     <Policy on 'combolock-H2-K2-seed0': layer 1: s1a -> a2, s1b -> {a1: 1/2, a2: 1/2};
      layer 2: s2a -> a1, s2b -> a1, s2c -> a1>
+    >>> state_visitation(lock, policy).by_state["s2c"]   # s1b's a2 leads to s2c
+    Fraction(1, 4)
+    >>> policy_value(lock, policy)
+    Fraction(13, 32)
     """
+    policy = _default_policy(mdp, default_action)
+    for state, choice in choices.items():
+        h, i = find(mdp.state_location, state, "state", "choices")
+        policy.action_probabilities[h][mdp.emission_state[h] == i] = _action_row(
+            mdp, choice, f"choices[{state!r}]")
+    check_policy(mdp, policy)
+    return policy
+
+
+def observation_policy(
+    mdp: BlockMDP,
+    choices: Mapping[str, str | Mapping[str, object]],
+    default_action: str | None = None,
+) -> Policy:
+    """A policy given per observation name: ``pi_h(. | x)`` for the observations ``x`` in
+    ``choices`` (an action name, or ``{action: probability}``), ``default_action`` at the others
+    (uniformly random when it is None). Unlike :func:`state_policy`, the observations of one
+    state may act differently. Unknown names raise :class:`kinematic.UnknownName` naming the
+    argument (``choices``, ``choices['x']``, ``default_action``) and the closest names.
+
+    >>> from kinematic import block_mdp, state_visitation
+    >>> mdp = block_mdp("peek", layers=[["s1"], ["s2a", "s2b"]], actions=["L", "R"],
+    ...                 start={"s1": 1},
+    ...                 transitions={"s1": {"L": {"s2a": 1}, "R": {"s2b": 1}}},
+    ...                 emissions={"s1": {"x": "1/3", "y": "2/3"}})
+    >>> policy = observation_policy(mdp, {"x": "L", "y": "R"}, default_action="L")
+    >>> policy.at("s1")                    # the state's action distribution
+    {'L': Fraction(1, 3), 'R': Fraction(2, 3)}
+    >>> state_visitation(mdp, policy).by_state["s2a"]
+    Fraction(1, 3)
+    """
+    policy = _default_policy(mdp, default_action)
+    for observation, choice in choices.items():
+        h, x = find(mdp.observation_location, observation, "observation", "choices")
+        policy.action_probabilities[h][x] = _action_row(mdp, choice, f"choices[{observation!r}]")
+    check_policy(mdp, policy)
+    return policy
+
+
+def _default_policy(mdp: BlockMDP, default_action: str | None) -> Policy:
+    """``default_action`` everywhere, or the uniform policy when it is None."""
     policy = uniform_policy(mdp)
     if default_action is not None:
         default = find(mdp.action_index, default_action, "action", "default_action")
         for probabilities in policy.action_probabilities:
             probabilities.fill(mdp.mode.scalar(0))
             probabilities[:, default] = mdp.mode.scalar(1)
-    for state, choice in choices.items():
-        h, i = find(mdp.state_location, state, "state", "choices")
-        row = mdp.mode.zeros(mdp.number_of_actions)
-        dist = {choice: 1} if isinstance(choice, str) else choice
-        for action, p in dist.items():
-            where = f"choices[{state!r}]"
-            row[find(mdp.action_index, action, "action", where)] = mdp.mode.scalar(
-                _probability(p, f"{where}[{action!r}]"))
-        policy.action_probabilities[h][mdp.emission_state[h] == i] = row
-    check_policy(mdp, policy)
     return policy
+
+
+def _action_row(mdp: BlockMDP, choice: str | Mapping[str, object], where: str) -> np.ndarray:
+    """The action distribution ``choice`` (an action name or ``{action: probability}``) given at
+    ``where``, as a row of action probabilities."""
+    row = mdp.mode.zeros(mdp.number_of_actions)
+    distribution = {choice: 1} if isinstance(choice, str) else choice
+    for action, p in distribution.items():
+        row[find(mdp.action_index, action, "action", where)] = mdp.mode.scalar(
+            _probability(p, f"{where}[{action!r}]"))
+    return row
 
 
 def _probability(value: object, where: str) -> Number:

@@ -13,6 +13,7 @@ from collections import defaultdict
 import numpy as np
 
 from kinematic.model import BlockMDP
+from kinematic.named_values import ObservationValues, StateValues
 from kinematic.numbers import Number
 from kinematic.policies import Policy, check_policy, state_action_probabilities
 
@@ -43,16 +44,35 @@ def occupancy(mdp: BlockMDP, policy: Policy) -> tuple[np.ndarray, ...]:
     return tuple(result)
 
 
-def state_visitation(mdp: BlockMDP, policy: Policy) -> tuple[np.ndarray, ...]:
-    """``P_pi(s)`` for every state, per layer (shape ``(n_h,)``)."""
-    return tuple(joint.sum(axis=1) for joint in occupancy(mdp, policy))
+def state_visitation(mdp: BlockMDP, policy: Policy) -> StateValues:
+    """``P_pi(s)`` for every state, per layer (shape ``(n_h,)``); ``.by_state`` maps each state's
+    name to it (:class:`kinematic.named_values.StateValues`).
+
+    >>> from kinematic import combination_lock, homing_policy
+    >>> lock = combination_lock(horizon=3, actions=2, seed=0)
+    >>> state_visitation(lock, homing_policy(lock, "s3a")).by_state["s3a"]
+    Fraction(1, 2)
+    """
+    return StateValues((joint.sum(axis=1) for joint in occupancy(mdp, policy)), mdp.layers)
 
 
-def observation_visitation(mdp: BlockMDP, policy: Policy) -> tuple[np.ndarray, ...]:
-    """``P_pi(x) = P_pi(s) q(x | s)`` for every observation, per layer (shape ``(m_h,)``)."""
-    return tuple(
-        visitation[mdp.emission_state[h]] * mdp.emission_probability[h]
-        for h, visitation in enumerate(state_visitation(mdp, policy))
+def observation_visitation(mdp: BlockMDP, policy: Policy) -> ObservationValues:
+    """``P_pi(x) = P_pi(s) q(x | s)`` for every observation, per layer (shape ``(m_h,)``);
+    ``.by_observation`` maps each observation's name to it
+    (:class:`kinematic.named_values.ObservationValues`).
+
+    >>> from kinematic import block_mdp, homing_policy
+    >>> mdp = block_mdp("two-layer", layers=[["s1"], ["s2a", "s2b"]], actions=["L", "R"],
+    ...                 start={"s1": 1},
+    ...                 transitions={"s1": {"L": {"s2a": "1/3", "s2b": "2/3"}, "R": {"s2b": 1}}},
+    ...                 emissions={"s2a": {"x": "1/4", "y": "3/4"}})
+    >>> observation_visitation(mdp, homing_policy(mdp, "s2a")).by_observation["x"]
+    Fraction(1, 12)
+    """
+    return ObservationValues(
+        (visitation[mdp.emission_state[h]] * mdp.emission_probability[h]
+         for h, visitation in enumerate(state_visitation(mdp, policy))),
+        mdp.observations,
     )
 
 
@@ -81,9 +101,9 @@ def policy_value(
 
 def observation_values(
     mdp: BlockMDP, policy: Policy, rewards: tuple[np.ndarray, ...] | None = None
-) -> tuple[np.ndarray, ...]:
+) -> ObservationValues:
     """Values to go ``V(x_h; pi_{h:H}) = E_pi[sum_{h' >= h} R(x_h', a_h') | x_h]`` per layer, one
-    entry per observation (the ``V(x; pi)`` of ``lem:perf-diff``)."""
+    entry per observation (the ``V(x; pi)`` of ``lem:perf-diff``; ``.by_observation`` by name)."""
     check_policy(mdp, policy)
     rewards = mdp.rewards if rewards is None else rewards
     values: list[np.ndarray] = []
@@ -98,7 +118,7 @@ def observation_values(
         value = (policy.action_probabilities[h] * q).sum(axis=1)
         values.append(value)
         following = mdp.emission_matrix(h) @ value
-    return tuple(reversed(values))
+    return ObservationValues(reversed(values), mdp.observations)
 
 
 def trajectory_distribution(mdp: BlockMDP, policy: Policy) -> dict[tuple[str, ...], object]:

@@ -45,3 +45,15 @@ def test_the_walk_finds_the_exceptions_it_should():
     homer = _defined_exceptions(importlib.import_module("homer"))
     assert set(homer) == {"CapacityTooSmall", "CheckpointError", "SmallCapacityWarning",
                           "UnsafePathError", "UserCodeError"}
+
+
+
+@pytest.mark.parametrize("name", ["state_policy", "observation_policy", "observation_visitation",
+                                  "StateValues", "ObservationValues"])
+def test_the_by_name_api_is_exported_with_an_example(name):
+    """Building a policy by state or observation name and reading results by name are public:
+    importable from ``kinematic``, listed in ``__all__``, and shown by a doctest (``>>>`` in the
+    docstring; ``--doctest-modules`` runs it)."""
+    kinematic = importlib.import_module("kinematic")
+    assert name in kinematic.__all__
+    assert ">>>" in (getattr(kinematic, name).__doc__ or ""), f"{name} has no example"
