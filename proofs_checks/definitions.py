@@ -312,7 +312,7 @@ def merged_backward_partition(first: str, second: str) -> Computation:
 
 
 def _toolkit_homing(mdp: BlockMDP) -> tuple[dict[str, Any], dict[str, Policy]]:
-    values = dict(zip(mdp.states, itertools.chain.from_iterable(eta(mdp)), strict=True))
+    values = dict(eta(mdp).by_state)
     return values, {s: homing_policy(mdp, s) for s in mdp.states}
 
 

@@ -56,7 +56,7 @@ def _visits(mdp: BlockMDP, policy: Policy, state: str) -> Number:
 
 def reward_objectives(mdp: BlockMDP) -> list[Objective]:
     """The MDP's reward and every ``P_pi(s)`` (reward ``1{decoder(x) = s}``)."""
-    values = dict(zip(mdp.states, itertools.chain.from_iterable(eta(mdp)), strict=True))
+    values = dict(eta(mdp).by_state)
     return [
         Objective("V(pi; R)", lambda p: policy_value(mdp, p),
                   lambda: optimal_values(mdp).value, lambda: lp_optimal_value(mdp, mdp.rewards)),
