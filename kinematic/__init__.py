@@ -24,7 +24,7 @@ Fraction(1, 2)
 (2, 3, 2)
 """
 
-from kinematic.analysis import SlowExactAnalysis, analyze, format_report
+from kinematic.analysis import SlowExactAnalysis, analyze, eta_min_states, format_report
 from kinematic.canonical import canonical_form
 from kinematic.contrastive import (
     ContrastiveDistribution,
@@ -110,6 +110,7 @@ __all__ = [
     "dumps_spec",
     "eta",
     "eta_min",
+    "eta_min_states",
     "exp_oracle_exact",
     "f_rho",
     "figure2_canonical",

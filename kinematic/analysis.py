@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,8 +25,9 @@ from kinematic.planning import optimal_values
 from kinematic.policies import Policy
 from kinematic.spec import to_spec
 
-__all__ = ["SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze", "exact_operations",
-           "format_report", "has_rewards", "merged_blocks", "tie_rule"]
+__all__ = ["ETA_MIN_LISTED", "SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze",
+           "attained_text", "eta_min_states", "exact_operations", "format_report", "has_rewards",
+           "merged_blocks", "tie_rule"]
 
 EXACT_SECONDS_PER_OPERATION = 2.5e-7
 """Seconds of exact eta per integer multiply-add of :func:`exact_operations`, everything
@@ -34,6 +36,11 @@ MDP of H = 100, width 100, 10 actions, 5 successors, probabilities k/100 took 30
 processes (``benchmarks/exact_scale.py``), about 61 CPU-s for 2.5e8 operations."""
 SLOW_EXACT_SECONDS = 60.0
 """Exact analyses estimated to take longer than this warn before they start."""
+
+
+ETA_MIN_LISTED = 10
+"""States the reports name as attaining ``eta_min`` before ``... (N more)``; :func:`analyze`'s
+result lists them all."""
 
 
 class SlowExactAnalysis(UserWarning):
@@ -79,6 +86,57 @@ def _decisions(mdp: BlockMDP, policy: Policy) -> list[dict]:
     ]
 
 
+def _attaining(mdp: BlockMDP, eta_per_layer: Sequence[np.ndarray]) -> list[dict]:
+    """The states of the smallest eta in ``eta_per_layer`` (:func:`eta_min_states`)."""
+    minimum = min(min(values) for values in eta_per_layer)
+    groups = []
+    for h, (layer, values) in enumerate(zip(mdp.layers, eta_per_layer, strict=True)):
+        states = [state for state, value in zip(layer, values, strict=True)
+                  if mdp.mode.equal(value, minimum)]
+        if states:
+            groups.append({"layer": h + 1, "states": states})
+    return groups
+
+
+def eta_min_states(mdp: BlockMDP, eta_error: float | None = None) -> list[dict]:
+    """Where ``eta_min = min_s eta(s)`` (Section 2) is attained: the states whose ``eta`` is the
+    smallest, grouped by layer, ``[{"layer": 7, "states": ["s7_15_end"]}]`` (layers from 1, in
+    order; the states of a layer in its order). All of them when several tie (in float mode:
+    those whose computed ``eta`` is within ``atol`` of the smallest, as float mode compares
+    computed values; ``eta_error`` as in :func:`analyze`). :func:`analyze` gives the same as
+    ``"eta_min_states"``; :func:`kinematic.eta_min` gives the value.
+
+    >>> from kinematic import combination_lock
+    >>> eta_min_states(combination_lock(horizon=2, actions=2, seed=0))
+    [{'layer': 1, 'states': ['s1a', 's1b']}, {'layer': 2, 'states': ['s2a', 's2b']}]
+    """
+    return _attaining(mdp, eta(mdp, error=eta_error))
+
+
+def attained_text(groups: list[dict], name: Callable[[str], str] = name_text,
+                  limit: int = ETA_MIN_LISTED) -> str:
+    """Where ``eta_min`` is attained (:func:`eta_min_states`) as the reports print it: the number
+    of states, then ``layer h: state, state; layer h': ...``, the first ``limit`` states and a
+    count of the rest, each state as ``name`` writes it (:func:`kinematic.display.name_text` in
+    the text report; in the tables, that and then the table's escape).
+
+    >>> attained_text([{"layer": 7, "states": ["s7_15_end"]}])
+    '1 state: layer 7: s7_15_end'
+    >>> attained_text([{"layer": 1, "states": ["a", "b"]}, {"layer": 2, "states": ["c"]}], limit=2)
+    '3 states: layer 1: a, b, ... (1 more)'
+    """
+    total = sum(len(group["states"]) for group in groups)
+    parts, shown = [], 0
+    for group in groups:
+        states = group["states"][:limit - shown]
+        if not states:
+            break
+        parts.append(f"layer {group['layer']}: {', '.join(map(name, states))}")
+        shown += len(states)
+    text = f"{total:,} state{'s' if total != 1 else ''}: " + "; ".join(parts)
+    return text + (f", ... ({total - shown:,} more)" if total > shown else "")
+
+
 def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = None) -> dict:
     """eta, eta_min, the three KI partitions and their sizes, per-layer counts, the canonical form,
     the optimal value ``V*`` when the MDP has rewards, and (with ``policies``) a deterministic
@@ -94,6 +152,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
 
     - ``name``, ``mode`` (``"exact"`` or ``"float"``), ``horizon``, ``states`` (their number);
     - ``eta``: state -> ``eta(s) = max_pi P_pi(s)``; ``eta_min``: the smallest;
+      ``eta_min_states``: the states attaining it, every one, by layer
+      (:func:`eta_min_states`: ``[{"layer": 7, "states": ["s7_15_end"]}]``);
     - ``partitions``: ``"backward"``, ``"forward"``, ``"ki"`` (``def:bki``, ``def:fki``,
       ``def:ki``), each a list of blocks ``{"layer": 2, "states": ["s2a", "s2b"]}``, layer by
       layer;
@@ -119,8 +179,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
 
     >>> from kinematic import figure2_split
     >>> result = analyze(figure2_split())
-    >>> result["eta_min"], result["n_kd"]
-    ('1/5', 3)
+    >>> result["eta_min"], result["eta_min_states"], result["n_kd"]
+    ('1/5', [{'layer': 2, 'states': ['s2b']}], 3)
     >>> [block for block in result["partitions"]["ki"] if len(block["states"]) > 1]
     [{'layer': 2, 'states': ['s2a', 's2b']}]
     """
@@ -142,6 +202,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
             for state, value in zip(layer, values, strict=True)
         },
         "eta_min": number(min(min(values) for values in eta_per_layer)),
+        "eta_min_states": _attaining(mdp, eta_per_layer),
         "partitions": {p.kind: _blocks_with_layers(p) for p in (backward, forward, ki)},
         "n_bd": backward.number_of_blocks,
         "n_fd": forward.number_of_blocks,
@@ -243,6 +304,7 @@ def format_report(analysis: dict) -> str:
         f"Block MDP {analysis['name']!r}: horizon {analysis['horizon']}, "
         f"{analysis['states']} states, {analysis['mode']} arithmetic",
         f"eta_min = {analysis['eta_min']}",
+        f"eta_min attained by {attained_text(analysis['eta_min_states'])}",
         f"N_BD = {analysis['n_bd']}, N_FD = {analysis['n_fd']}, N_KD = {analysis['n_kd']}, "
         f"|S| = {analysis['states']}",
     ]

@@ -4,13 +4,17 @@
 Both give the per-layer table (layer, states, ``N_BD``, ``N_FD``, ``N_KD``, ``eta_min``, then a
 row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:fki``,
 ``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
-partition sizes and ``V*`` when the MDP has rewards, and the policies when the analysis has
-them. Names are escaped for the target language, and each character of a name that does not
-print as itself (``str.isprintable``: control characters, line breaks, tabs, ANSI escapes, format
-characters) shown as Python writes it (``\\n``, ``\\x1b``, ``\\u2028``) so that a row or a
-comment stays one line. A LaTeX row that would start with ``[`` or ``*`` (after spaces) starts
-with ``{}``: after the ``\\\\`` ending the row before, LaTeX would read ``[2pt]`` as that row's
-spacing and ``*`` as its star.
+partition sizes and ``V*`` when the MDP has rewards, a line naming the states that attain
+``eta_min`` with their layers (:func:`kinematic.analysis.attained_text`: the first
+:data:`kinematic.analysis.ETA_MIN_LISTED` and a count), and the policies when the analysis has
+them. A state in that line is first written as the text report writes it
+(:func:`kinematic.display.name_text`: quoted when it holds a separator such as ``, ``), so the
+list reads back. Names are escaped for the target language, and each character of a name that
+does not print as itself (``str.isprintable``: control characters, line breaks, tabs, ANSI
+escapes, format characters) shown as Python writes it (``\\n``, ``\\x1b``, ``\\u2028``) so that
+a row or a comment stays one line. A LaTeX row that would start with ``[`` or ``*`` (after
+spaces) starts with ``{}``: after the ``\\\\`` ending the row before, LaTeX would read ``[2pt]``
+as that row's spacing and ``*`` as its star.
 Exact numbers are ``p/q`` in Markdown and ``\\frac{p}{q}`` in LaTeX, floats are rounded to
 :data:`FLOAT_DIGITS` significant digits. The LaTeX uses no package beyond LaTeX itself
 (``tabular``, ``\\hline``).
@@ -21,7 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kinematic.analysis import tie_rule
+from kinematic.analysis import attained_text, tie_rule
+from kinematic.display import name_text
 from kinematic.numbers import number_text
 
 __all__ = ["FLOAT_DIGITS", "latex_escape", "latex_number", "latex_report", "markdown_escape",
@@ -172,6 +177,8 @@ def markdown_report(analysis: dict) -> str:
     **Block MDP combolock-H3-K2-seed0** (horizon 3, 8 states, exact arithmetic):
     eta_min = 1/2, N_BD = 5, N_FD = 6, N_KD = 7, V\* = 1
     <BLANKLINE>
+    eta_min is attained by 6 states: layer 1: s1a, s1b; layer 2: s2a, s2b; layer 3: s3a, s3b
+    <BLANKLINE>
     | layer | states | N_BD | N_FD | N_KD | eta_min |
     | ---: | ---: | ---: | ---: | ---: | ---: |
     | 1 | 2 | 1 | 2 | 2 | 1/2 |
@@ -195,7 +202,9 @@ def markdown_report(analysis: dict) -> str:
     if "eta_error" in analysis:
         header += (f"; every eta within {_plain_number(analysis['eta_error'])} of its exact "
                    "value")
-    lines = [header, ""]
+    attained = attained_text(analysis["eta_min_states"],
+                             lambda state: markdown_escape(name_text(state)))
+    lines = [header, "", f"eta_min is attained by {attained}", ""]
     lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
                              _layer_rows(analysis, _plain_number), right=6)
     lines += ["", "Blocks of the partitions (blocks of more than one state in bold):", ""]
@@ -267,6 +276,7 @@ def latex_report(analysis: dict) -> str:
     \end{tabular}
     <BLANKLINE>
     $\eta_{\min} = \frac{1}{2}$, $N_{BD} = 5$, $N_{FD} = 6$, $N_{KD} = 7$, $V^* = 1$.
+    $\eta_{\min}$ is attained by 6 states: layer 1: s1a, s1b; layer 2: s2a, s2b; layer 3: s3a, s3b.
     """
     name = latex_escape(analysis["name"])
     lines = [f"% python -m kinematic analyze: Block MDP {name} (horizon {analysis['horizon']}, "
@@ -296,4 +306,6 @@ def latex_report(analysis: dict) -> str:
     if "eta_error" in analysis:
         summary += (f"; every $\\eta$ within {latex_number(analysis['eta_error'])} of its "
                     "exact value")
-    return "\n".join([*lines, "", summary + "."])
+    attained = attained_text(analysis["eta_min_states"],
+                             lambda state: latex_escape(name_text(state)))
+    return "\n".join([*lines, "", summary + ".", rf"$\eta_{{\min}}$ is attained by {attained}."])

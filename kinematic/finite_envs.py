@@ -68,7 +68,12 @@ def from_gymnasium(env: object, horizon: int, start: object = None, numbers: str
       transition into ``state`` leads to ``s{h+1}_{state}_end``, which stays in
       ``s{h+2}_{state}_end`` whatever the action, with reward 0, to the last layer: the episode
       is over but where it ended is still a state (eta of FrozenLake's goal is the chance of
-      reaching it). A state entered both with and without termination has both versions.
+      reaching it). A state entered both with and without termination has both versions. So
+      ``eta`` of ``s{h}_{state}_end`` is the best chance that the episode has ended in
+      ``state`` by step ``h``; in the first layer that has the copy, the episode can only have
+      ended there in the fewest moves, and this is often where ``eta`` is smallest: FrozenLake's
+      ``eta_min`` of 1/243 at ``horizon=10`` is ``s7_15_end``, the goal after 6 moves
+      (``kinematic.analyze`` names the states attaining ``eta_min``, ``"eta_min_states"``).
     - Rewards: ``BlockMDP`` keeps ``R(x, a)``, the expected reward of an observation and action,
       which is all V* and every exact quantity need; a reward that depends on the next state
       (FrozenLake pays 1 on entering the goal) becomes its expectation over ``P[s][a]``. The

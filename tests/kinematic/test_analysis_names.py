@@ -26,7 +26,7 @@ from kinematic import (
     to_spec,
     uniform_policy,
 )
-from kinematic.analysis import format_report
+from kinematic.analysis import ETA_MIN_LISTED, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.display import name_text
 from kinematic.strategies import block_mdps
@@ -63,7 +63,7 @@ def test_the_text_report_of_the_command_line_quotes_the_name(tmp_path: Path):
                             capture_output=True, text=True, check=True,
                             env={"PYTHONPATH": str(ROOT)})
     assert [line for line in result.stdout.split("\n") if line.startswith("eta_min")] == [
-        "eta_min = 1/2"]
+        "eta_min = 1/2", "eta_min attained by 1 state: layer 2: [2pt]"]
 
 
 def test_latex_rows_starting_with_a_state_name_are_protected():
@@ -187,18 +187,59 @@ def read_merges(text: str) -> list[tuple[str, list[str]]]:
     return merges
 
 
+def read_attained(text: str) -> list[dict]:
+    """``3 states: layer 1: a, b; layer 2: c`` (the first :data:`ETA_MIN_LISTED` states, then
+    ``, ... (N more)``) as analyze's ``eta_min_states`` cut to the states shown; the count says
+    how many names to read, so a name ``...`` cannot pass for the cut."""
+    match = re.compile(r"([\d,]+) states?: ").match(text)
+    assert match, text
+    total = int(match.group(1).replace(",", ""))
+    assert match.group().startswith(f"{total:,} state{'s' if total != 1 else ''}: ")
+    shown, position, groups = min(total, ETA_MIN_LISTED), match.end(), []
+    while sum(len(group["states"]) for group in groups) < shown:
+        if groups:
+            assert text.startswith("; ", position), text[position:]
+            position += 2
+        layer = re.compile(r"layer (\d+): ").match(text, position)
+        assert layer, text[position:]
+        groups.append({"layer": int(layer.group(1)), "states": []})
+        position = layer.end()
+        while True:
+            state, position = read_name(text, position, (", ", "; "))
+            groups[-1]["states"].append(state)
+            if (sum(len(group["states"]) for group in groups) == shown
+                    or not text.startswith(", ", position)):
+                break
+            position += 2
+    rest = f", ... ({total - shown:,} more)" if total > shown else ""
+    assert text[position:] == rest
+    return groups
+
+
+def shown_attaining(analysis: dict) -> list[dict]:
+    """analyze's ``eta_min_states`` cut to the first :data:`ETA_MIN_LISTED` states."""
+    groups, left = [], ETA_MIN_LISTED
+    for group in analysis["eta_min_states"]:
+        if left:
+            groups.append({"layer": group["layer"], "states": group["states"][:left]})
+            left -= len(groups[-1]["states"])
+    return groups
+
+
 def check_text_report(analysis: dict) -> None:
     """The text report has the lines it should, each field in its place, and every name reads
     back: eta per state, the merged blocks, the canonical form's merges, the policies."""
     lines = format_report(analysis).split("\n")
     horizon, states = analysis["horizon"], analysis["states"]
-    expected = (3 + ("optimal_value" in analysis) + 2 + horizon + 2 + states + 3 + 1
+    expected = (4 + ("optimal_value" in analysis) + 2 + horizon + 2 + states + 3 + 1
                 + ("homing_policies" in analysis) * (2 + states)
                 + ("optimal_policy" in analysis) * (2 + horizon))
     assert len(lines) == expected
     header = re.fullmatch(r"Block MDP (.*): horizon \d+, \d+ states, exact arithmetic", lines[0])
     assert header and ast.literal_eval(header.group(1)) == analysis["name"]
     assert lines[1] == f"eta_min = {analysis['eta_min']}"
+    assert lines[2].startswith("eta_min attained by ")
+    assert read_attained(lines[2].removeprefix("eta_min attained by ")) == shown_attaining(analysis)
     at = lines.index("eta(s):") + 1
     eta = {}
     for line in lines[at:at + states]:
@@ -326,6 +367,9 @@ def check_markdown_report(analysis: dict) -> None:
         assert targets == [visible(state).strip() for state in analysis["homing_policies"]]
     header = re.fullmatch(r"\*\*Block MDP (.*)\*\* \(horizon .*", lines[0])
     assert header and markdown_unescaped(header.group(1)) == visible(analysis["name"])
+    assert lines[1] == "" and lines[2].startswith("eta_min is attained by ")
+    attained = markdown_unescaped(lines[2].removeprefix("eta_min is attained by "))
+    assert read_attained(attained) == shown_attaining(analysis)
 
 
 LATEX_ESCAPES = {r"\textbackslash{}": "\\", r"\textasciicircum{}": "^",
@@ -392,6 +436,10 @@ def check_latex_report(analysis: dict) -> None:
     if "homing_policies" in analysis:
         targets = [latex_unescaped(row[0].removeprefix("{}")).strip() for row in rows[-1][1:]]
         assert targets == [visible(state).strip() for state in analysis["homing_policies"]]
+    last = report.split("\n")[-1]
+    assert last.startswith(r"$\eta_{\min}$ is attained by ") and last.endswith(".")
+    attained = latex_unescaped(last.removeprefix(r"$\eta_{\min}$ is attained by ")[:-1])
+    assert read_attained(attained) == shown_attaining(analysis)
 
 
 @settings(max_examples=40, deadline=None, database=None,
@@ -440,3 +488,17 @@ def test_a_name_is_quoted_exactly_when_it_could_be_misread(name, text):
     """A space at either end would make ``s1 `` read as ``s1``; a leading quote as a quoted
     name."""
     assert name_text(name) == text
+
+
+def test_a_cut_list_of_states_attaining_eta_min_reads_back_from_every_report():
+    """More states attain eta_min than the reports list (the lock's 40 live states), named so
+    that a plain reading would miscount or misplace them: ``...`` and ``... (30 more)`` look
+    like the cut, ``layer 3: x`` like a layer, ``a, b`` like two states, ``\\n`` like a line."""
+    names = {"s1a": "...", "s1b": "a, b", "s2a": "layer 3: x", "s5b": "... (30 more)",
+             "s6a": "\n", "s3b": "x; layer 9: y"}
+    lock = relabel_states(combination_lock(horizon=20, actions=2, seed=0), names)
+    analysis = analyze(lock, policies=True)
+    assert len(shown_attaining(analysis)) == 5  # layers 1-5: the cut falls after s5b
+    check_text_report(analysis)
+    check_markdown_report(analysis)
+    check_latex_report(analysis)
