@@ -59,15 +59,18 @@ NAME_SEPARATORS = (", ", "; ", ": ", "->", "<-", "{", "}")
 def name_text(name: str) -> str:
     """``name`` as the toolkit's text prints it: unchanged when it is printable
     (``str.isprintable``), holds none of :data:`NAME_SEPARATORS`, neither starts nor ends with a
-    space and does not start with a quote; else its ``repr``, one quoted line that
-    ``ast.literal_eval`` reads back.
+    space and starts neither with a quote nor with ``...`` (what :func:`listed` writes for the
+    entries it leaves out); else its ``repr``, one quoted line that ``ast.literal_eval`` reads
+    back.
 
     >>> name_text("s2a"), name_text("s2a+s2b"), name_text("[2pt]")
     ('s2a', 's2a+s2b', '[2pt]')
     >>> print(name_text("A\\neta_min = 1"), name_text("s1: 1/2"), name_text("\\x1b[31mred"))
     'A\\neta_min = 1' 's1: 1/2' '\\x1b[31mred'
+    >>> name_text("... (3 more)")
+    "'... (3 more)'"
     """
-    plain = (name.isprintable() and not name.startswith((" ", "'", '"'))
+    plain = (name.isprintable() and not name.startswith((" ", "'", '"', "..."))
              and not name.endswith(" ") and not any(sep in name for sep in NAME_SEPARATORS))
     return name if plain else repr(name)
 

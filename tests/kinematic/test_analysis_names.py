@@ -482,7 +482,8 @@ def test_a_hostile_name_prints_as_one_line_that_reads_back(name):
 @pytest.mark.parametrize(("name", "text"), [
     ("s2a", "s2a"), ("s2a+s2b", "s2a+s2b"), ("[2pt]", "[2pt]"), ("a b", "a b"),
     ("s1 ", "'s1 '"), (" s1", "' s1'"), ("'q", '"\'q"'), ("x->y", "'x->y'"),
-    ("\u2028", "'\\u2028'"), ("\x1b[0m", "'\\x1b[0m'"),
+    ("\u2028", "'\\u2028'"), ("\x1b[0m", "'\\x1b[0m'"), ("...", "'...'"),
+    ("... (3 more)", "'... (3 more)'"), ("s..", "s.."),
 ])
 def test_a_name_is_quoted_exactly_when_it_could_be_misread(name, text):
     """A space at either end would make ``s1 `` read as ``s1``; a leading quote as a quoted
