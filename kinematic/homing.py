@@ -245,7 +245,13 @@ def eta(
 
 
 def eta_min(mdp: BlockMDP) -> Number:
-    """The reachability parameter ``eta_min = min_s eta(s)`` (Section 2)."""
+    """The reachability parameter ``eta_min = min_s eta(s)`` (Section 2); the states attaining
+    it: :func:`kinematic.analysis.eta_min_states`.
+
+    >>> from kinematic import combination_lock
+    >>> eta_min(combination_lock(horizon=3, actions=2, seed=0))
+    Fraction(1, 2)
+    """
     return min(min(values) for values in eta(mdp))
 
 
