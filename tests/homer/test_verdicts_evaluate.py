@@ -271,6 +271,10 @@ def test_evaluate_abstraction_scores_each_step_against_each_exact_partition():
     assert document["steps"][1]["abstractions"]["forward"]["wrong_merges"] == 1
     assert (document["mdp"], document["samples"], document["seed"]) == ("fork", 2, 3)
     assert document["merge_threshold"] == report.merge_threshold == MERGE_THRESHOLD == 0.05
+    assert {c.merge_threshold for step in report.steps for c in step.values()} == {0.05}
+    strict = evaluate_abstraction(fork(), phi, ENCODER, samples=2, seed=3, merge_threshold=0.5)
+    assert strict.merge_threshold == strict.to_json()["merge_threshold"] == 0.5
+    assert {c.merge_threshold for step in strict.steps for c in step.values()} == {0.5}
     with pytest.raises(ValueError, match=r"^mine\(observations, 1\)"):
         evaluate_abstraction(fork(), lambda x, step: [0], ENCODER, samples=2, name="mine")
 
@@ -319,6 +323,10 @@ def test_compare_steps_uses_the_partitions_roll_in_and_names_given():
         np.array([0, 0, 1, 2, 2, 3]), shares, np.full(6, 1 / 6)), abs=1e-12)
     default = compare_steps(mdp, encoded, {2: {"ki": phi}})
     assert default[2]["ki"].exact_classes == [["a", "b"], ["c"], ["d"]]
+    assert default[2]["ki"].merge_threshold == MERGE_THRESHOLD == 0.05
+    strict = compare_steps(mdp, encoded, {2: {"ki": phi, "forward": phi}}, partitions, roll_in,
+                           merge_threshold=0.25)
+    assert [c.merge_threshold for c in strict[2].values()] == [0.25, 0.25]
     assert default[2]["ki"].pairwise_agreement == pytest.approx(brute_force_agreement(
         np.array([0, 0, 1, 2, 2, 3]), shares, cover_roll_in(mdp)[1]), abs=1e-12)
     with pytest.raises(ValueError, match=r"^phi_B\(observations, 2\)"):
@@ -1195,7 +1203,16 @@ def test_unseen_pairs_raise_no_warning():
 def test_compare_run_by_default_and_with_a_seed():
     mdp = lock()
     noisy = perfect_artefacts(mdp, encoder=HadamardNoise())
-    assert compare_run(noisy, transitions=20).samples == 500
+    default = compare_run(noisy, transitions=20)
+    assert default.samples == 500 and default.merge_threshold == 0.05
+    assert {c.merge_threshold for step in default.abstractions.values()
+            for c in step.values()} == {0.05}
+    strict = compare_run(noisy, samples=3, transitions=20, merge_threshold=0.5)
+    assert strict.merge_threshold == strict.to_json()["merge_threshold"] == 0.5
+    assert {c.merge_threshold for step in strict.abstractions.values()
+            for c in step.values()} == {0.5}
+    assert all(s["abstractions"][kind]["merge_threshold"] == 0.5 for s in strict.steps
+               for kind in s["abstractions"])
     seeded = compare_run(noisy, samples=3, transitions=20, seed=4)
     rng = np.random.default_rng([4, 0, 2])
     for h in (1, 2, 3):
