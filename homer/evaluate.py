@@ -100,12 +100,12 @@ forward KI (``def:fki``) and KI (``def:ki``)."""
 
 MERGE_THRESHOLD = 0.05
 """The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
-merge. Sampling noise stays well below it at the default 500 encodings per observation (the
-standard error of a rate is at most 0.022 over one observation's encodings, 0.0045 for a rate of
-1%, nine of them below 0.05); and a policy reading the learned classes acts on C's observations
-as on D's at most as often as the rate, so a leak below it changes the probability of reaching
-any later state by less than 0.05 per leaking step (total variation), small against the alpha
-of 1/2 a cover needs (``def:policy-cover``)."""
+merge. Sampling noise stays well below it at the default 500 encodings per observation: the
+standard error of a rate is at most 0.022 over one observation's encodings, and 0.0045 for a
+rate of 1%, which so lies nine standard errors below 0.05. And a policy reading the learned
+classes acts on C's observations as on D's at most as often as the rate, so a leak below it
+changes the probability of reaching any later state by less than 0.05 per leaking step (total
+variation), small against the alpha of 1/2 a cover needs (``def:policy-cover``)."""
 
 
 MERGE_THRESHOLDS = NumberRange(float, low=0, high=1, open_high=True)
