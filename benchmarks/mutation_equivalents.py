@@ -455,7 +455,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "layer 1's one class is read only by state_groups, which takes int(label), and by "
         "abstract_cover_alpha, whose np.unique and searchsorted give 0.0 the same class index")),
     # homer/evaluate.py
-    "homer.evaluate.x_evaluate_abstraction__mutmut_6": ENCODER_DEFAULT,
+    "homer.evaluate.x_evaluate_abstraction__mutmut_12": ENCODER_DEFAULT,
     "homer.evaluate.x_learned_classes__mutmut_17": DTYPE_KIND,
     "homer.evaluate.x_pairwise_agreement__mutmut_7": (
         "one row too many in by_state (states.max() + 2)",
@@ -490,9 +490,9 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "values is None or action_standard_errors is None -> and",
         "evaluate_policies sets both together (None without rewards, lists with them): the "
         "second test only narrows the type for the type checker"),
-    **dict.fromkeys([f"homer.summary.x_abstraction_table__mutmut_{k}" for k in (49, 52, 53)],
+    **dict.fromkeys([f"homer.summary.x_abstraction_table__mutmut_{k}" for k in (54, 57, 58)],
                     ZIP_STRICT),
-    **dict.fromkeys([f"homer.summary.x_format_evaluation__mutmut_{k}" for k in (29, 32)], (
+    **dict.fromkeys([f"homer.summary.x_format_evaluation__mutmut_{k}" for k in (32, 35)], (
         "setting('policies', ..., flag='--policies') -> flag None / absent",
         "flag_of('policies') is '--policies'")),
     # homer/compare.py
@@ -510,16 +510,16 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "an exact canonical form's Fractions subtracted from float estimates give floats "
         "(float - Fraction converts the Fraction), the same numbers")),
     **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}"
-                     for k in (40, 42, 44, 110, 115)], (
+                     for k in (46, 48, 50, 131, 136)], (
         "the canonical form computed once -> None / canonical_form(mdp) (compare_dynamics then "
         "computes it)",
         "canonical_form(mdp) is canonical_form(mdp, ki_partition(mdp)): the same form, "
         "computed again per layer")),
-    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (80, 81)], (
+    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (96, 97)], (
         "compare_steps(..., partitions, roll_in) -> None for either",
         "compare_steps computes the exact partitions and the cover roll-in it is not given: "
         "the same ones, again")),
-    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (136, 137)], (
+    **dict.fromkeys([f"homer.compare.x_compare_run__mutmut_{k}" for k in (157, 158)], (
         "the cover's key 'step' left out of a step's entry -> another key left out",
         "cover_step's 'step' is the step itself, which the entry already holds")),
     **dict.fromkeys([f"homer.psdp.x_fit_q__mutmut_{k}" for k in (4, 20)], (

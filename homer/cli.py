@@ -29,7 +29,13 @@ from tqdm import tqdm
 
 from homer.config import DEFAULT_TORCH_THREADS, OBJECTIVES, RANGES, HomerConfig
 from homer.encoders import ENCODINGS, HadamardNoise
-from homer.evaluate import Abstraction, evaluate_abstraction, exact_partitions
+from homer.evaluate import (
+    MERGE_THRESHOLD,
+    MERGE_THRESHOLDS,
+    Abstraction,
+    evaluate_abstraction,
+    exact_partitions,
+)
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -112,6 +118,10 @@ def _horizons(text: str) -> list[int]:
     return [at_least(1)(part) for part in text.split(",")]
 
 
+MERGE_THRESHOLD_HELP = ("a pair of exact classes C, D is a wrong merge when its merge rate - "
+                        "the larger of the share of C's encodings in D's majority learned class "
+                        "and the reverse - exceeds it; " + MERGE_THRESHOLDS.describe())
+
 ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester Hadamard matrix "
                  "of the paper's footnote and the authors' code; noise on the m + H + 1 "
                  "one-hot coordinates) or orthonormal (the same matrix divided by sqrt(d), noise "
@@ -187,6 +197,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="transitions per step for the recovered dynamics")
     compare.add_argument("--seed", type=random_seed(), default=0,
                          help="seed of the sampling")
+    compare.add_argument("--merge-threshold", type=MERGE_THRESHOLDS, default=MERGE_THRESHOLD,
+                         help=MERGE_THRESHOLD_HELP)
     compare.add_argument("--out", type=_output_path, default=None,
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")
@@ -220,6 +232,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="encodings per latent observation")
     evaluate.add_argument("--seed", type=random_seed(), default=0,
                           help="seed of the encodings and of the reference learners")
+    evaluate.add_argument("--merge-threshold", type=MERGE_THRESHOLDS, default=MERGE_THRESHOLD,
+                          help=MERGE_THRESHOLD_HELP)
     evaluate.add_argument("--noise-variance", type=nonnegative(),
                           default=HadamardNoise().noise_variance,
                           help="variance of the Gaussian noise of the encoder")
@@ -337,7 +351,8 @@ def _compare(args: argparse.Namespace) -> int:
         with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run
             report = compare_run(artefacts, args.samples, args.transitions, args.seed,
                                  progress=lambda steps: tqdm(steps, desc="comparing",
-                                                             unit="step", disable=args.json))
+                                                             unit="step", disable=args.json),
+                                 merge_threshold=args.merge_threshold)
     except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -417,7 +432,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                         else load_policies(args.policies, "--policies", mdp))
             report = evaluate_abstraction(mdp, phi, encoder, args.samples, args.seed,
                                           name=flag_text("--abstraction", args.abstraction),
-                                          partitions=partitions)
+                                          partitions=partitions,
+                                          merge_threshold=args.merge_threshold)
             cover = (None if policies is None
                      else evaluate_policies(mdp, policies, encoder, args.samples, args.seed))
     except (InvalidBlockMDP, ValueError, OSError) as error:

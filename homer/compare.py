@@ -7,10 +7,12 @@ observation ``o`` of layer ``h`` in ``samples`` fresh encodings and
 - **abstractions** (per layer): the learned classes of the encodings against an exact partition
   (phi_B vs backward KI ``def:bki``, phi_F vs forward KI ``def:fki``, phi-bar = (phi_F, phi_B)
   vs KI ``def:ki``): the confusion matrix (learned class x exact class, sample counts), purity
-  and adjusted Rand index over the samples. Each observation is *assigned* to the learned class
-  that most of its encodings fall into; a **wrong merge** is a pair of distinct exact classes
-  (kinematically separable states) with observations assigned to one learned class, a **split**
-  an exact class whose observations are assigned to more than one learned class;
+  and adjusted Rand index over the samples. A **wrong merge** is a pair of distinct exact
+  classes (kinematically separable states) whose *merge rate* exceeds ``merge_threshold``: the
+  larger of the share of one class's encodings in the other's majority learned class and the
+  reverse (:mod:`homer.evaluate` defines it, with its standard error). Each observation is
+  *assigned* to the learned class that most of its encodings fall into; a **split** is an exact
+  class whose observations are assigned to more than one learned class;
 - **policies**: a linear policy's action distribution at each latent observation is the share
   of the encodings on which it picks each action (standard error ``sqrt(p (1 - p) / samples)``
   reported); with these distributions the visitation probabilities follow exactly by dynamic
@@ -35,6 +37,8 @@ import numpy as np
 from homer.artefacts import RunArtefacts
 from homer.encoded import EncodedObservations
 from homer.evaluate import (
+    MERGE_THRESHOLD,
+    MERGE_THRESHOLDS,
     Abstraction,
     AbstractionComparison,
     compare_steps,
@@ -52,11 +56,11 @@ from homer.policy_evaluation import (
 )
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.summary import (
-    TABLE_LEGEND,
     abstraction_table,
     agreement_lines,
     cover_lines,
     merge_lines,
+    table_legend,
 )
 from homer.wording import setting
 from kinematic.canonical import canonical_form
@@ -65,9 +69,9 @@ from kinematic.planning import optimal_values
 from kinematic.quotient import Quotient
 
 __all__ = [
-    "ABSTRACTION_NAMES", "SUMMARY_LEGEND", "ComparisonReport", "DynamicsComparison",
+    "ABSTRACTION_NAMES", "ComparisonReport", "DynamicsComparison",
     "LinearPolicies", "combined_classifier", "compare_dynamics", "compare_run",
-    "format_summary", "run_abstractions",
+    "format_summary", "run_abstractions", "summary_legend",
 ]
 
 Classifier = Callable[[np.ndarray], np.ndarray]
@@ -238,6 +242,8 @@ class ComparisonReport:
     each step in the run log, rolled in with ``Unf(Psi_{h-1}) o Unf(A)``)."""
     uncovered: list[int] = field(default_factory=list)
     """The steps the run has no cover of (it stopped before learning them): not compared."""
+    merge_threshold: float = MERGE_THRESHOLD
+    """A pair of exact classes whose merge rate exceeds it is a wrong merge."""
 
     @property
     def steps_with_wrong_merges(self) -> int:
@@ -262,9 +268,10 @@ class ComparisonReport:
         step's ``abstractions`` hold phi_B's and phi_F's); ``policy_standard_error`` is the
         largest standard error of the learned policy's estimated action probabilities;
         ``alpha_min`` is null when ``uncovered_steps`` (the steps the run has no cover of)
-        are not empty."""
+        are not empty; a wrong merge is a merge rate above ``merge_threshold`` (each step's
+        ``abstractions`` hold every pair's merge rate)."""
         return {
-            "mdp": self.mdp, "samples": self.samples,
+            "mdp": self.mdp, "samples": self.samples, "merge_threshold": self.merge_threshold,
             "steps_with_wrong_merges": self.steps_with_wrong_merges,
             "steps_with_wrong_merges_by_abstraction": {
                 kind: self.steps_with_wrong_merges_of(kind)
@@ -278,16 +285,18 @@ class ComparisonReport:
 
 
 def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 2000,
-                seed: int = 0, progress: Callable[[Sequence], Iterable] = lambda x: x
-                ) -> ComparisonReport:
+                seed: int = 0, progress: Callable[[Sequence], Iterable] = lambda x: x,
+                merge_threshold: float = MERGE_THRESHOLD) -> ComparisonReport:
     """Compare a run with the exact answers of its MDP (see the module docstring): the run's
     abstractions and covers are scored by :mod:`homer.evaluate` (the same encodings as
-    ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed)``), the dynamics here. The
-    covers are read as ``evaluate_policies`` reads a cover
+    ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed, merge_threshold=...)``),
+    the dynamics here. The covers are read as ``evaluate_policies`` reads a cover
     (:func:`homer.policy_evaluation.read_cover`): the steps a stopped run has no cover of are
-    not compared, and named (:attr:`ComparisonReport.uncovered`)."""
+    not compared, and named (:attr:`ComparisonReport.uncovered`). A pair of exact classes whose
+    merge rate exceeds ``merge_threshold`` (in ``[0, 1)``) is a wrong merge."""
     if transitions < 1:
         raise ValueError(f"transitions must be positive, got {transitions}")
+    MERGE_THRESHOLDS.check(merge_threshold, "merge_threshold")
     mdp = artefacts.mdp
     encoded = EncodedObservations(mdp, artefacts.encoder, samples, seed)
     encoded.check_fits(batch_bytes(transitions, mdp.horizon, artefacts.encoder.dimension(mdp)),
@@ -311,7 +320,8 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         h = step - 1
         abstractions[step] = compare_steps(mdp, encoded,
                                            {step: run_abstractions(artefacts, step)},
-                                           partitions, roll_in, LEARNED_NAMES)[step]
+                                           partitions, roll_in, LEARNED_NAMES,
+                                           merge_threshold)[step]
         cover = cover_step(mdp, step, [latent.visitation(learned.policies[k], learned.names[k])
                                        for k in learned.steps[step]], eta)
         if h >= 1:
@@ -340,7 +350,7 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
         mdp=mdp.name, samples=samples, steps=steps, value=value,
         optimal_value=float(optimal_values(latent.floats).value),
         policy_standard_error=error, abstractions=abstractions, dynamics=dynamics,
-        visitation_counts=counts, uncovered=learned.uncovered,
+        visitation_counts=counts, uncovered=learned.uncovered, merge_threshold=merge_threshold,
     )
 
 
@@ -352,11 +362,12 @@ ABSTRACTION_NAMES = {"ki": "phi-bar = (phi_F, phi_B) vs KI", "backward": "phi_B 
 """The rows of the summary's abstraction table: each learned abstraction against its exact
 partition (``def:ki``, ``def:bki``, ``def:fki``)."""
 
-SUMMARY_LEGEND = (
-    *TABLE_LEGEND,
-    "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's classes.",
-)
-"""What the summary's abstraction table counts, printed below it."""
+def summary_legend(merge_threshold: float) -> tuple[str, ...]:
+    """What the summary's abstraction table counts, printed below it
+    (:func:`homer.summary.table_legend`, and what phi-bar is)."""
+    return (*table_legend(merge_threshold),
+            "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's "
+            "classes.")
 
 
 def format_summary(report: ComparisonReport) -> str:
@@ -373,7 +384,8 @@ def format_summary(report: ComparisonReport) -> str:
             for kind, name in ABSTRACTION_NAMES.items()}
     lines = [f"{display_path(report.mdp)} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
-             *abstraction_table(rows), *merge_lines(rows), *SUMMARY_LEGEND,
+             *abstraction_table(rows), *merge_lines(rows),
+             *summary_legend(report.merge_threshold),
              *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()
                                if "ki" in layer}),
              *cover_lines(report.steps, report.uncovered,

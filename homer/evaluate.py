@@ -11,12 +11,27 @@ compared with each exact partition of the step - backward KI (``def:bki``), forw
 
 - the **confusion** matrix (learned class x exact class, sample counts), **purity** and the
   **adjusted Rand index** over the samples;
+- the **merge rate** of every pair of distinct exact classes ``C != D`` of the step (kinematically
+  separable states, for KI): ``L(D)``, *D's majority learned class*, is the learned class holding
+  the largest share of D's encodings (a tie goes to the smallest class); ``rate(C -> D)`` is the
+  share of C's encodings that fall into ``L(D)``; the pair's merge rate is ``max(rate(C -> D),
+  rate(D -> C))``. Shares pool a class's encodings, that is weight the latent observations of a
+  class equally (each has ``samples`` encodings), as the confusion matrix, purity and
+  *misassigned* do - not by the cover's roll-in, which only the pairwise agreement uses. The
+  standard error of ``rate(C -> D) = p`` is the binomial ``sqrt(p (1 - p) / n)`` over the ``n``
+  encodings of C (with an equal number per observation, a bound on that of the stratified
+  estimate). A **wrong merge** is a pair whose merge rate exceeds ``merge_threshold`` (default
+  :data:`MERGE_THRESHOLD`, 0.05): a learned class that also holds, say, 40% of a separable
+  state's encodings is a stochastic merge of the two - what HOMER's guarantee needs absent -
+  even though each observation's majority still lands in its own class. A step with one exact
+  class has no pair, hence no wrong merge;
 - each observation is **assigned** to the learned class most of its encodings fall into (ties:
-  the smallest class); a **wrong merge** is a pair of distinct exact classes whose observations
-  are assigned to one learned class (kinematically separable states merged: what breaks HOMER's
-  guarantees), a **split** an exact class whose observations are assigned to more than one
-  learned class (harmless for correctness, costs capacity); **misassigned** is the share of
-  encodings outside their observation's assigned class;
+  the smallest class); a **split** is an exact class whose observations are assigned to more
+  than one learned class (harmless for correctness, costs capacity); **misassigned** is the share
+  of encodings outside their observation's assigned class; ``majority_wrong_merges`` counts the
+  pairs of distinct exact classes with observations assigned to one learned class (the rule
+  before merge rates, kept because it also sees two exact classes both split, whose minority
+  observations share a learned class that is the majority class of neither);
 - the **pairwise agreement** of Intrepid's ``evaluate_state_decoder.py`` (the authors' later
   library): two observations drawn independently from the roll-in of a policy cover, the event
   that ``phi`` gives them the same class exactly when they come from the same latent state. It is
@@ -42,6 +57,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from math import sqrt
 from typing import Any
 
 import numpy as np
@@ -58,6 +74,7 @@ from homer.policy_evaluation import (
     float_model,
     returned_array,
 )
+from kinematic.arguments import NumberRange
 from kinematic.homing import homing_policies
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
@@ -65,10 +82,11 @@ from kinematic.partition import Partition
 from kinematic.visitation import observation_visitation
 
 __all__ = [
-    "KINDS", "Abstraction", "AbstractionComparison", "AbstractionReport", "CoverReport",
-    "EncodedObservations", "Encoder", "ObservationPolicy", "compare_classes",
-    "cover_roll_in", "evaluate_abstraction", "evaluate_policies", "exact_partitions",
-    "learned_classes", "pairwise_agreement",
+    "KINDS", "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "Abstraction", "AbstractionComparison",
+    "AbstractionReport", "CoverReport", "EncodedObservations", "Encoder", "Leak", "MergeRate",
+    "ObservationPolicy", "compare_classes", "cover_roll_in", "evaluate_abstraction",
+    "evaluate_policies", "exact_partitions", "learned_classes", "merge_rates",
+    "pairwise_agreement",
 ]
 
 Abstraction = Callable[[np.ndarray, int], ArrayLike]
@@ -78,6 +96,102 @@ Abstraction = Callable[[np.ndarray, int], ArrayLike]
 KINDS = ("backward", "forward", "ki")
 """The exact partitions a learned abstraction is compared with: backward KI (``def:bki``),
 forward KI (``def:fki``) and KI (``def:ki``)."""
+
+
+MERGE_THRESHOLD = 0.05
+"""The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
+merge. Sampling noise stays well below it at the default 500 encodings per observation: the
+standard error of a rate is at most 0.022 over one observation's encodings, and 0.0045 for a
+rate of 1%, which so lies nine standard errors below 0.05. And a policy reading the learned
+classes acts on C's observations as on D's at most as often as the rate, so a leak below it
+changes the probability of reaching any later state by less than 0.05 per leaking step (total
+variation), small against the alpha of 1/2 a cover needs (``def:policy-cover``)."""
+
+
+MERGE_THRESHOLDS = NumberRange(float, low=0, high=1, open_high=True)
+"""The values ``merge_threshold`` may take: ``[0, 1)`` (0: any leak is a wrong merge)."""
+
+
+@dataclass(frozen=True)
+class Leak:
+    """``rate(C -> D)`` (module docstring): the share of the encodings of the exact class
+    ``source`` (C) that fall into ``learned_class``, the majority learned class of the exact
+    class ``target`` (D). Classes are indices into :attr:`AbstractionComparison.exact_classes`.
+    """
+
+    source: int
+    target: int
+    learned_class: int
+    """``L(D)``: the learned class holding the largest share of D's encodings (the smallest
+    on a tie)."""
+    rate: float
+    standard_error: float
+    """``sqrt(rate (1 - rate) / encodings)``."""
+    encodings: int
+    """C's encodings: the ``n`` of the standard error."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.source, "into": self.target, "learned_class": self.learned_class,
+                "rate": self.rate, "standard_error": self.standard_error,
+                "encodings": self.encodings}
+
+
+@dataclass(frozen=True)
+class MergeRate:
+    """A pair of distinct exact classes ``first < second`` and its two leaks, ``first ->
+    second`` then ``second -> first``; the pair's merge rate is the larger (module docstring).
+    """
+
+    first: int
+    second: int
+    leaks: tuple[Leak, Leak]
+
+    @property
+    def worst(self) -> Leak:
+        """The leak with the larger rate (``first -> second`` on a tie)."""
+        forth, back = self.leaks
+        return back if back.rate > forth.rate else forth
+
+    @property
+    def rate(self) -> float:
+        """``max(rate(first -> second), rate(second -> first))``."""
+        return self.worst.rate
+
+    def to_json(self) -> dict[str, Any]:
+        """The pair (indices into the comparison's ``exact_classes``), its merge rate and the
+        standard error of the larger leak, and both leaks."""
+        return {"classes": [self.first, self.second], "rate": self.rate,
+                "standard_error": self.worst.standard_error,
+                "leaks": [leak.to_json() for leak in self.leaks]}
+
+
+def merge_rates(confusion: np.ndarray, learned_classes: list[int]) -> list[MergeRate]:
+    """The merge rate of every pair of exact classes with encodings, from ``confusion``
+    (encoding counts, rows ``learned_classes``, columns the exact classes; module docstring).
+
+    Exact class 0 has 10 encodings, 4 of them in learned class 7, the majority class of exact
+    class 1 (whose 10 encodings are there):
+
+    >>> [pair] = merge_rates(np.array([[6, 0], [4, 10]]), [3, 7])
+    >>> pair.rate, pair.worst.learned_class, round(pair.worst.standard_error, 4)
+    (0.4, 7, 0.1549)
+    >>> pair.leaks[1].rate  # none of class 1 in class 3, class 0's majority class
+    0.0
+    """
+    counts = np.asarray(confusion)
+    encodings = counts.sum(axis=0)
+    majority_row = counts.argmax(axis=0)  # the first largest: the smallest class on a tie
+
+    def leak(source: int, target: int) -> Leak:
+        row = int(majority_row[target])
+        n = int(encodings[source])
+        rate = float(counts[row, source] / n)
+        return Leak(source, target, int(learned_classes[row]), rate,
+                    sqrt(rate * (1.0 - rate) / n), n)
+
+    seen = [int(k) for k in np.flatnonzero(encodings > 0)]
+    return [MergeRate(first, second, (leak(first, second), leak(second, first)))
+            for first, second in combinations(seen, 2)]
 
 
 @dataclass(frozen=True)
@@ -94,9 +208,6 @@ class AbstractionComparison:
     """Latent observation -> the learned class most of its encodings fall into."""
     misassigned: float
     """Share of the encodings not in their observation's assigned class."""
-    wrong_merges: int
-    """Pairs of distinct exact classes whose observations are assigned to one learned class
-    (each pair counted once, however many learned classes merge it)."""
     splits: int
     """Exact classes whose observations are assigned to two or more learned classes."""
     purity: float
@@ -104,22 +215,42 @@ class AbstractionComparison:
     pairwise_agreement: float | None = None
     """Intrepid's permutation-invariant agreement with the latent states (module docstring);
     None when the observations' roll-in weights were not given."""
-    merged: list[list[int]] = field(default_factory=list)
-    """The exact classes (indices into ``exact_classes``) assigned to one learned class, for
-    each learned class assigned two or more: where the wrong merges are."""
+    merge_rates: list[MergeRate] = field(default_factory=list)
+    """Every pair of distinct exact classes with encodings and its merge rate."""
+    merge_threshold: float = MERGE_THRESHOLD
+    """A pair whose merge rate exceeds it is a wrong merge."""
+    majority_wrong_merges: int = 0
+    """Pairs of distinct exact classes whose observations are assigned to one learned class
+    (each pair counted once, however many learned classes merge it; module docstring)."""
 
-    def merged_blocks(self) -> list[list[list[str]]]:
-        """:attr:`merged` by state names: per merging learned class, its exact classes."""
-        return [[self.exact_classes[k] for k in group] for group in self.merged]
+    @property
+    def merges(self) -> list[MergeRate]:
+        """The wrong merges: the pairs whose merge rate exceeds :attr:`merge_threshold`, the
+        largest rate first (then in the order of :attr:`merge_rates`)."""
+        return sorted((pair for pair in self.merge_rates if pair.rate > self.merge_threshold),
+                      key=lambda pair: -pair.rate)
+
+    @property
+    def wrong_merges(self) -> int:
+        """How many pairs of distinct exact classes are wrongly merged (:attr:`merges`)."""
+        return len(self.merges)
+
+    @property
+    def one_class(self) -> bool:
+        """The exact partition of the step has one class (or none): nothing to merge, so
+        misassigned encodings cost nothing there."""
+        return len(self.exact_classes) < 2
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "exact_classes": self.exact_classes,
             "learned_classes": self.learned_classes, "confusion": self.confusion.tolist(),
             "assignment": self.assignment, "misassigned": self.misassigned,
-            "wrong_merges": self.wrong_merges, "splits": self.splits, "purity": self.purity,
-            "adjusted_rand_index": self.adjusted_rand_index,
-            "pairwise_agreement": self.pairwise_agreement, "merged": self.merged_blocks(),
+            "wrong_merges": self.wrong_merges, "merge_threshold": self.merge_threshold,
+            "merge_rates": [pair.to_json() for pair in self.merge_rates],
+            "majority_wrong_merges": self.majority_wrong_merges, "splits": self.splits,
+            "purity": self.purity, "adjusted_rand_index": self.adjusted_rand_index,
+            "pairwise_agreement": self.pairwise_agreement,
         }
 
 
@@ -182,12 +313,15 @@ def pairwise_agreement(states: np.ndarray, shares: np.ndarray, weights: np.ndarr
 
 def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[list[str]],
                     observation_ids: np.ndarray, learned: np.ndarray,
-                    roll_in: np.ndarray | None = None) -> AbstractionComparison:
+                    roll_in: np.ndarray | None = None,
+                    merge_threshold: float = MERGE_THRESHOLD) -> AbstractionComparison:
     """Compare the learned classes ``learned`` of encodings of the observations
     ``observation_ids`` of time step ``step`` (1-based) with ``exact_classes`` (lists of state
     names, as :meth:`kinematic.Partition.blocks` gives them); ``roll_in`` (a weight per
     observation of the step, :func:`cover_roll_in`) adds the pairwise agreement, over the
-    observations among ``observation_ids``."""
+    observations among ``observation_ids``; a pair of exact classes whose merge rate exceeds
+    ``merge_threshold`` is a wrong merge."""
+    MERGE_THRESHOLDS.check(merge_threshold, "merge_threshold")
     layer = step - 1
     class_of_state = {state: k for k, block in enumerate(exact_classes) for state in block}
     observations = mdp.observations[layer]
@@ -222,13 +356,13 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
         kind=kind, exact_classes=[list(block) for block in exact_classes],
         learned_classes=classes, confusion=full, assignment=assignment,
         misassigned=misassigned / len(learned),
-        wrong_merges=len({pair for blocks in merged.values()
-                          for pair in combinations(sorted(blocks), 2)}),
         splits=sum(len(spread_of) > 1 for spread_of in spread.values()),
         purity=float(full.max(axis=1).sum() / full.sum()),
         adjusted_rand_index=float(adjusted_rand_score(exact, learned)),
-        pairwise_agreement=agreement,
-        merged=[sorted(blocks) for _, blocks in sorted(merged.items()) if len(blocks) > 1],
+        pairwise_agreement=agreement, merge_rates=merge_rates(full, classes),
+        merge_threshold=merge_threshold,
+        majority_wrong_merges=len({pair for blocks in merged.values()
+                                   for pair in combinations(sorted(blocks), 2)}),
     )
 
 
@@ -266,6 +400,8 @@ class AbstractionReport:
     samples: int
     seed: int
     steps: list[dict[str, AbstractionComparison]]
+    merge_threshold: float = MERGE_THRESHOLD
+    """A pair of exact classes whose merge rate exceeds it is a wrong merge."""
 
     def __repr__(self) -> str:
         """One line: where the wrong merges are against each exact partition (the numbers are in
@@ -273,18 +409,22 @@ class AbstractionReport:
         merges = ", ".join(f"{kind} {self.steps_with_wrong_merges(kind) or 'none'}"
                            for kind in KINDS)
         return (f"<AbstractionReport on {self.mdp!r}: {len(self.steps)} steps, {self.samples} "
-                f"encodings per observation (seed {self.seed}); steps with wrong merges vs "
-                f"{merges}>")
+                f"encodings per observation (seed {self.seed}); steps with wrong merges (merge "
+                f"rate above {self.merge_threshold}) vs {merges}>")
 
     def steps_with_wrong_merges(self, kind: str = "ki") -> list[int]:
-        """The steps (1-based) where the abstraction merges distinct ``kind`` classes."""
+        """The steps (1-based) where the abstraction merges distinct ``kind`` classes (a merge
+        rate above :attr:`merge_threshold`)."""
         return [h for h, step in enumerate(self.steps, start=1)
                 if kind in step and step[kind].wrong_merges]
 
     def to_json(self) -> dict[str, Any]:
-        """``report.json`` of ``homer evaluate``'s abstraction part."""
+        """``report.json`` of ``homer evaluate``'s abstraction part: each step's comparison
+        with each exact partition (:meth:`AbstractionComparison.to_json`: every pair's merge
+        rate, with standard errors) and ``merge_threshold``."""
         return {
             "mdp": self.mdp, "samples": self.samples, "seed": self.seed,
+            "merge_threshold": self.merge_threshold,
             "steps_with_wrong_merges": {kind: len(self.steps_with_wrong_merges(kind))
                                         for kind in KINDS},
             "steps": [{"step": h, "wrong_merges": step["ki"].wrong_merges,
@@ -299,11 +439,13 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
                   partitions: Mapping[str, Partition] | None = None,
                   roll_in: list[np.ndarray] | None = None,
                   names: Mapping[str, str] | None = None,
+                  merge_threshold: float = MERGE_THRESHOLD,
                   ) -> dict[int, dict[str, AbstractionComparison]]:
     """The per-step abstraction report, one implementation for ``homer evaluate`` and ``homer
     compare``: ``abstractions[step][kind]`` is compared with the exact ``kind`` partition on
-    the step's encodings (``names[kind]`` names the function in errors); a function given for
-    several kinds is called once per step."""
+    the step's encodings (``names[kind]`` names the function in errors; a merge rate above
+    ``merge_threshold`` is a wrong merge); a function given for several kinds is called once
+    per step."""
     partitions = exact_partitions(mdp) if partitions is None else partitions
     roll_in = cover_roll_in(mdp) if roll_in is None else roll_in
     names = names or {}
@@ -319,20 +461,21 @@ def compare_steps(mdp: BlockMDP, encoded: EncodedObservations,
             learned = classified[id(phi)][1]
             compared[step][kind] = compare_classes(mdp, step, kind,
                                                    partitions[kind].blocks(step), ids, learned,
-                                                   roll_in[step - 1])
+                                                   roll_in[step - 1], merge_threshold)
     return compared
 
 
 def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | None = None,
                          samples: int = 500, seed: int = 0, name: str = "phi",
-                         partitions: Mapping[str, Partition] | None = None
-                         ) -> AbstractionReport:
+                         partitions: Mapping[str, Partition] | None = None,
+                         merge_threshold: float = MERGE_THRESHOLD) -> AbstractionReport:
     """Score the abstraction ``phi(observations, step) -> classes`` at every time step of
     ``mdp`` against its backward KI, forward KI and KI partitions (module docstring):
     ``samples`` encodings of each latent observation by ``encoder``
     (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``; ``name`` names
     ``phi`` in errors (a result that is not one integer class per row); ``partitions`` are
-    :func:`exact_partitions` when already computed.
+    :func:`exact_partitions` when already computed; a pair of exact classes whose merge rate
+    exceeds ``merge_threshold`` (in ``[0, 1)``) is a wrong merge.
 
     >>> import numpy as np
     >>> from kinematic import combination_lock
@@ -341,10 +484,13 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
     >>> report.steps_with_wrong_merges("ki"), report.steps_with_wrong_merges("backward")
     ([1, 2, 3], [2, 3])
     """
+    MERGE_THRESHOLDS.check(merge_threshold, "merge_threshold")
     encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring an abstraction")
     steps = range(1, mdp.horizon + 1)
     compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps},
-                             partitions, names=dict.fromkeys(KINDS, name))
-    return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps])
+                             partitions, names=dict.fromkeys(KINDS, name),
+                             merge_threshold=merge_threshold)
+    return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps],
+                             merge_threshold)

@@ -13,6 +13,11 @@ cover's alpha (``def:policy-cover``), and ``homer evaluate``'s whole report (:cl
 >>> print("\\n".join(abstraction_table({"phi vs KI": ki})))
   learned vs exact   steps with wrong merges   wrong merges   steps with splits   max misassigned
   phi vs KI          3 of 3 (steps 1, 2, 3)    5              0 of 3              0.000
+>>> print("\\n".join(merge_lines({"phi vs KI": ki}, shown=2)))
+  phi vs KI wrong merges:
+    step 1: 100.0% of s1a's encodings in the class of s1b (standard error 0.0%)
+    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)
+    ... (3 more; report.json has every merge rate)
 """
 
 from __future__ import annotations
@@ -21,24 +26,39 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from homer.evaluate import AbstractionComparison, AbstractionReport
+from homer.evaluate import AbstractionComparison, AbstractionReport, MergeRate
 from homer.policy_evaluation import CoverReport
 from homer.wording import setting
-from kinematic.display import listed
+from kinematic.display import listed, name_text
 from kinematic.json_input import display_path
 from kinematic.partition import block_text
 
-__all__ = ["EVALUATION_NAMES", "TABLE_LEGEND", "Evaluation", "abstraction_table",
-           "agreement_lines", "cover_lines", "format_evaluation", "merge_lines", "steps_phrase"]
+__all__ = ["EVALUATION_NAMES", "Evaluation", "abstraction_table", "agreement_lines",
+           "class_text", "cover_lines", "format_evaluation", "merge_lines", "merge_text",
+           "steps_phrase", "table_legend"]
 
-TABLE_LEGEND = (
-    "  each latent observation is assigned to the learned class most of its encodings fall into;",
-    "  wrong merge: a pair of exact classes whose observations are assigned to one learned class;",
-    "  split: the observations of one exact class are assigned to two or more learned classes;",
-    "  misassigned: the share of a step's encodings outside their observation's assigned class;",
-    "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
-)
-"""What :func:`abstraction_table` counts, printed below it."""
+
+def table_legend(merge_threshold: float) -> tuple[str, ...]:
+    """What :func:`abstraction_table` counts, printed below it: wrong merges by merge rate
+    above ``merge_threshold`` (:mod:`homer.evaluate`'s docstring defines the rate).
+
+    >>> print("\\n".join(table_legend(0.05)[1:3]))
+      merge rate of exact classes C, D: the larger of the share of C's encodings in D's class
+      (the learned class holding most of D's encodings) and the share of D's in C's class;
+    """
+    return (
+        f"  wrong merge: a pair of exact classes with a merge rate above {merge_threshold} "
+        f"({setting('merge_threshold', ...)});",
+        "  merge rate of exact classes C, D: the larger of the share of C's encodings in D's class",
+        "  (the learned class holding most of D's encodings) and the share of D's in C's class;",
+        "  split: the observations of one exact class are assigned to two or more learned classes,",
+        "  each observation to the learned class most of its encodings fall into;",
+        "  misassigned: the share of a step's encodings outside their observation's assigned "
+        "class;",
+        "  its maximum leaves out the steps with one exact class (nothing to merge: misassigned",
+        "  encodings cost nothing there; - when every step has one);",
+        "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
+    )
 
 EVALUATION_NAMES = {"ki": "phi vs KI", "backward": "phi vs backward KI",
                     "forward": "phi vs forward KI"}
@@ -61,51 +81,77 @@ def steps_phrase(hits: Sequence[int], total: int, shown: int = 3) -> str:
 
 
 def abstraction_table(rows: Mapping[str, Mapping[int, AbstractionComparison]]) -> list[str]:
-    """The table of wrong merges, splits and the largest misassigned share: one row per
-    ``rows`` entry (its name -> time step, 1-based -> the comparison of that step), empty rows
-    left out; the lines, indented by two spaces."""
+    """The table of wrong merges (merge rates above the threshold), splits and the largest
+    misassigned share over the steps with two or more exact classes (``-`` when there is none):
+    one row per ``rows`` entry (its name -> time step, 1-based -> the comparison of that step),
+    empty rows left out; the lines, indented by two spaces."""
     header = ("learned vs exact", "steps with wrong merges", "wrong merges", "steps with splits",
               "max misassigned")
     cells = []
     for name, compared in rows.items():
         if not compared:
             continue
-        worst = max(compared, key=lambda step: compared[step].misassigned)
-        most = compared[worst].misassigned
+        counted = [h for h, c in compared.items() if not c.one_class]
+        most_text = "-"
+        if counted:
+            worst = max(counted, key=lambda step: compared[step].misassigned)
+            most = compared[worst].misassigned
+            most_text = f"{most:.3f}" + (f" (step {worst})" if most else "")
         cells.append((name,
                       steps_phrase([h for h, c in compared.items() if c.wrong_merges],
                                    len(compared)),
                       str(sum(c.wrong_merges for c in compared.values())),
                       steps_phrase([h for h, c in compared.items() if c.splits], len(compared)),
-                      f"{most:.3f}" + (f" (step {worst})" if most else "")))
+                      most_text))
     widths = [max(len(row[k]) for row in [header, *cells]) for k in range(len(header))]
     return ["  " + "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
             .rstrip() for row in [header, *cells]]
 
 
+def class_text(block: Sequence[str]) -> str:
+    """An exact class as the merge lines name it: its state alone, or its states in braces
+    (names quoted when they could be misread: :func:`kinematic.display.name_text`).
+
+    >>> class_text(["s2c"]), class_text(["s2a", "s2b"]), class_text(["a\\nb"])
+    ('s2c', '{s2a, s2b}', "'a\\\\nb'")
+    """
+    return name_text(block[0]) if len(block) == 1 else block_text(block)
+
+
+def merge_text(comparison: AbstractionComparison, pair: MergeRate) -> str:
+    """The larger leak of ``pair`` in words: how much of one exact class's encodings fall into
+    the other's learned class, with its standard error."""
+    leak = pair.worst
+    classes = comparison.exact_classes
+    return (f"{leak.rate:.1%} of {class_text(classes[leak.source])}'s encodings in the class of "
+            f"{class_text(classes[leak.target])} (standard error {leak.standard_error:.1%})")
+
+
 def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
                 shown: int = 3) -> list[str]:
-    """Where the wrong merges of :func:`abstraction_table`'s rows are: per row with any, the
-    exact classes one learned class holds, at its first ``shown`` steps with merges.
+    """Where the wrong merges of :func:`abstraction_table`'s rows are: per row with any, its
+    first ``shown`` wrong merges (by step, then largest merge rate first), each naming the
+    two exact classes and the rate (:func:`merge_text`), and how many are left out.
 
     >>> import numpy as np
-    >>> merged = AbstractionComparison("ki", [["s2a", "s2b"], ["s2d"]], [0], np.zeros((1, 2)),
-    ...                                {}, 0.0, 1, 0, 0.5, 0.0, merged=[[0, 1]])
-    >>> merge_lines({"phi vs KI": {2: merged}})
-    ['  phi vs KI merges: step 2 {s2a, s2b} + {s2d}']
+    >>> from homer.evaluate import merge_rates
+    >>> leaking = AbstractionComparison("ki", [["s2a", "s2b"], ["s2c"]], [0, 1],
+    ...                                 np.array([[10, 4], [0, 6]]), {}, 0.0, 0, 0.5, 0.0,
+    ...                                 merge_rates=merge_rates(np.array([[10, 4], [0, 6]]),
+    ...                                                         [0, 1]))
+    >>> print("\\n".join(merge_lines({"phi vs KI": {2: leaking}})))
+      phi vs KI wrong merges:
+        step 2: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 15.5%)
     """
     lines = []
     for name, compared in rows.items():
-        steps = [h for h, c in sorted(compared.items()) if c.wrong_merges]
-        if not steps:
+        found = [f"    step {h}: {merge_text(compared[h], pair)}"
+                 for h in sorted(compared) for pair in compared[h].merges]
+        if not found:
             continue
-        where = "; ".join(
-            f"step {h} " + ", ".join(" + ".join(block_text(block) for block in group)
-                                    for group in compared[h].merged_blocks())
-            for h in steps[:shown])
-        left = len(steps) - shown
-        more = f"; ... ({left} more step{'s' if left > 1 else ''})" if left > 0 else ""
-        lines.append(f"  {name} merges: {where}{more}")
+        left = len(found) - shown
+        more = [f"    ... ({left} more; report.json has every merge rate)"] if left > 0 else []
+        lines += [f"  {name} wrong merges:", *found[:shown], *more]
     return lines
 
 
@@ -174,8 +220,9 @@ class Evaluation:
 
     def to_json(self) -> dict[str, Any]:
         """``report.json``: :meth:`homer.evaluate.AbstractionReport.to_json` (per step the
-        comparison with each exact partition under ``abstractions``; ``wrong_merges`` and
-        ``splits`` against KI) with ``abstraction``, ``capacity``, ``policies`` and ``cover``
+        comparison with each exact partition under ``abstractions``, with every pair's merge
+        rate; ``wrong_merges`` and ``splits`` against KI; ``merge_threshold``) with
+        ``abstraction``, ``capacity``, ``policies`` and ``cover``
         (:meth:`homer.policy_evaluation.CoverReport.to_json`, None without policies)."""
         return {"abstraction": self.abstraction, "capacity": self.capacity,
                 **self.report.to_json(), "policies": self.policies,
@@ -232,7 +279,8 @@ def format_evaluation(evaluation: Evaluation) -> str:
              f"{display_path(report.mdp)} vs the exact answers:",
              f"  {len(report.steps)} time steps, {report.samples} encodings of each latent "
              f"observation (seed {report.seed})",
-             *abstraction_table(rows), *merge_lines(rows), *TABLE_LEGEND,
+             *abstraction_table(rows), *merge_lines(rows),
+             *table_legend(report.merge_threshold),
              *agreement_lines({h: step["ki"] for h, step in enumerate(report.steps, start=1)})]
     cover = evaluation.cover
     if cover is None:

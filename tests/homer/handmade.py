@@ -1,13 +1,18 @@
 """Artefacts built by hand for a noiseless encoder: every encoding of an observation is the
 same vector, so linear abstractions and policies that read the one-hot coordinates back act
-deterministically and their exact effect is known."""
+deterministically and their exact effect is known. Leaks planted on purpose: a linear
+abstraction that sends a chosen share of an observation's noisy encodings to another class
+(:func:`leaking_abstraction`), and a hand-written phi that does so exactly
+(:func:`leaking_phi`)."""
 
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 
 from homer.artefacts import RunArtefacts
 from homer.encoders import HadamardNoise
+from homer.evaluate import Abstraction
 from homer.models import LinearAbstraction
 from homer.sampler import LinearPolicy
 from kinematic.families import combination_lock, combination_lock_optimal_choices
@@ -76,3 +81,46 @@ def perfect_artefacts(mdp: BlockMDP, **changes) -> RunArtefacts:
     fields = {"mdp": mdp, "encoder": ENCODER, "covers": covers, "backward": backward,
               "forward": forward, "policy": optimal, "log": log, "summary": {}}
     return RunArtefacts(**{**fields, **changes})
+
+
+def leaking_abstraction(mdp: BlockMDP, layer: int, kept: Sequence[int], leaking: Sequence[int],
+                        share: float, encoder: HadamardNoise, classes: int = 2
+                        ) -> LinearAbstraction:
+    """Two classes of the observations of ``layer`` (0-based): ``kept`` in class 0,
+    ``leaking`` in class 1, except that each encoding of a ``leaking`` observation goes to
+    class 0 with probability ``share`` under ``encoder``'s noise (that of ``kept`` stay, ``2 /
+    (sigma sqrt(len(kept) + len(leaking)))`` standard deviations away); ``classes`` rows in
+    all, those after the first two never chosen.
+
+    Row k sums the matrix's columns of its observations, so on an encoding of a ``leaking``
+    observation class 0 scores ``c (noise of kept) + bias`` and class 1 ``c (1 + noise of
+    leaking)``, ``c`` a column's squared norm: class 0 wins with probability ``share`` for
+    ``bias = c (1 + sigma sqrt(len(kept) + len(leaking)) Phi^-1(share))``."""
+    weight, _ = reader(mdp, [kept, leaking])
+    scale = float(encoder.rotation(mdp)[:, 0] @ encoder.rotation(mdp)[:, 0])
+    spread = np.sqrt(encoder.noise_variance * (len(kept) + len(leaking)))
+    bias = scale * (1 + spread * NormalDist().inv_cdf(share))
+    rows = np.zeros((classes, weight.shape[1]), dtype=np.float32)
+    rows[:2] = weight
+    biases = np.full(classes, -1e9, dtype=np.float32)
+    biases[:2] = [bias, 0.0]
+    return LinearAbstraction(rows, biases)
+
+
+def leaking_phi(share: float) -> Abstraction:
+    """phi on the H = 3, K = 2 lock (``combination_lock(3, 2, 0)``): its exact KI classes -
+    each state its own class at steps 1 and 2, {s3a, s3b} (class 0) and {s3c} (class 1) at step
+    3 - except that rows ``k`` of s3c's encodings (numbered in order) with ``k mod 100 < 100
+    share`` go to the class of {s3a, s3b}: exactly ``share`` of them when they are a multiple
+    of 100."""
+    mdp = combination_lock(3, 2, 0)
+
+    def phi(observations: np.ndarray, step: int) -> np.ndarray:
+        observation = ENCODER.decode(mdp, observations, step)
+        classes = np.asarray(mdp.emission_state[step - 1])[observation]
+        if step == 3:
+            classes = (classes == mdp.layers[2].index("s3c")).astype(int)
+            rows = np.flatnonzero(classes == 1)
+            classes[rows[np.arange(len(rows)) % 100 < round(100 * share)]] = 0
+        return classes
+    return phi

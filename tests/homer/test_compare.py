@@ -15,11 +15,12 @@ from homer.artefacts import load_run
 from homer.cli import main
 from homer.compare import (
     ABSTRACTION_NAMES,
-    SUMMARY_LEGEND,
     compare_run,
     format_summary,
+    summary_legend,
 )
-from homer.evaluate import compare_classes
+from homer.encoders import HadamardNoise
+from homer.evaluate import compare_classes, exact_partitions
 from homer.plots import (
     alpha_figure,
     confusion_figure,
@@ -27,8 +28,16 @@ from homer.plots import (
     save_figure,
     visitation_figure,
 )
+from homer.run_directory import CHECKPOINT, read_checkpoint_fields, save_checkpoint
 from kinematic.homing import homing_policy_choices
-from tests.homer.handmade import abstraction, lock, perfect_artefacts, policy
+from tests.homer.handmade import (
+    abstraction,
+    leaking_abstraction,
+    lock,
+    perfect_artefacts,
+    policy,
+)
+from tests.homer.test_run_directory import RUN
 
 SAMPLES = 8
 
@@ -78,10 +87,14 @@ def test_a_known_wrong_merge_is_counted_once():
     assert rows["phi-bar = (phi_F, phi_B) vs KI"][:3] == ["1 of 4 (step 2)", "1", "0 of 4"]
     assert rows["phi_B vs backward KI"][:3] == ["0 of 3", "0", "0 of 3"]
     assert rows["phi_F vs forward KI"][:3] == ["1 of 3 (step 2)", "1", "0 of 3"]
-    assert ki.merged == [[0, 1]] and ki.merged_blocks() == [[["s2a"], ["s2b"]]]
-    assert [line for line in format_summary(report).splitlines() if "merges:" in line] == [
-        "  phi-bar = (phi_F, phi_B) vs KI merges: step 2 {s2a} + {s2b}",
-        "  phi_F vs forward KI merges: step 2 {s2a} + {s2b}"]
+    assert [(p.first, p.second, p.rate) for p in ki.merges] == [(0, 1, 1.0)]
+    lines = format_summary(report).splitlines()
+    start = lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:")
+    assert lines[start:start + 4] == [
+        "  phi-bar = (phi_F, phi_B) vs KI wrong merges:",
+        "    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)",
+        "  phi_F vs forward KI wrong merges:",
+        "    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)"]
 
 
 def table(summary: str) -> dict[str, list[str]]:
@@ -95,15 +108,17 @@ def table(summary: str) -> dict[str, list[str]]:
 def test_the_summary_defines_once_what_its_abstraction_table_counts():
     summary = format_summary(compare_run(perfect_artefacts(lock()), samples=SAMPLES,
                                          transitions=200))
-    for line in SUMMARY_LEGEND:
+    for line in summary_legend(0.05):
         assert summary.count(line) == 1
-    assert [line.split(":")[0].strip() for line in SUMMARY_LEGEND[1:4]] == [
-        "wrong merge", "split", "misassigned"]
+    defined = [line.split(":")[0].strip() for line in summary_legend(0.05) if ":" in line]
+    assert defined[:4] == ["wrong merge", "merge rate of exact classes C, D", "split",
+                           "misassigned"]
 
 
 def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
     """An observation whose encodings fall 5 / 3 into two classes is no split (it is assigned
-    to the first), but its 3 encodings are misassigned: 3 of the step's 24."""
+    to the first), but its 3 encodings are misassigned: 3 of the step's 24. Those 3 are in
+    s3c's class: 3 of the 16 encodings of {s3a, s3b}, a wrong merge the majority rule missed."""
     mdp = lock()
     report = compare_run(perfect_artefacts(mdp), samples=SAMPLES, transitions=200)
     ids = np.repeat(np.arange(3), SAMPLES)
@@ -111,7 +126,9 @@ def test_the_summary_shows_the_largest_misassigned_share_and_its_step():
     report.abstractions[3]["backward"] = compare_classes(
         mdp, 3, "backward", [["s3a", "s3b"], ["s3c"]], ids, learned)
     assert table(format_summary(report))["phi_B vs backward KI"] == [
-        "0 of 3", "0", "0 of 3", "0.125 (step 3)"]
+        "1 of 3 (step 3)", "1", "0 of 3", "0.125 (step 3)"]
+    assert report.abstractions[3]["backward"].majority_wrong_merges == 0
+    assert report.abstractions[3]["backward"].merge_rates[0].rate == 3 / 16
 
 
 def test_the_summary_names_the_smallest_alpha_after_the_first_step():
@@ -219,3 +236,82 @@ def test_compare_command_on_a_real_run(tmp_path, capsys):
                for name in ("visitation", "dynamics", "alpha", "confusion"))
     assert main(["compare", str(tmp_path)]) == 2
     assert "checkpoint.pt" in capsys.readouterr().err
+
+
+def leaking_run(share: float):
+    """A perfect run of :func:`lock` under the default noise, but for phi_B of step 4 (phi-bar
+    there): a ``share`` of s4c's encodings (in expectation) falls into the class of {s4a,
+    s4b}, its exact backward-KI and KI classes."""
+    mdp = lock()
+    noisy = HadamardNoise()
+    backward = {**perfect_artefacts(mdp).backward,
+                3: leaking_abstraction(mdp, 3, [0, 1], [2], share, noisy)}
+    return perfect_artefacts(mdp, encoder=noisy, backward=backward)
+
+
+def test_compare_names_a_planted_40_percent_leak_as_a_wrong_merge():
+    """The rule before merge rates saw no wrong merge here (s4c's majority stays in its own
+    class)."""
+    report = compare_run(leaking_run(0.4), samples=500, transitions=100)
+    assert [s["wrong_merges"] for s in report.steps] == [0, 0, 0, 1]
+    for kind in ("ki", "backward"):
+        comparison = report.abstractions[4][kind]
+        assert comparison.majority_wrong_merges == 0
+        (merge,) = comparison.merges
+        leak = merge.worst
+        assert comparison.exact_classes[leak.source] == ["s4c"]
+        assert comparison.exact_classes[leak.target] == ["s4a", "s4b"]
+        assert leak.encodings == 500 and abs(leak.rate - 0.4) <= leak.standard_error
+    lines = format_summary(report).splitlines()
+    assert lines[lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:") + 1] == (
+        f"    step 4: {leak.rate:.1%} of s4c's encodings in the class of {{s4a, s4b}} "
+        f"(standard error {leak.standard_error:.1%})")
+    assert table(format_summary(report))["phi_B vs backward KI"][:2] == ["1 of 3 (step 4)", "1"]
+    document = report.to_json()
+    assert document["merge_threshold"] == 0.05 and document["steps_with_wrong_merges"] == 1
+    (pair,) = document["steps"][3]["abstractions"]["ki"]["merge_rates"]
+    assert (pair["rate"], pair["standard_error"]) == (leak.rate, leak.standard_error)
+
+
+def test_compare_lets_a_1_percent_leak_pass_unless_the_threshold_is_lower():
+    report = compare_run(leaking_run(0.01), samples=500, transitions=100)
+    assert [s["wrong_merges"] for s in report.steps] == [0, 0, 0, 0]
+    (pair,) = report.abstractions[4]["ki"].merge_rates
+    assert 0 < pair.rate <= 0.01 + 2 * pair.worst.standard_error
+    strict = compare_run(leaking_run(0.01), samples=500, transitions=100,
+                         merge_threshold=pair.rate / 2)
+    assert [s["wrong_merges"] for s in strict.steps] == [0, 0, 0, 1]
+    assert strict.merge_threshold == strict.to_json()["merge_threshold"] == pair.rate / 2
+    assert f"merge rate above {pair.rate / 2} (merge_threshold=...)" in format_summary(strict)
+
+
+def test_compare_command_names_a_leak_planted_in_a_run_directory(tmp_path, capsys):
+    """``homer run``, then phi_B of the last step replaced in the checkpoint by one sending
+    40% of s3c's encodings to the class of {s3a, s3b}: ``homer compare`` names the merge."""
+    run = tmp_path / "run"
+    assert main([*RUN, "--out", str(run)]) == 0
+    capsys.readouterr()
+    artefacts = load_run(run)
+    mdp = artefacts.mdp
+    assert exact_partitions(mdp)["ki"].blocks(3) == [["s3a", "s3b"], ["s3c"]]
+    emitted = [mdp.layers[2][s] for s in mdp.emission_state[2]]
+    kept = [o for o, state in enumerate(emitted) if state != "s3c"]
+    state = read_checkpoint_fields(run / CHECKPOINT)
+    width = len(state["backward"][2][1])
+    planted = leaking_abstraction(mdp, 2, kept, [emitted.index("s3c")], 0.4, artefacts.encoder,
+                                  width)
+    state["backward"][2] = (planted.weight, planted.bias)
+    save_checkpoint(run / CHECKPOINT, state)
+    arguments = ["compare", str(run), "--samples", "500", "--transitions", "100"]
+    assert main([*arguments, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert document["merge_threshold"] == 0.05 and document["steps"][2]["wrong_merges"] == 1
+    (pair,) = document["steps"][2]["abstractions"]["ki"]["merge_rates"]
+    assert abs(pair["rate"] - 0.4) <= 2 * pair["standard_error"]
+    assert main([*arguments, "--merge-threshold", "0.1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:") + 1] == (
+        f"    step 3: {pair['rate']:.1%} of s3c's encodings in the class of {{s3a, s3b}} "
+        f"(standard error {pair['standard_error']:.1%})")
+    assert ("  wrong merge: a pair of exact classes with a merge rate above 0.1 "
+            "(--merge-threshold);") in lines

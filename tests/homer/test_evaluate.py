@@ -9,7 +9,7 @@ import doctest
 import importlib
 import subprocess
 import sys
-from math import comb
+from math import comb, sqrt
 
 import numpy as np
 import pytest
@@ -20,12 +20,13 @@ from homer.encoders import HadamardNoise
 from homer.evaluate import KINDS, evaluate_abstraction, exact_partitions, pairwise_agreement
 from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import labelled_abstraction, reference_abstraction
+from homer.summary import Evaluation, format_evaluation
 from kinematic.cover import policy_cover_alpha
 from kinematic.families import combination_lock, combination_lock_good_actions, split_state
 from kinematic.model import BlockMDP
 from kinematic.policies import state_policy, uniform_policy
 from kinematic.strategies import block_mdps
-from tests.homer.handmade import lock, perfect_artefacts
+from tests.homer.handmade import leaking_phi, lock, perfect_artefacts
 from tests.homer.test_compare import SAMPLES
 
 TORCH_FREE = ("homer.evaluate", "homer.policy_evaluation", "homer.encoded", "homer.encoders",
@@ -390,3 +391,47 @@ def test_the_reference_learners_print_as_one_line():
         f"<reference learner 'pca-kmeans' on {name}: 3 classes, seed 2>")
     labels = [[0] * len(layer) for layer in mdp.observations]
     assert repr(labelled_abstraction(mdp, labels)) == f"<labelled abstraction on {name}>"
+
+
+def test_a_40_percent_leak_is_a_wrong_merge_naming_both_classes_and_the_rate():
+    """phi is the exact KI partition of the H = 3 lock but for 40% of s3c's encodings, put in
+    the class of {s3a, s3b}: each observation's majority stays in its own class (the rule
+    before merge rates reported no wrong merge), yet the class of {s3a, s3b} is also earned
+    in s3c 40% of the time - a stochastic merge of separable states."""
+    mdp = combination_lock(3, 2, 0)
+    report = evaluate_abstraction(mdp, leaking_phi(0.4))
+    assert report.steps_with_wrong_merges("ki") == [3]
+    assert report.steps_with_wrong_merges("backward") == [3]
+    assert report.steps_with_wrong_merges("forward") == []  # step 3 has one forward-KI class
+    ki = report.steps[2]["ki"]
+    assert ki.majority_wrong_merges == 0 and ki.wrong_merges == 1
+    (merge,) = ki.merges
+    leak = merge.worst
+    assert ki.exact_classes[leak.source] == ["s3c"]
+    assert ki.exact_classes[leak.target] == ["s3a", "s3b"]
+    assert (leak.rate, leak.encodings) == (0.4, 500)  # exactly 200 of s3c's 500 encodings
+    assert leak.standard_error == sqrt(0.4 * 0.6 / 500)
+    text = format_evaluation(Evaluation("leaks.py:forty", None, report)).splitlines()
+    assert text[text.index("  phi vs KI wrong merges:") + 1] == (
+        "    step 3: 40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 2.2%)")
+    assert ("  wrong merge: a pair of exact classes with a merge rate above 0.05 "
+            "(merge_threshold=...);") in text
+    document = report.to_json()
+    assert document["merge_threshold"] == 0.05
+    assert document["steps"][2]["wrong_merges"] == 1
+    (rates,) = document["steps"][2]["abstractions"]["ki"]["merge_rates"]
+    assert rates["classes"] == [0, 1] and rates["rate"] == 0.4
+    assert rates["leaks"][1] == {"from": 1, "into": 0, "learned_class": 0, "rate": 0.4,
+                                 "standard_error": sqrt(0.4 * 0.6 / 500), "encodings": 500}
+
+
+def test_a_1_percent_leak_is_no_wrong_merge_unless_the_threshold_is_lower():
+    mdp = combination_lock(3, 2, 0)
+    report = evaluate_abstraction(mdp, leaking_phi(0.01))
+    assert report.steps_with_wrong_merges("ki") == []
+    assert [p.rate for p in report.steps[2]["ki"].merge_rates] == [0.01]
+    strict = evaluate_abstraction(mdp, leaking_phi(0.01), merge_threshold=0.005)
+    assert strict.steps_with_wrong_merges("ki") == [3] and strict.merge_threshold == 0.005
+    assert strict.steps[2]["ki"].merge_threshold == 0.005
+    assert "(merge rate above 0.005)" in repr(strict)
+    assert strict.to_json()["merge_threshold"] == 0.005

@@ -338,4 +338,50 @@ def test_names_with_newlines_cannot_forge_a_line_of_the_summary(capsys, tmp_path
     assert code == 0
     assert not any(line.startswith(("line", "V* = 9")) for line in out.splitlines())
     assert "on 'forged\\nline' vs the exact answers:" in out
-    assert "{'s2a\\nV* = 9', s2b} + {s2c}" in out
+    assert ("    step 2: 100.0% of {'s2a\\nV* = 9', s2b}'s encodings in the class of s2c "
+            "(standard error 0.0%)") in out.splitlines()
+
+
+LEAKS = ("from tests.homer.handmade import leaking_phi\n\n"
+         "forty = leaking_phi(0.4)\n"
+         "one = leaking_phi(0.01)\n")
+"""phi of the H = 3 lock leaking 40% (1%) of s3c's encodings into the class of {s3a, s3b}."""
+
+
+def test_a_40_percent_leak_is_named_with_its_rate_and_a_1_percent_leak_is_not(capsys, files):
+    (files / "leaks.py").write_text(LEAKS)
+    code, out, err = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:forty",
+                              "--samples", "500")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert re.split(" {3,}", lines[3].strip())[:3] == ["phi vs KI", "1 of 3 (step 3)", "1"]
+    assert lines[lines.index("  phi vs KI wrong merges:") + 1] == (
+        "    step 3: 40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 2.2%)")
+    assert ("  wrong merge: a pair of exact classes with a merge rate above 0.05 "
+            "(--merge-threshold);") in lines
+    code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:forty",
+                            "--samples", "500", "--json")
+    document = json.loads(out)
+    assert document["merge_threshold"] == 0.05
+    assert [s["wrong_merges"] for s in document["steps"]] == [0, 0, 1]
+    (pair,) = document["steps"][2]["abstractions"]["ki"]["merge_rates"]
+    assert pair["rate"] == 0.4 and pair["standard_error"] == (0.4 * 0.6 / 500) ** 0.5
+    code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:one",
+                            "--samples", "500", "--json")
+    document = json.loads(out)
+    assert [s["wrong_merges"] for s in document["steps"]] == [0, 0, 0]
+    assert document["steps"][2]["abstractions"]["ki"]["merge_rates"][0]["rate"] == 0.01
+    code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:one",
+                            "--samples", "500", "--merge-threshold", "0.005")
+    assert "    step 3: 1.0% of s3c's encodings in the class of {s3a, s3b} (standard error " \
+           "0.4%)" in out.splitlines()
+    assert "merge rate above 0.005 (--merge-threshold);" in out
+
+
+@pytest.mark.parametrize("value", ["1", "-0.1", "nan", "x"])
+def test_a_merge_threshold_outside_0_to_1_is_refused_naming_the_flag(capsys, files, value):
+    with pytest.raises(SystemExit) as stop:
+        evaluate(capsys, files, "--abstraction", "oracle", "--merge-threshold", value)
+    assert stop.value.code == 2
+    assert "argument --merge-threshold: must be a finite number in [0, 1), got " \
+           f"'{value}'" in capsys.readouterr().err

@@ -54,7 +54,7 @@ def single_chain() -> BlockMDP:
 
 def _abstraction(kind: str, assignment: dict[str, int]) -> AbstractionComparison:
     """A layer's learned classes: only ``assignment`` is read by the rows."""
-    return AbstractionComparison(kind, [], [], np.zeros((0, 0)), assignment, 0.0, 0, 0, 1.0, 1.0)
+    return AbstractionComparison(kind, [], [], np.zeros((0, 0)), assignment, 0.0, 0, 1.0, 1.0)
 
 
 def _report(mdp: BlockMDP, alphas: list[float], backward: list[dict[str, int]],

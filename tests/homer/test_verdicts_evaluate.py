@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from homer.compare import (
-    SUMMARY_LEGEND,
     ComparisonReport,
     LinearPolicies,
     _majority,
@@ -27,12 +26,16 @@ from homer.compare import (
     compare_run,
     format_summary,
     run_abstractions,
+    summary_legend,
 )
 from homer.encoded import EncodedObservations
 from homer.encoders import HadamardNoise
 from homer.evaluate import (
+    MERGE_THRESHOLD,
     AbstractionComparison,
     AbstractionReport,
+    Leak,
+    MergeRate,
     compare_classes,
     compare_steps,
     cover_roll_in,
@@ -40,6 +43,7 @@ from homer.evaluate import (
     exact_partitions,
     learned_classes,
     majority,
+    merge_rates,
     pairwise_agreement,
 )
 from homer.policy_evaluation import (
@@ -57,10 +61,13 @@ from homer.summary import (
     Evaluation,
     abstraction_table,
     agreement_lines,
+    class_text,
     cover_lines,
     format_evaluation,
     merge_lines,
+    merge_text,
     steps_phrase,
+    table_legend,
 )
 from homer.wording import command_line_wording
 from kinematic.analysis import has_rewards
@@ -117,8 +124,9 @@ def test_each_observation_is_assigned_to_the_class_most_of_its_encodings_fall_in
     assert all(type(v) is int for v in c.assignment.values())
     assert c.learned_classes == [5, 7, 9]
     assert c.misassigned == 3 / 24
-    # a split into 5 and 7; 5 holds a and c, 7 holds a and d: two wrong merges
-    assert c.splits == 1 and c.wrong_merges == 2
+    # a split into 5 and 7; 5 holds a and c, 7 holds a and d: two majority wrong merges; by
+    # merge rates also b and c (an eighth of c in 9, b's class: test_merge_rates_...)
+    assert c.splits == 1 and c.majority_wrong_merges == 2 and c.wrong_merges == 3
 
 
 def test_a_tie_goes_to_the_smallest_class():
@@ -129,19 +137,19 @@ def test_a_tie_goes_to_the_smallest_class():
 
 def test_wrong_merges_count_every_pair_of_exact_classes_in_one_learned_class():
     c = compared({"a1": [0], "b1": [0], "c1": [0], "d": [1]})
-    assert c.wrong_merges == 3 and c.splits == 0
+    assert c.wrong_merges == c.majority_wrong_merges == 3 and c.splits == 0
     c = compared({"a1": [0], "a2": [0], "b1": [0], "c1": [0], "c2": [0], "d": [0]})
-    assert c.wrong_merges == 6
+    assert c.wrong_merges == c.majority_wrong_merges == 6
     c = compared({"a1": [0], "b1": [0], "c1": [2], "d": [2]})
-    assert c.wrong_merges == 2
+    assert c.wrong_merges == c.majority_wrong_merges == 2
 
 
 def test_observations_of_one_exact_class_together_are_no_wrong_merge():
     exact = [["a", "b"], ["c"], ["d"]]
     c = compared({"a1": [0], "a2": [0], "b1": [0], "c1": [1], "d": [2]}, exact)
-    assert c.wrong_merges == 0 and c.splits == 0
+    assert c.wrong_merges == c.majority_wrong_merges == 0 and c.splits == 0
     c = compared({"a1": [0], "a2": [1], "b1": [2], "c1": [3], "c2": [3], "d": [3]}, exact)
-    assert c.wrong_merges == 1 and c.splits == 1
+    assert c.wrong_merges == c.majority_wrong_merges == 1 and c.splits == 1
 
 
 def test_the_confusion_matrix_has_a_column_for_every_exact_class_even_unseen():
@@ -262,6 +270,11 @@ def test_evaluate_abstraction_scores_each_step_against_each_exact_partition():
     assert document["steps"][1]["splits"] == 0
     assert document["steps"][1]["abstractions"]["forward"]["wrong_merges"] == 1
     assert (document["mdp"], document["samples"], document["seed"]) == ("fork", 2, 3)
+    assert document["merge_threshold"] == report.merge_threshold == MERGE_THRESHOLD == 0.05
+    assert {c.merge_threshold for step in report.steps for c in step.values()} == {0.05}
+    strict = evaluate_abstraction(fork(), phi, ENCODER, samples=2, seed=3, merge_threshold=0.5)
+    assert strict.merge_threshold == strict.to_json()["merge_threshold"] == 0.5
+    assert {c.merge_threshold for step in strict.steps for c in step.values()} == {0.5}
     with pytest.raises(ValueError, match=r"^mine\(observations, 1\)"):
         evaluate_abstraction(fork(), lambda x, step: [0], ENCODER, samples=2, name="mine")
 
@@ -282,9 +295,15 @@ def test_an_abstraction_comparison_to_json_holds_every_field():
     assert document == {
         "kind": "ki", "exact_classes": EACH_STATE, "learned_classes": [0, 1],
         "confusion": [[1, 0, 0, 2], [1, 0, 0, 0]], "assignment": {"a1": 0, "d": 0},
-        "misassigned": 0.25, "wrong_merges": 1, "splits": 0, "purity": 0.75,
+        "misassigned": 0.25, "wrong_merges": 1, "merge_threshold": 0.05,
+        "merge_rates": [{"classes": [0, 3], "rate": 1.0, "standard_error": 0.0, "leaks": [
+            {"from": 0, "into": 3, "learned_class": 0, "rate": 0.5,
+             "standard_error": math.sqrt(0.125), "encodings": 2},
+            {"from": 3, "into": 0, "learned_class": 0, "rate": 1.0, "standard_error": 0.0,
+             "encodings": 2}]}],
+        "majority_wrong_merges": 1, "splits": 0, "purity": 0.75,
         "adjusted_rand_index": c.adjusted_rand_index,
-        "pairwise_agreement": c.pairwise_agreement, "merged": [[["a"], ["d"]]]}
+        "pairwise_agreement": c.pairwise_agreement}
 
 
 def test_compare_steps_uses_the_partitions_roll_in_and_names_given():
@@ -304,6 +323,10 @@ def test_compare_steps_uses_the_partitions_roll_in_and_names_given():
         np.array([0, 0, 1, 2, 2, 3]), shares, np.full(6, 1 / 6)), abs=1e-12)
     default = compare_steps(mdp, encoded, {2: {"ki": phi}})
     assert default[2]["ki"].exact_classes == [["a", "b"], ["c"], ["d"]]
+    assert default[2]["ki"].merge_threshold == MERGE_THRESHOLD == 0.05
+    strict = compare_steps(mdp, encoded, {2: {"ki": phi, "forward": phi}}, partitions, roll_in,
+                           merge_threshold=0.25)
+    assert [c.merge_threshold for c in strict[2].values()] == [0.25, 0.25]
     assert default[2]["ki"].pairwise_agreement == pytest.approx(brute_force_agreement(
         np.array([0, 0, 1, 2, 2, 3]), shares, cover_roll_in(mdp)[1]), abs=1e-12)
     with pytest.raises(ValueError, match=r"^phi_B\(observations, 2\)"):
@@ -579,14 +602,28 @@ def test_evaluate_policies_scores_alpha_per_step_and_values():
 
 # --- homer/summary.py ---------------------------------------------------------------------
 
+def leak(source: int, target: int, rate: float) -> Leak:
+    """``rate(source -> target)`` over 100 encodings, into learned class ``target``."""
+    return Leak(source, target, target, rate, math.sqrt(rate * (1 - rate) / 100), 100)
+
+
+def pair(first: int, second: int, rate: float, back: float = 0.0) -> MergeRate:
+    """Exact classes ``first`` and ``second``: ``rate`` of first's encodings in second's
+    class, ``back`` of second's in first's."""
+    return MergeRate(first, second, (leak(first, second, rate), leak(second, first, back)))
+
+
 def comparison(wrong_merges: int = 0, splits: int = 0, misassigned: float = 0.0,
                agreement: float | None = None, kind: str = "ki") -> AbstractionComparison:
     """A step's learned classes: only the counts the summaries read, the ``wrong_merges`` pairs
-    being the exact class ``x0`` with each of ``x1``, ``x2``, ... in a learned class each."""
-    return AbstractionComparison(kind, [[f"x{k}"] for k in range(wrong_merges + 1)], [],
-                                 np.zeros((0, 0), dtype=np.int64), {}, misassigned, wrong_merges,
-                                 splits, 1.0, 1.0, agreement,
-                                 [[0, k] for k in range(1, wrong_merges + 1)])
+    being the exact class ``x0`` with each of ``x1``, ``x2``, ... (every encoding of ``x0`` in
+    their learned classes: merge rate 1); two exact classes at least."""
+    classes = max(wrong_merges, 1) + 1
+    return AbstractionComparison(kind, [[f"x{k}"] for k in range(classes)], [],
+                                 np.zeros((0, 0), dtype=np.int64), {}, misassigned, splits, 1.0,
+                                 1.0, agreement,
+                                 [pair(0, k, 1.0 if k <= wrong_merges else 0.0)
+                                  for k in range(1, classes)])
 
 
 def test_steps_phrase_names_the_first_steps():
@@ -612,6 +649,29 @@ def test_the_abstraction_table_counts_steps_and_names_the_worst_misassigned_step
         "  clean              0 of 2                    0              0 of 2                "
         "0.000",
     ]
+
+
+def one_class(misassigned: float, splits: int = 0) -> AbstractionComparison:
+    """A step whose exact partition has one class."""
+    return AbstractionComparison("forward", [["x0"]], [], np.zeros((0, 0), dtype=np.int64), {},
+                                 misassigned, splits, 1.0, 1.0)
+
+
+def test_the_largest_misassigned_share_leaves_out_the_steps_with_one_exact_class():
+    """phi_F's encodings scattered over a single-state step cost nothing: that step is left
+    out of the maximum, and a row of such steps only shows ``-``."""
+    rows = {"scattered": {1: one_class(0.65, splits=1), 2: comparison(0, 0, 0.125),
+                          3: comparison(0, 0, 0.0)},
+            "lone": {1: one_class(0.5), 2: one_class(0.25)}}
+    assert abstraction_table(rows) == [
+        "  learned vs exact   steps with wrong merges   wrong merges   steps with splits   "
+        "max misassigned",
+        "  scattered          0 of 3                    0              1 of 3 (step 1)     "
+        "0.125 (step 2)",
+        "  lone               0 of 2                    0              0 of 2              -"]
+    assert one_class(0.0).one_class and not comparison().one_class
+    nothing = AbstractionComparison("ki", [], [], np.zeros((0, 0)), {}, 0.0, 0, 1.0, 1.0)
+    assert nothing.one_class and nothing.wrong_merges == 0
 
 
 def test_the_table_widens_its_columns_to_the_longest_cell():
@@ -676,7 +736,7 @@ def evaluation(cover: CoverReport | None, capacity: int | None = 3) -> Evaluatio
               "forward": comparison()},
              {"ki": comparison(0, 0, 0.0, 0.375), "backward": comparison(),
               "forward": comparison()}]
-    report = AbstractionReport("lock", 7, 2, steps)
+    report = AbstractionReport("lock", 7, 2, steps, 0.1)
     return Evaluation("mod:phi", capacity, report, cover, None if cover is None else "mod:pi")
 
 
@@ -684,7 +744,7 @@ def test_format_evaluation_without_policies():
     text = format_evaluation(evaluation(None)).splitlines()
     assert text[:2] == ["phi = mod:phi into 3 classes on lock vs the exact answers:",
                         "  3 time steps, 7 encodings of each latent observation (seed 2)"]
-    assert text[2:8] == [
+    assert text[2:11] == [
         "  learned vs exact     steps with wrong merges   wrong merges   steps with splits   "
         "max misassigned",
         "  phi vs KI            1 of 3 (step 2)           2              0 of 3              "
@@ -693,21 +753,16 @@ def test_format_evaluation_without_policies():
         "0.000",
         "  phi vs forward KI    0 of 3                    0              1 of 3 (step 1)     "
         "0.000",
-        "  phi vs KI merges: step 2 {x0} + {x1}, {x0} + {x2}",
-        "  phi vs backward KI merges: step 1 {x0} + {x1}"]
-    assert text[13] == ("pairwise agreement with the latent states: lowest 0.250 (step 2), mean "
-                        "0.375 over the steps")
+        "  phi vs KI wrong merges:",
+        "    step 2: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
+        "    step 2: 100.0% of x0's encodings in the class of x2 (standard error 0.0%)",
+        "  phi vs backward KI wrong merges:",
+        "    step 1: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)"]
     assert text[-1] == ("policies: none given (give policies=... to score a policy cover)")
-    assert text[8:18] == [
-        "  each latent observation is assigned to the learned class most of its encodings fall "
-        "into;",
-        "  wrong merge: a pair of exact classes whose observations are assigned to one learned "
-        "class;",
-        "  split: the observations of one exact class are assigned to two or more learned "
-        "classes;",
-        "  misassigned: the share of a step's encodings outside their observation's assigned "
-        "class;",
-        "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
+    assert text[11:20] == list(table_legend(0.1))
+    assert text[11] == ("  wrong merge: a pair of exact classes with a merge rate above 0.1 "
+                        "(merge_threshold=...);")
+    assert text[20:25] == [
         "pairwise agreement with the latent states: lowest 0.250 (step 2), mean 0.375 over the "
         "steps",
         "  the chance that two observations drawn from the exact cover's roll-in (the homing "
@@ -717,12 +772,32 @@ def test_format_evaluation_without_policies():
         "  from one latent state, as Intrepid (Microsoft Research's rich-observation RL library)",
         "  measures it; two states of one KI class in one class are no wrong merge but cost "
         "agreement"]
-    assert len(text) == 19
+    assert len(text) == 26
     with command_line_wording():
         assert format_evaluation(evaluation(None)).splitlines()[-1] == (
             "policies: none given (give --policies to score a policy cover)")
     assert format_evaluation(evaluation(None, None)).startswith(
         "phi = mod:phi on lock vs the exact answers:\n")
+
+
+def test_the_legend_defines_the_merge_rate_and_shows_the_threshold():
+    assert table_legend(0.05) == (
+        "  wrong merge: a pair of exact classes with a merge rate above 0.05 "
+        "(merge_threshold=...);",
+        "  merge rate of exact classes C, D: the larger of the share of C's encodings in D's class",
+        "  (the learned class holding most of D's encodings) and the share of D's in C's class;",
+        "  split: the observations of one exact class are assigned to two or more learned classes,",
+        "  each observation to the learned class most of its encodings fall into;",
+        "  misassigned: the share of a step's encodings outside their observation's assigned "
+        "class;",
+        "  its maximum leaves out the steps with one exact class (nothing to merge: misassigned",
+        "  encodings cost nothing there; - when every step has one);",
+        "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;")
+    with command_line_wording():
+        assert table_legend(0.25)[0] == ("  wrong merge: a pair of exact classes with a merge "
+                                         "rate above 0.25 (--merge-threshold);")
+    assert summary_legend(0.25) == (*table_legend(0.25), "  phi-bar separates what phi_F or "
+                                    "phi_B separates; the cover is learned on phi_B's classes.")
 
 
 def cover_report(values: list[float] | None, errors: list[float] | None) -> CoverReport:
@@ -734,7 +809,7 @@ def cover_report(values: list[float] | None, errors: list[float] | None) -> Cove
 def test_format_evaluation_reports_the_cover_values_and_the_largest_standard_error():
     text = format_evaluation(evaluation(cover_report([0.25, 0.625, 0.5],
                                                      [0.0625, 0.001, 0.125]))).splitlines()
-    assert len(text) == 24 and text[0].startswith("phi = mod:phi")
+    assert len(text) == 31 and text[0].startswith("phi = mod:phi")
     assert text[-6:] == [
         "policies: mod:pi",
         "policy cover: smallest alpha 0.250 at step 3 of steps 2-3 (step 1 needs no policy)",
@@ -846,7 +921,8 @@ def test_a_comparison_reports_counts():
         "mdp": "lock", "samples": 8, "steps_with_wrong_merges": 2,
         "steps_with_wrong_merges_by_abstraction": {"backward": 2, "forward": 0, "ki": 1},
         "total_wrong_merges": 5, "alpha_min": 0.25, "uncovered_steps": [], "value": 0.5,
-        "optimal_value": 1.0, "policy_standard_error": 0.25, "steps": steps}
+        "optimal_value": 1.0, "policy_standard_error": 0.25, "steps": steps,
+        "merge_threshold": 0.05}
     found.uncovered = [5]  # a run stopped before learning step 5: no alpha over steps 1-4
     assert found.alpha_min is None and found.to_json()["alpha_min"] is None
 
@@ -1127,7 +1203,16 @@ def test_unseen_pairs_raise_no_warning():
 def test_compare_run_by_default_and_with_a_seed():
     mdp = lock()
     noisy = perfect_artefacts(mdp, encoder=HadamardNoise())
-    assert compare_run(noisy, transitions=20).samples == 500
+    default = compare_run(noisy, transitions=20)
+    assert default.samples == 500 and default.merge_threshold == 0.05
+    assert {c.merge_threshold for step in default.abstractions.values()
+            for c in step.values()} == {0.05}
+    strict = compare_run(noisy, samples=3, transitions=20, merge_threshold=0.5)
+    assert strict.merge_threshold == strict.to_json()["merge_threshold"] == 0.5
+    assert {c.merge_threshold for step in strict.abstractions.values()
+            for c in step.values()} == {0.5}
+    assert all(s["abstractions"][kind]["merge_threshold"] == 0.5 for s in strict.steps
+               for kind in s["abstractions"])
     seeded = compare_run(noisy, samples=3, transitions=20, seed=4)
     rng = np.random.default_rng([4, 0, 2])
     for h in (1, 2, 3):
@@ -1217,20 +1302,23 @@ def test_episodes_logged_beyond_the_covers_are_left_out_of_the_visits():
 
 
 def comparison_report(value: float | None) -> ComparisonReport:
+    """Step 1's phi_F: a single-state step, its encodings scattered (left out of the largest
+    misassigned share)."""
     mdp = lock()
     found = compare_run(perfect_artefacts(mdp), samples=2, transitions=10)
     return ComparisonReport(found.mdp, 6, found.steps[:3], value, 0.875,
                             None if value is None else 0.0625,
-                            {1: {"forward": comparison(0, 1, 0.0, 0.0625, kind="forward"),
+                            {1: {"forward": one_class(0.65, splits=1),
                                  "ki": comparison(0, 1, 0.0, 0.5)},
                              3: {"ki": comparison(1, 0, 0.25, 0.25),
                                  "backward": comparison(2, 0, 0.0, 0.125, kind="backward")},
-                             2: {"ki": comparison(0, 0, 0.125, 0.375)}}, {}, [])
+                             2: {"ki": comparison(0, 0, 0.125, 0.375)}}, {}, [],
+                            merge_threshold=0.2)
 
 
 def test_the_summary_of_a_comparison():
     text = format_summary(comparison_report(0.5)).splitlines()
-    assert text[:7] == [
+    assert text[:10] == [
         "combolock-H4-K3-seed0 vs the exact answers: 3 time steps, 6 encodings of each latent "
         "observation",
         "  learned vs exact                 steps with wrong merges   wrong merges   steps with "
@@ -1240,15 +1328,20 @@ def test_the_summary_of_a_comparison():
         "  phi_B vs backward KI             1 of 1 (step 3)           2              0 of 1    "
         "          0.000",
         "  phi_F vs forward KI              0 of 1                    0              1 of 1 "
-        "(step 1)     0.000",
-        "  phi-bar = (phi_F, phi_B) vs KI merges: step 3 {x0} + {x1}",
-        "  phi_B vs backward KI merges: step 3 {x0} + {x1}, {x0} + {x2}"]
-    assert text[7:13] == list(SUMMARY_LEGEND)
+        "(step 1)     -",
+        "  phi-bar = (phi_F, phi_B) vs KI wrong merges:",
+        "    step 3: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
+        "  phi_B vs backward KI wrong merges:",
+        "    step 3: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
+        "    step 3: 100.0% of x0's encodings in the class of x2 (standard error 0.0%)"]
+    assert text[10:20] == list(summary_legend(0.2))
+    assert text[10].startswith("  wrong merge: a pair of exact classes with a merge rate above "
+                               "0.2 (")
     # phi-bar's agreement only (phi_F's and phi_B's are lower)
-    assert text[13:18] == [
+    assert text[20:25] == [
         "pairwise agreement with the latent states: lowest 0.250 (step 3), mean 0.375 over the "
         "steps", *agreement_lines({1: comparison(agreement=0.25)})[1:]]
-    assert text[18:] == [
+    assert text[25:] == [
         "policy cover: alpha 1.000 at each of steps 2-3 (step 1 needs no policy)",
         "  alpha of a step: min over its states s of max_{pi in cover} P_pi(s) / eta(s) "
         "(def:policy-cover)",
@@ -1258,11 +1351,11 @@ def test_the_summary_of_a_comparison():
         "  encodings of an observation on which it takes the action (largest standard error: "
         "0.062)"]
     stopped = format_summary(comparison_report(None)).splitlines()
-    assert stopped[13:] == [
-        *text[13:20], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
+    assert stopped[20:] == [
+        *text[20:27], "learned policy: none (the run stopped before the reward-sensitive PSDP)"]
     report = comparison_report(None)
     report.steps[1:], report.uncovered = [], [2, 3]
-    assert format_summary(report).splitlines()[18] == (
+    assert format_summary(report).splitlines()[25] == (
         "policy cover: alpha not defined - steps 2-3 have no policies (the run stopped before "
         "learning them)")
 
@@ -1369,72 +1462,169 @@ def test_the_majority_is_the_most_common_key_the_smallest_on_a_tie():
 
 # --- where the wrong merges are, one-line reprs, the roll-in's convention, the new errors -----
 
-def test_merged_lists_the_exact_classes_of_each_merging_learned_class():
-    # 5 holds a and c, 7 holds a and d, 9 holds b alone (a is split between 5 and 7)
-    c = compared({"a1": [5], "a2": [7], "b1": [9], "c1": [5], "c2": [5], "d": [7]})
-    assert c.merged == [[0, 2], [0, 3]] and c.wrong_merges == 2
-    assert c.merged_blocks() == [[["a"], ["c"]], [["a"], ["d"]]]
-    assert c.to_json()["merged"] == [[["a"], ["c"]], [["a"], ["d"]]]
-    # one learned class with three exact classes, listed by their index in exact_classes
-    three = compared({"a1": [0], "b1": [1], "c1": [0], "d": [0]},
-                     exact=[["d"], ["a", "b"], ["c"]])
-    assert three.merged == [[0, 1, 2]] and three.wrong_merges == 3
-    assert three.merged_blocks() == [[["d"], ["a", "b"], ["c"]]]
-    clean = compared({"a1": [0], "b1": [0], "c1": [1], "d": [2]},
-                     exact=[["a", "b"], ["c"], ["d"]])
-    assert clean.merged == [] and clean.merged_blocks() == []
-    assert clean.to_json()["merged"] == []
+def test_merge_rates_use_each_exact_classs_majority_learned_class():
+    """a: 4 encodings in 5, 4 in 7 (L(a) = 5, the smaller on the tie); b: all in 9; c: 7 in 5,
+    1 in 9; d: all in 7. rate(c -> a) = 7/8 (c's encodings in 5), rate(a -> d) = 4/8, rate(c
+    -> b) = 1/8: three wrong merges where the majority rule sees two."""
+    c = compared({"a1": [5, 5, 5, 7], "a2": [7, 7, 7, 5], "b1": [9, 9, 9, 9],
+                  "c1": [9, 5, 5, 5], "c2": [5, 5, 5, 5], "d": [7, 7, 7, 7]})
+    rates = {(p.first, p.second): [(leak.source, leak.target, leak.learned_class, leak.rate,
+                                    leak.encodings) for leak in p.leaks]
+             for p in c.merge_rates}
+    assert rates == {
+        (0, 1): [(0, 1, 9, 0.0, 8), (1, 0, 5, 0.0, 4)],
+        (0, 2): [(0, 2, 5, 0.5, 8), (2, 0, 5, 0.875, 8)],
+        (0, 3): [(0, 3, 7, 0.5, 8), (3, 0, 5, 0.0, 4)],
+        (1, 2): [(1, 2, 5, 0.0, 4), (2, 1, 9, 0.125, 8)],
+        (1, 3): [(1, 3, 7, 0.0, 4), (3, 1, 9, 0.0, 4)],
+        (2, 3): [(2, 3, 7, 0.0, 8), (3, 2, 5, 0.0, 4)]}
+    assert [p.rate for p in c.merge_rates] == [0.0, 0.875, 0.5, 0.125, 0.0, 0.0]
+    worst = c.merge_rates[1].worst
+    assert (worst.source, worst.rate) == (2, 0.875)
+    assert worst.standard_error == math.sqrt(0.875 * 0.125 / 8)
+    assert c.merge_rates[3].worst.standard_error == math.sqrt(0.125 * 0.875 / 8)  # n: c's 8
+    assert [(p.first, p.second) for p in c.merges] == [(0, 2), (0, 3), (1, 2)]
+    assert c.wrong_merges == 3 and c.majority_wrong_merges == 2
 
 
-def merging(step_groups: list[list[list[str]]]) -> AbstractionComparison:
-    """A step whose learned classes hold the exact classes ``step_groups`` (one list per
-    merging learned class)."""
-    blocks = [block for group in step_groups for block in group]
-    indices, k = [], 0
-    for group in step_groups:
-        indices.append(list(range(k, k + len(group))))
-        k += len(group)
-    pairs = sum(len(group) * (len(group) - 1) // 2 for group in step_groups)
-    return AbstractionComparison("ki", blocks, [], np.zeros((0, 0), dtype=np.int64), {}, 0.0,
-                                 pairs, 0, 1.0, 1.0, None, indices)
+def test_merge_rates_from_a_confusion_matrix_leave_out_classes_without_encodings():
+    # exact classes 0 and 2 have no encodings; 1: 2 in learned class 4, 1 in 8; 3: 3 in 8
+    [only] = merge_rates(np.array([[0, 2, 0, 0], [0, 1, 0, 3]]), [4, 8])
+    assert (only.first, only.second) == (1, 3)
+    assert only.leaks == (Leak(1, 3, 8, 1 / 3, math.sqrt(1 / 3 * (2 / 3) / 3), 3),
+                          Leak(3, 1, 4, 0.0, 0.0, 3))
+    assert only.rate == 1 / 3 and only.worst is only.leaks[0]
+    assert merge_rates(np.array([[5, 0], [0, 0]]), [0, 1]) == []
 
 
-def test_merge_lines_name_the_exact_classes_one_learned_class_holds():
-    one = merging([[["s2a", "s2b"], ["s2d"]]])
-    assert merge_lines({"phi vs KI": {2: one}}) == ["  phi vs KI merges: step 2 {s2a, s2b} + {s2d}"]
-    several = merging([[["a"], ["b"], ["c"]], [["d"], ["e"]]])
-    assert merge_lines({"phi vs KI": {4: several, 1: comparison()}, "clean": {1: comparison()},
+def test_the_larger_leak_of_a_pair_is_the_first_on_a_tie():
+    assert pair(0, 1, 0.5, 0.5).worst.source == 0
+    assert pair(0, 1, 0.25, 0.5).worst.source == 1 and pair(0, 1, 0.25, 0.5).rate == 0.5
+    assert pair(0, 1, 0.5, 0.25).worst.source == 0
+    assert pair(2, 5, 0.5, 0.25).to_json() == {
+        "classes": [2, 5], "rate": 0.5, "standard_error": 0.05, "leaks": [
+            {"from": 2, "into": 5, "learned_class": 5, "rate": 0.5, "standard_error": 0.05,
+             "encodings": 100},
+            {"from": 5, "into": 2, "learned_class": 2, "rate": 0.25,
+             "standard_error": math.sqrt(0.25 * 0.75 / 100), "encodings": 100}]}
+
+
+def test_a_wrong_merge_is_a_merge_rate_strictly_above_the_threshold():
+    labels = {"a1": [5, 5, 5, 7], "a2": [7, 7, 7, 5], "b1": [9, 9, 9, 9],
+              "c1": [9, 5, 5, 5], "c2": [5, 5, 5, 5], "d": [7, 7, 7, 7]}
+    ids, learned = labelled(labels)
+
+    def merged(threshold: float) -> list[tuple[int, int]]:
+        found = compare_classes(fork(), 2, "ki", EACH_STATE, ids, learned,
+                                merge_threshold=threshold)
+        assert found.merge_threshold == threshold
+        assert found.to_json()["merge_threshold"] == threshold
+        return [(p.first, p.second) for p in found.merges]
+
+    assert merged(0.125) == [(0, 2), (0, 3)]  # 1/8 is not above 1/8
+    assert merged(0.1) == [(0, 2), (0, 3), (1, 2)]
+    assert merged(0.5) == [(0, 2)]
+    assert merged(0.0) == [(0, 2), (0, 3), (1, 2)]
+    assert merged(0.875) == []
+    # equal rates keep the order of the pairs
+    one = compared({"a1": [0], "b1": [0], "c1": [0]})
+    assert [(p.first, p.second) for p in one.merges] == [(0, 1), (0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("threshold", [-0.01, 1.0, 1.5, float("nan")])
+def test_a_merge_threshold_outside_0_to_1_is_refused_before_any_work(threshold):
+    message = r"^merge_threshold must be a finite number in \[0, 1\), got "
+    ids, learned = labelled({"a1": [0]})
+    with pytest.raises(ValueError, match=message):
+        compare_classes(fork(), 2, "ki", EACH_STATE, ids, learned, merge_threshold=threshold)
+
+    def never(observations, step):
+        raise AssertionError("phi called")
+
+    with pytest.raises(ValueError, match=message):
+        evaluate_abstraction(fork(), never, ENCODER, samples=1, merge_threshold=threshold)
+    with pytest.raises(ValueError, match=message):
+        compare_run(perfect_artefacts(lock(), covers=None), samples=1,
+                    merge_threshold=threshold)
+
+
+def test_the_majority_rule_also_sees_two_split_classes_sharing_a_minority_class():
+    """a's majority class is 5, c's 9; their minority observations a2 and c2 both go to 7:
+    no merge rate, but one majority wrong merge (why it is kept)."""
+    c = compared({"a1": [5, 5, 5], "a2": [7], "c1": [9, 9, 9], "c2": [7]})
+    assert c.assignment == {"a1": 5, "a2": 7, "c1": 9, "c2": 7}
+    assert [p.rate for p in c.merge_rates] == [0.0]
+    assert c.wrong_merges == 0 and c.majority_wrong_merges == 1 and c.splits == 2
+
+
+def test_class_text_names_a_lone_state_and_braces_several():
+    assert class_text(["s2c"]) == "s2c"
+    assert class_text(["s2a", "s2b"]) == "{s2a, s2b}"
+    assert class_text(["A\neta = 1"]) == "'A\\neta = 1'"
+    assert class_text(["A\neta = 1", "b, c"]) == "{'A\\neta = 1', 'b, c'}"
+
+
+def merging(blocks: list[list[str]], pairs: list[MergeRate],
+            threshold: float = MERGE_THRESHOLD) -> AbstractionComparison:
+    """A step with the exact classes ``blocks`` and the merge rates ``pairs``."""
+    return AbstractionComparison("ki", blocks, [], np.zeros((0, 0), dtype=np.int64), {}, 0.0, 0,
+                                 1.0, 1.0, None, pairs, threshold)
+
+
+def test_merge_text_names_the_larger_leak_its_rate_and_standard_error():
+    step = merging([["s3a", "s3b"], ["s3c"]], [pair(0, 1, 0.0, 0.4)])
+    assert merge_text(step, step.merge_rates[0]) == (
+        "40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 4.9%)")
+    step = merging([["s3a"], ["s3b", "s3c"]], [pair(0, 1, 0.0625, 0.0)])
+    assert merge_text(step, step.merge_rates[0]) == (
+        "6.2% of s3a's encodings in the class of {s3b, s3c} (standard error 2.4%)")
+
+
+def test_merge_lines_name_each_wrong_merge_by_step_then_largest_rate():
+    blocks = [["a"], ["b"], ["c"], ["d"]]
+    two = merging(blocks, [pair(0, 1, 0.25), pair(0, 2, 0.04), pair(2, 3, 0.0, 0.5)])
+    one = merging([["s2a", "s2b"], ["s2c"]], [pair(0, 1, 0.0, 0.4)])
+    assert merge_lines({"phi vs KI": {4: two, 2: one, 1: comparison()}, "clean": {1: comparison()},
                         "empty": {}, "phi_B": {3: one}}) == [
-        "  phi vs KI merges: step 4 {a} + {b} + {c}, {d} + {e}",
-        "  phi_B merges: step 3 {s2a, s2b} + {s2d}"]
+        "  phi vs KI wrong merges:",
+        "    step 2: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 4.9%)",
+        "    step 4: 50.0% of d's encodings in the class of c (standard error 5.0%)",
+        "    step 4: 25.0% of a's encodings in the class of b (standard error 4.3%)",
+        "  phi_B wrong merges:",
+        "    step 3: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 4.9%)"]
     assert merge_lines({"clean": {1: comparison(), 2: comparison()}}) == []
+    strict = merging(blocks, [pair(0, 1, 0.25), pair(0, 2, 0.5)], threshold=0.25)
+    assert merge_lines({"phi": {1: strict}}) == [
+        "  phi wrong merges:",
+        "    step 1: 50.0% of a's encodings in the class of c (standard error 5.0%)"]
 
 
-def test_merge_lines_show_the_first_steps_and_count_the_rest():
-    steps = {h: merging([[[f"s{h}a"], [f"s{h}b"]]]) for h in (6, 2, 3, 5, 4)}
+def test_merge_lines_show_the_first_wrong_merges_and_count_the_rest():
+    steps = {h: merging([[f"s{h}a"], [f"s{h}b"]], [pair(0, 1, 1.0)]) for h in (6, 2, 3, 5, 4)}
     steps[1] = comparison()
+    lines = [f"    step {h}: 100.0% of s{h}a's encodings in the class of s{h}b (standard error "
+             "0.0%)" for h in range(2, 7)]
     assert merge_lines({"phi": steps}) == [
-        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}; "
-        "... (2 more steps)"]
+        "  phi wrong merges:", *lines[:3],
+        "    ... (2 more; report.json has every merge rate)"]
     assert merge_lines({"phi": steps}, shown=4) == [
-        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}; "
-        "step 5 {s5a} + {s5b}; ... (1 more step)"]
-    assert merge_lines({"phi": steps}, shown=5)[0].endswith("; step 6 {s6a} + {s6b}")
+        "  phi wrong merges:", *lines[:4],
+        "    ... (1 more; report.json has every merge rate)"]
+    assert merge_lines({"phi": steps}, shown=5) == ["  phi wrong merges:", *lines]
     three = {h: steps[h] for h in (2, 3, 4)}
-    assert merge_lines({"phi": three}) == [
-        "  phi merges: step 2 {s2a} + {s2b}; step 3 {s3a} + {s3b}; step 4 {s4a} + {s4b}"]
+    assert merge_lines({"phi": three}) == ["  phi wrong merges:", *lines[:3]]
 
 
 def test_an_abstraction_report_prints_as_one_line_naming_the_steps_with_wrong_merges():
     report = evaluation(None).report
     assert repr(report) == (
         "<AbstractionReport on 'lock': 3 steps, 7 encodings per observation (seed 2); steps "
-        "with wrong merges vs backward [1], forward none, ki [2]>")
+        "with wrong merges (merge rate above 0.1) vs backward [1], forward none, ki [2]>")
     clean = AbstractionReport("m", 1, 0, [dict.fromkeys(["ki", "backward", "forward"],
                                                         comparison())])
     assert repr(clean) == ("<AbstractionReport on 'm': 1 steps, 1 encodings per observation "
-                           "(seed 0); steps with wrong merges vs backward none, forward none, "
-                           "ki none>")
+                           "(seed 0); steps with wrong merges (merge rate above 0.05) vs "
+                           "backward none, forward none, ki none>")
 
 
 def test_a_cover_report_prints_its_smallest_alpha_after_step_1_and_its_best_value():

@@ -36,10 +36,14 @@ def test_a_quotient_prints_a_forging_merged_name_quoted():
 
 
 def test_the_wrong_merges_of_an_evaluation_print_on_one_line():
-    from homer.evaluate import AbstractionComparison
+    from homer.evaluate import AbstractionComparison, merge_rates
     from homer.summary import merge_lines
 
-    comparison = AbstractionComparison("ki", [[FORGING, "b, c"], ["d"]], [0], np.zeros((1, 2)),
-                                       {}, 0.0, 1, 0, 0.5, 0.0, merged=[[0, 1]])
+    confusion = np.array([[6, 0], [4, 10]])
+    comparison = AbstractionComparison("ki", [[FORGING, "b, c"], ["d"]], [0, 1], confusion,
+                                       {}, 0.0, 0, 0.5, 0.0,
+                                       merge_rates=merge_rates(confusion, [0, 1]))
     lines = merge_lines({"phi vs KI": {2: comparison}})
-    assert lines == ["  phi vs KI merges: step 2 {'A\\neta_min = 1', 'b, c'} + {d}"]
+    assert lines == ["  phi vs KI wrong merges:",
+                     "    step 2: 40.0% of {'A\\neta_min = 1', 'b, c'}'s encodings in the class "
+                     "of d (standard error 15.5%)"]
