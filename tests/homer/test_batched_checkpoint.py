@@ -113,6 +113,22 @@ def test_an_archive_that_is_not_npz_or_damaged_is_refused_naming_the_entry():
     lzma = _zip({"x.npy": _npy(np.arange(3.0))}, zipfile.ZIP_LZMA)
     _refused(lzma, r"entry 'x' is encrypted or compressed by method 14 \(npz entries are stored "
                    r"or deflated\)$")
+    encrypted = _zip({"x.npy": _npy(np.arange(3.0))})
+    header = encrypted.index(b"PK\x01\x02")  # the central directory's record of x.npy
+    flags = bytearray(encrypted)
+    flags[header + 8] |= 0x1  # general purpose bit 0: encrypted
+    _refused(bytes(flags), r"entry 'x' is encrypted or compressed by method 0 ")
+    with pytest.raises(CheckpointError, match=r"^not an npz archive \(File is not a zip file\)$"):
+        NpzEntries(b"PK\x05\x06" + b"\x00" * 10)
+
+
+def test_a_reader_error_is_shown_on_one_line_of_at_most_160_characters():
+    from homer.baselines.npz_entries import _shown_error
+
+    assert _shown_error(ValueError("a\n b")) == "a b"
+    exactly = "x" * 160
+    assert _shown_error(ValueError(exactly)) == exactly
+    assert _shown_error(ValueError(exactly + "y")) == "x" * 157 + "..."
 
 
 def _twice() -> bytes:
