@@ -119,8 +119,8 @@ def _horizons(text: str) -> list[int]:
 
 
 MERGE_THRESHOLD_HELP = ("a pair of exact classes C, D is a wrong merge when its merge rate - "
-                        "the larger of the share of C's encodings in D's majority learned class "
-                        "and the reverse - exceeds it; " + MERGE_THRESHOLDS.describe())
+                        "the largest share of both C's and D's encodings that one learned class "
+                        "holds - exceeds it; " + MERGE_THRESHOLDS.describe())
 
 ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester Hadamard matrix "
                  "of the paper's footnote and the authors' code; noise on the m + H + 1 "

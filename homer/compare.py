@@ -9,8 +9,8 @@ observation ``o`` of layer ``h`` in ``samples`` fresh encodings and
   vs KI ``def:ki``): the confusion matrix (learned class x exact class, sample counts), purity
   and adjusted Rand index over the samples. A **wrong merge** is a pair of distinct exact
   classes (kinematically separable states) whose *merge rate* exceeds ``merge_threshold``: the
-  larger of the share of one class's encodings in the other's majority learned class and the
-  reverse (:mod:`homer.evaluate` defines it, with its standard error). Each observation is
+  largest share of both classes' encodings that one learned class holds (:mod:`homer.evaluate`
+  defines it, with its standard error). Each observation is
   *assigned* to the learned class that most of its encodings fall into; a **split** is an exact
   class whose observations are assigned to more than one learned class;
 - **policies**: a linear policy's action distribution at each latent observation is the share

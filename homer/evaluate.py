@@ -12,26 +12,32 @@ compared with each exact partition of the step - backward KI (``def:bki``), forw
 - the **confusion** matrix (learned class x exact class, sample counts), **purity** and the
   **adjusted Rand index** over the samples;
 - the **merge rate** of every pair of distinct exact classes ``C != D`` of the step (kinematically
-  separable states, for KI): ``L(D)``, *D's majority learned class*, is the learned class holding
-  the largest share of D's encodings (a tie goes to the smallest class); ``rate(C -> D)`` is the
-  share of C's encodings that fall into ``L(D)``; the pair's merge rate is ``max(rate(C -> D),
-  rate(D -> C))``. Shares pool a class's encodings, that is weight the latent observations of a
-  class equally (each has ``samples`` encodings), as the confusion matrix, purity and
-  *misassigned* do - not by the cover's roll-in, which only the pairwise agreement uses. The
-  standard error of ``rate(C -> D) = p`` is the binomial ``sqrt(p (1 - p) / n)`` over the ``n``
-  encodings of C (with an equal number per observation, a bound on that of the stratified
-  estimate). A **wrong merge** is a pair whose merge rate exceeds ``merge_threshold`` (default
-  :data:`MERGE_THRESHOLD`, 0.05): a learned class that also holds, say, 40% of a separable
-  state's encodings is a stochastic merge of the two - what HOMER's guarantee needs absent -
-  even though each observation's majority still lands in its own class. A step with one exact
-  class has no pair, hence no wrong merge;
+  separable states, for KI): with ``share_C(l)`` the share of C's encodings in the learned class
+  ``l``, ``rate(C -> D)`` is the largest ``share_C(l)`` over the learned classes ``l`` that hold
+  at least as large a share of D's encodings, ``share_D(l) >= share_C(l)`` (there is always one:
+  both shares sum to 1 over ``l``; a tie goes to the smallest class); the pair's merge rate is
+  ``max(rate(C -> D), rate(D -> C))``, that is the largest share of both classes that one learned
+  class holds, ``max_l min(share_C(l), share_D(l))``. Comparing with D's majority learned class
+  alone (the rule before) is blind when D is split: D 50/50 between ``L1`` and ``L2`` and 40% of
+  C in ``L2`` give a policy rewarded for ``L2`` no way to tell C from D, yet neither D's
+  majority class nor C's holds both. Shares pool a class's encodings, that is weight the latent
+  observations of a class equally (each has ``samples`` encodings), as the confusion matrix,
+  purity and *misassigned* do - not by the cover's roll-in, which only the pairwise agreement
+  uses. The standard error of ``rate(C -> D) = p`` is the binomial ``sqrt(p (1 - p) / n)`` over
+  the ``n`` encodings of C (with an equal number per observation, a bound on that of the
+  stratified estimate). A **wrong merge** is a pair whose merge rate exceeds ``merge_threshold``
+  (default :data:`MERGE_THRESHOLD`, 0.05): a learned class that also holds, say, 40% of a
+  separable state's encodings is a stochastic merge of the two - what HOMER's guarantee needs
+  absent - even though each observation's majority still lands in its own class. A step with
+  one exact class has no pair, hence no wrong merge;
 - each observation is **assigned** to the learned class most of its encodings fall into (ties:
   the smallest class); a **split** is an exact class whose observations are assigned to more
   than one learned class (harmless for correctness, costs capacity); **misassigned** is the share
   of encodings outside their observation's assigned class; ``majority_wrong_merges`` counts the
-  pairs of distinct exact classes with observations assigned to one learned class (the rule
-  before merge rates, kept because it also sees two exact classes both split, whose minority
-  observations share a learned class that is the majority class of neither);
+  pairs of distinct exact classes with observations assigned to one learned class, the rule
+  before merge rates, kept so that reports stay comparable with earlier ones: every pair it
+  counts has a positive merge rate (its learned class holds encodings of both), so merge rates
+  see all of them once ``merge_threshold`` is low enough;
 - the **pairwise agreement** of Intrepid's ``evaluate_state_decoder.py`` (the authors' later
   library): two observations drawn independently from the roll-in of a policy cover, the event
   that ``phi`` gives them the same class exactly when they come from the same latent state. It is
@@ -114,26 +120,29 @@ MERGE_THRESHOLDS = NumberRange(float, low=0, high=1, open_high=True)
 
 @dataclass(frozen=True)
 class Leak:
-    """``rate(C -> D)`` (module docstring): the share of the encodings of the exact class
-    ``source`` (C) that fall into ``learned_class``, the majority learned class of the exact
-    class ``target`` (D). Classes are indices into :attr:`AbstractionComparison.exact_classes`.
+    """``rate(C -> D)`` (module docstring): the largest share of the encodings of the exact class
+    ``source`` (C) in a learned class holding at least as large a share of the encodings of the
+    exact class ``target`` (D). Classes are indices into
+    :attr:`AbstractionComparison.exact_classes`.
     """
 
     source: int
     target: int
     learned_class: int
-    """``L(D)``: the learned class holding the largest share of D's encodings (the smallest
-    on a tie)."""
+    """The learned class attaining the rate (the smallest on a tie)."""
     rate: float
+    """The share of C's encodings in :attr:`learned_class`."""
     standard_error: float
     """``sqrt(rate (1 - rate) / encodings)``."""
     encodings: int
     """C's encodings: the ``n`` of the standard error."""
+    target_share: float
+    """The share of D's encodings in :attr:`learned_class`: at least :attr:`rate`."""
 
     def to_json(self) -> dict[str, Any]:
         return {"from": self.source, "into": self.target, "learned_class": self.learned_class,
                 "rate": self.rate, "standard_error": self.standard_error,
-                "encodings": self.encodings}
+                "encodings": self.encodings, "target_share": self.target_share}
 
 
 @dataclass(frozen=True)
@@ -169,25 +178,29 @@ def merge_rates(confusion: np.ndarray, learned_classes: list[int]) -> list[Merge
     """The merge rate of every pair of exact classes with encodings, from ``confusion``
     (encoding counts, rows ``learned_classes``, columns the exact classes; module docstring).
 
-    Exact class 0 has 10 encodings, 4 of them in learned class 7, the majority class of exact
-    class 1 (whose 10 encodings are there):
+    Exact class 0 has 10 encodings, 4 of them in learned class 7, which holds all 10 of exact
+    class 1's:
 
     >>> [pair] = merge_rates(np.array([[6, 0], [4, 10]]), [3, 7])
-    >>> pair.rate, pair.worst.learned_class, round(pair.worst.standard_error, 4)
-    (0.4, 7, 0.1549)
-    >>> pair.leaks[1].rate  # none of class 1 in class 3, class 0's majority class
+    >>> pair.rate, pair.worst.learned_class, pair.worst.target_share
+    (0.4, 7, 1.0)
+    >>> round(pair.worst.standard_error, 4)
+    0.1549
+    >>> pair.leaks[1].rate  # none of class 1 in a class holding as much of class 0
     0.0
     """
     counts = np.asarray(confusion)
     encodings = counts.sum(axis=0)
-    majority_row = counts.argmax(axis=0)  # the first largest: the smallest class on a tie
 
     def leak(source: int, target: int) -> Leak:
-        row = int(majority_row[target])
+        # share_D(l) >= share_C(l) in integers: counts[l, D] n_C >= counts[l, C] n_D
+        holds = counts[:, target] * encodings[source] >= counts[:, source] * encodings[target]
+        row = int(np.where(holds, counts[:, source], -1).argmax())  # the first: smallest class
         n = int(encodings[source])
         rate = float(counts[row, source] / n)
         return Leak(source, target, int(learned_classes[row]), rate,
-                    sqrt(rate * (1.0 - rate) / n), n)
+                    sqrt(rate * (1.0 - rate) / n), n,
+                    float(counts[row, target] / encodings[target]))
 
     seen = [int(k) for k in np.flatnonzero(encodings > 0)]
     return [MergeRate(first, second, (leak(first, second), leak(second, first)))

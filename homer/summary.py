@@ -13,10 +13,12 @@ cover's alpha (``def:policy-cover``), and ``homer evaluate``'s whole report (:cl
 >>> print("\\n".join(abstraction_table({"phi vs KI": ki})))
   learned vs exact   steps with wrong merges   wrong merges   steps with splits   max misassigned
   phi vs KI          3 of 3 (steps 1, 2, 3)    5              0 of 3              0.000
->>> print("\\n".join(merge_lines({"phi vs KI": ki}, shown=2)))
+>>> print("\\n".join(merge_lines({"phi vs KI": ki}, shown=2)))  # doctest: +NORMALIZE_WHITESPACE
   phi vs KI wrong merges:
-    step 1: 100.0% of s1a's encodings in the class of s1b (standard error 0.0%)
-    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)
+    step 1: 100.0% of s1a's encodings in a learned class holding 100.0% of s1b's
+      (standard error 0.0%)
+    step 2: 100.0% of s2a's encodings in a learned class holding 100.0% of s2b's
+      (standard error 0.0%)
     ... (3 more; report.json has every merge rate)
 """
 
@@ -43,14 +45,14 @@ def table_legend(merge_threshold: float) -> tuple[str, ...]:
     above ``merge_threshold`` (:mod:`homer.evaluate`'s docstring defines the rate).
 
     >>> print("\\n".join(table_legend(0.05)[1:3]))
-      merge rate of exact classes C, D: the larger of the share of C's encodings in D's class
-      (the learned class holding most of D's encodings) and the share of D's in C's class;
+      merge rate of exact classes C, D: the largest share of both C's and D's encodings that
+      one learned class holds (max over learned classes of the smaller of its two shares);
     """
     return (
         f"  wrong merge: a pair of exact classes with a merge rate above {merge_threshold} "
         f"({setting('merge_threshold', ...)});",
-        "  merge rate of exact classes C, D: the larger of the share of C's encodings in D's class",
-        "  (the learned class holding most of D's encodings) and the share of D's in C's class;",
+        "  merge rate of exact classes C, D: the largest share of both C's and D's encodings that",
+        "  one learned class holds (max over learned classes of the smaller of its two shares);",
         "  split: the observations of one exact class are assigned to two or more learned classes,",
         "  each observation to the learned class most of its encodings fall into;",
         "  misassigned: the share of a step's encodings outside their observation's assigned "
@@ -119,12 +121,14 @@ def class_text(block: Sequence[str]) -> str:
 
 
 def merge_text(comparison: AbstractionComparison, pair: MergeRate) -> str:
-    """The larger leak of ``pair`` in words: how much of one exact class's encodings fall into
-    the other's learned class, with its standard error."""
+    """The larger leak of ``pair`` in words: how much of one exact class's encodings fall into a
+    learned class, how much of the other's that class holds, and the standard error of the
+    first."""
     leak = pair.worst
     classes = comparison.exact_classes
-    return (f"{leak.rate:.1%} of {class_text(classes[leak.source])}'s encodings in the class of "
-            f"{class_text(classes[leak.target])} (standard error {leak.standard_error:.1%})")
+    return (f"{leak.rate:.1%} of {class_text(classes[leak.source])}'s encodings in a learned "
+            f"class holding {leak.target_share:.1%} of {class_text(classes[leak.target])}'s "
+            f"(standard error {leak.standard_error:.1%})")
 
 
 def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
@@ -139,9 +143,11 @@ def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
     ...                                 np.array([[10, 4], [0, 6]]), {}, 0.0, 0, 0.5, 0.0,
     ...                                 merge_rates=merge_rates(np.array([[10, 4], [0, 6]]),
     ...                                                         [0, 1]))
-    >>> print("\\n".join(merge_lines({"phi vs KI": {2: leaking}})))
+    >>> lines = merge_lines({"phi vs KI": {2: leaking}})
+    >>> print("\\n".join(lines))  # doctest: +NORMALIZE_WHITESPACE
       phi vs KI wrong merges:
-        step 2: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 15.5%)
+        step 2: 40.0% of s2c's encodings in a learned class holding 100.0% of {s2a, s2b}'s
+          (standard error 15.5%)
     """
     lines = []
     for name, compared in rows.items():

@@ -92,9 +92,11 @@ def test_a_known_wrong_merge_is_counted_once():
     start = lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:")
     assert lines[start:start + 4] == [
         "  phi-bar = (phi_F, phi_B) vs KI wrong merges:",
-        "    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)",
+        "    step 2: 100.0% of s2a's encodings in a learned class holding 100.0% of s2b's "
+        "(standard error 0.0%)",
         "  phi_F vs forward KI wrong merges:",
-        "    step 2: 100.0% of s2a's encodings in the class of s2b (standard error 0.0%)"]
+        "    step 2: 100.0% of s2a's encodings in a learned class holding 100.0% of s2b's "
+        "(standard error 0.0%)"]
 
 
 def table(summary: str) -> dict[str, list[str]]:
@@ -264,8 +266,8 @@ def test_compare_names_a_planted_40_percent_leak_as_a_wrong_merge():
         assert leak.encodings == 500 and abs(leak.rate - 0.4) <= leak.standard_error
     lines = format_summary(report).splitlines()
     assert lines[lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:") + 1] == (
-        f"    step 4: {leak.rate:.1%} of s4c's encodings in the class of {{s4a, s4b}} "
-        f"(standard error {leak.standard_error:.1%})")
+        f"    step 4: {leak.rate:.1%} of s4c's encodings in a learned class holding "
+        f"{leak.target_share:.1%} of {{s4a, s4b}}'s (standard error {leak.standard_error:.1%})")
     assert table(format_summary(report))["phi_B vs backward KI"][:2] == ["1 of 3 (step 4)", "1"]
     document = report.to_json()
     assert document["merge_threshold"] == 0.05 and document["steps_with_wrong_merges"] == 1
@@ -311,7 +313,8 @@ def test_compare_command_names_a_leak_planted_in_a_run_directory(tmp_path, capsy
     assert main([*arguments, "--merge-threshold", "0.1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[lines.index("  phi-bar = (phi_F, phi_B) vs KI wrong merges:") + 1] == (
-        f"    step 3: {pair['rate']:.1%} of s3c's encodings in the class of {{s3a, s3b}} "
-        f"(standard error {pair['standard_error']:.1%})")
+        f"    step 3: {pair['rate']:.1%} of s3c's encodings in a learned class holding "
+        f"{pair['leaks'][1]['target_share']:.1%} of {{s3a, s3b}}'s (standard error "
+        f"{pair['standard_error']:.1%})")
     assert ("  wrong merge: a pair of exact classes with a merge rate above 0.1 "
             "(--merge-threshold);") in lines

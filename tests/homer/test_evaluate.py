@@ -413,7 +413,8 @@ def test_a_40_percent_leak_is_a_wrong_merge_naming_both_classes_and_the_rate():
     assert leak.standard_error == sqrt(0.4 * 0.6 / 500)
     text = format_evaluation(Evaluation("leaks.py:forty", None, report)).splitlines()
     assert text[text.index("  phi vs KI wrong merges:") + 1] == (
-        "    step 3: 40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 2.2%)")
+        "    step 3: 40.0% of s3c's encodings in a learned class holding 100.0% of {s3a, s3b}'s "
+        "(standard error 2.2%)")
     assert ("  wrong merge: a pair of exact classes with a merge rate above 0.05 "
             "(merge_threshold=...);") in text
     document = report.to_json()
@@ -422,7 +423,44 @@ def test_a_40_percent_leak_is_a_wrong_merge_naming_both_classes_and_the_rate():
     (rates,) = document["steps"][2]["abstractions"]["ki"]["merge_rates"]
     assert rates["classes"] == [0, 1] and rates["rate"] == 0.4
     assert rates["leaks"][1] == {"from": 1, "into": 0, "learned_class": 0, "rate": 0.4,
-                                 "standard_error": sqrt(0.4 * 0.6 / 500), "encodings": 500}
+                                 "standard_error": sqrt(0.4 * 0.6 / 500), "encodings": 500,
+                                 "target_share": 1.0}
+
+
+def test_a_40_percent_leak_into_half_of_a_split_class_is_a_wrong_merge():
+    """As above, but s3b's encodings and the 40% of s3c's go to a third class, 2: {s3a, s3b}
+    is split 50/50 between 0 (its majority class, the smaller on the tie) and 2. Class 2 holds
+    40% of s3c and half of {s3a, s3b} - a policy rewarded for it cannot tell them apart -
+    though neither class 0 nor s3c's class 1 holds any of the other (a rate by majority
+    classes alone would be 0, and each observation's majority stays apart)."""
+    mdp = combination_lock(3, 2, 0)
+    forty = leaking_phi(0.4)
+
+    def phi(observations: np.ndarray, step: int) -> np.ndarray:
+        classes = forty(observations, step)
+        if step == 3:
+            state = np.asarray(mdp.emission_state[2])[observation_of(mdp, observations, 3)]
+            classes[(state == 1) | ((state == 2) & (classes == 0))] = 2
+        return classes
+
+    report = evaluate_abstraction(mdp, phi)
+    ki = report.steps[2]["ki"]
+    assert ki.confusion.tolist() == [[500, 0], [0, 300], [500, 200]]
+    assert report.steps_with_wrong_merges("ki") == [3]
+    assert ki.majority_wrong_merges == 0 and ki.wrong_merges == 1
+    (merge,) = ki.merges
+    assert merge.rate == 0.4 and merge.worst is merge.leaks[1]
+    leak = merge.worst
+    assert (leak.learned_class, leak.encodings, leak.target_share) == (2, 500, 0.5)
+    assert leak.standard_error == sqrt(0.4 * 0.6 / 500)
+    text = format_evaluation(Evaluation("leaks.py:split", None, report)).splitlines()
+    assert text[text.index("  phi vs KI wrong merges:") + 1] == (
+        "    step 3: 40.0% of s3c's encodings in a learned class holding 50.0% of {s3a, s3b}'s "
+        "(standard error 2.2%)")
+    (rates,) = report.to_json()["steps"][2]["abstractions"]["ki"]["merge_rates"]
+    assert rates["leaks"][1] == {"from": 1, "into": 0, "learned_class": 2, "rate": 0.4,
+                                 "standard_error": sqrt(0.4 * 0.6 / 500), "encodings": 500,
+                                 "target_share": 0.5}
 
 
 def test_a_1_percent_leak_is_no_wrong_merge_unless_the_threshold_is_lower():

@@ -338,8 +338,8 @@ def test_names_with_newlines_cannot_forge_a_line_of_the_summary(capsys, tmp_path
     assert code == 0
     assert not any(line.startswith(("line", "V* = 9")) for line in out.splitlines())
     assert "on 'forged\\nline' vs the exact answers:" in out
-    assert ("    step 2: 100.0% of {'s2a\\nV* = 9', s2b}'s encodings in the class of s2c "
-            "(standard error 0.0%)") in out.splitlines()
+    assert ("    step 2: 100.0% of {'s2a\\nV* = 9', s2b}'s encodings in a learned class holding "
+            "100.0% of s2c's (standard error 0.0%)") in out.splitlines()
 
 
 LEAKS = ("from tests.homer.handmade import leaking_phi\n\n"
@@ -356,7 +356,8 @@ def test_a_40_percent_leak_is_named_with_its_rate_and_a_1_percent_leak_is_not(ca
     lines = out.splitlines()
     assert re.split(" {3,}", lines[3].strip())[:3] == ["phi vs KI", "1 of 3 (step 3)", "1"]
     assert lines[lines.index("  phi vs KI wrong merges:") + 1] == (
-        "    step 3: 40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 2.2%)")
+        "    step 3: 40.0% of s3c's encodings in a learned class holding 100.0% of {s3a, s3b}'s "
+        "(standard error 2.2%)")
     assert ("  wrong merge: a pair of exact classes with a merge rate above 0.05 "
             "(--merge-threshold);") in lines
     code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:forty",
@@ -373,8 +374,8 @@ def test_a_40_percent_leak_is_named_with_its_rate_and_a_1_percent_leak_is_not(ca
     assert document["steps"][2]["abstractions"]["ki"]["merge_rates"][0]["rate"] == 0.01
     code, out, _ = evaluate(capsys, files, "--abstraction", f"{files / 'leaks.py'}:one",
                             "--samples", "500", "--merge-threshold", "0.005")
-    assert "    step 3: 1.0% of s3c's encodings in the class of {s3a, s3b} (standard error " \
-           "0.4%)" in out.splitlines()
+    assert "    step 3: 1.0% of s3c's encodings in a learned class holding 100.0% of {s3a, " \
+           "s3b}'s (standard error 0.4%)" in out.splitlines()
     assert "merge rate above 0.005 (--merge-threshold);" in out
 
 

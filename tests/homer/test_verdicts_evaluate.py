@@ -296,11 +296,13 @@ def test_an_abstraction_comparison_to_json_holds_every_field():
         "kind": "ki", "exact_classes": EACH_STATE, "learned_classes": [0, 1],
         "confusion": [[1, 0, 0, 2], [1, 0, 0, 0]], "assignment": {"a1": 0, "d": 0},
         "misassigned": 0.25, "wrong_merges": 1, "merge_threshold": 0.05,
-        "merge_rates": [{"classes": [0, 3], "rate": 1.0, "standard_error": 0.0, "leaks": [
-            {"from": 0, "into": 3, "learned_class": 0, "rate": 0.5,
-             "standard_error": math.sqrt(0.125), "encodings": 2},
-            {"from": 3, "into": 0, "learned_class": 0, "rate": 1.0, "standard_error": 0.0,
-             "encodings": 2}]}],
+        # half of a in 0, which holds all of d; none of d in 1, the class holding a's other half
+        "merge_rates": [{
+            "classes": [0, 3], "rate": 0.5, "standard_error": math.sqrt(0.125), "leaks": [
+                {"from": 0, "into": 3, "learned_class": 0, "rate": 0.5,
+                 "standard_error": math.sqrt(0.125), "encodings": 2, "target_share": 1.0},
+                {"from": 3, "into": 0, "learned_class": 1, "rate": 0.0, "standard_error": 0.0,
+                 "encodings": 2, "target_share": 0.5}]}],
         "majority_wrong_merges": 1, "splits": 0, "purity": 0.75,
         "adjusted_rand_index": c.adjusted_rand_index,
         "pairwise_agreement": c.pairwise_agreement}
@@ -602,15 +604,19 @@ def test_evaluate_policies_scores_alpha_per_step_and_values():
 
 # --- homer/summary.py ---------------------------------------------------------------------
 
-def leak(source: int, target: int, rate: float) -> Leak:
-    """``rate(source -> target)`` over 100 encodings, into learned class ``target``."""
-    return Leak(source, target, target, rate, math.sqrt(rate * (1 - rate) / 100), 100)
+def leak(source: int, target: int, rate: float, held: float = 1.0) -> Leak:
+    """``rate(source -> target)`` over 100 encodings, into learned class ``target``, which
+    holds ``held`` of target's encodings."""
+    return Leak(source, target, target, rate, math.sqrt(rate * (1 - rate) / 100), 100, held)
 
 
-def pair(first: int, second: int, rate: float, back: float = 0.0) -> MergeRate:
-    """Exact classes ``first`` and ``second``: ``rate`` of first's encodings in second's
-    class, ``back`` of second's in first's."""
-    return MergeRate(first, second, (leak(first, second, rate), leak(second, first, back)))
+def pair(first: int, second: int, rate: float, back: float = 0.0,
+         held: tuple[float, float] = (1.0, 1.0)) -> MergeRate:
+    """Exact classes ``first`` and ``second``: ``rate`` of first's encodings in a learned class
+    holding ``held[0]`` of second's, ``back`` of second's in one holding ``held[1]`` of
+    first's."""
+    return MergeRate(first, second, (leak(first, second, rate, held[0]),
+                                     leak(second, first, back, held[1])))
 
 
 def comparison(wrong_merges: int = 0, splits: int = 0, misassigned: float = 0.0,
@@ -754,10 +760,13 @@ def test_format_evaluation_without_policies():
         "  phi vs forward KI    0 of 3                    0              1 of 3 (step 1)     "
         "0.000",
         "  phi vs KI wrong merges:",
-        "    step 2: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
-        "    step 2: 100.0% of x0's encodings in the class of x2 (standard error 0.0%)",
+        "    step 2: 100.0% of x0's encodings in a learned class holding 100.0% of x1's "
+        "(standard error 0.0%)",
+        "    step 2: 100.0% of x0's encodings in a learned class holding 100.0% of x2's "
+        "(standard error 0.0%)",
         "  phi vs backward KI wrong merges:",
-        "    step 1: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)"]
+        "    step 1: 100.0% of x0's encodings in a learned class holding 100.0% of x1's "
+        "(standard error 0.0%)"]
     assert text[-1] == ("policies: none given (give policies=... to score a policy cover)")
     assert text[11:20] == list(table_legend(0.1))
     assert text[11] == ("  wrong merge: a pair of exact classes with a merge rate above 0.1 "
@@ -784,8 +793,8 @@ def test_the_legend_defines_the_merge_rate_and_shows_the_threshold():
     assert table_legend(0.05) == (
         "  wrong merge: a pair of exact classes with a merge rate above 0.05 "
         "(merge_threshold=...);",
-        "  merge rate of exact classes C, D: the larger of the share of C's encodings in D's class",
-        "  (the learned class holding most of D's encodings) and the share of D's in C's class;",
+        "  merge rate of exact classes C, D: the largest share of both C's and D's encodings that",
+        "  one learned class holds (max over learned classes of the smaller of its two shares);",
         "  split: the observations of one exact class are assigned to two or more learned classes,",
         "  each observation to the learned class most of its encodings fall into;",
         "  misassigned: the share of a step's encodings outside their observation's assigned "
@@ -1330,10 +1339,13 @@ def test_the_summary_of_a_comparison():
         "  phi_F vs forward KI              0 of 1                    0              1 of 1 "
         "(step 1)     -",
         "  phi-bar = (phi_F, phi_B) vs KI wrong merges:",
-        "    step 3: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
+        "    step 3: 100.0% of x0's encodings in a learned class holding 100.0% of x1's "
+        "(standard error 0.0%)",
         "  phi_B vs backward KI wrong merges:",
-        "    step 3: 100.0% of x0's encodings in the class of x1 (standard error 0.0%)",
-        "    step 3: 100.0% of x0's encodings in the class of x2 (standard error 0.0%)"]
+        "    step 3: 100.0% of x0's encodings in a learned class holding 100.0% of x1's "
+        "(standard error 0.0%)",
+        "    step 3: 100.0% of x0's encodings in a learned class holding 100.0% of x2's "
+        "(standard error 0.0%)"]
     assert text[10:20] == list(summary_legend(0.2))
     assert text[10].startswith("  wrong merge: a pair of exact classes with a merge rate above "
                                "0.2 (")
@@ -1462,37 +1474,76 @@ def test_the_majority_is_the_most_common_key_the_smallest_on_a_tie():
 
 # --- where the wrong merges are, one-line reprs, the roll-in's convention, the new errors -----
 
-def test_merge_rates_use_each_exact_classs_majority_learned_class():
-    """a: 4 encodings in 5, 4 in 7 (L(a) = 5, the smaller on the tie); b: all in 9; c: 7 in 5,
-    1 in 9; d: all in 7. rate(c -> a) = 7/8 (c's encodings in 5), rate(a -> d) = 4/8, rate(c
-    -> b) = 1/8: three wrong merges where the majority rule sees two."""
+def test_merge_rates_take_the_learned_class_holding_the_most_of_both_classes():
+    """Shares of the learned classes 5, 7, 9: a (1/2, 1/2, 0), b (0, 0, 1), c (7/8, 0, 1/8),
+    d (0, 1, 0). rate(a -> c) = 1/2 (5 holds 7/8 of c), rate(a -> d) = 1/2 (7 holds all of d),
+    rate(c -> b) = 1/8 (9 holds all of b): three wrong merges where the majority rule sees two.
+    rate(c -> a) is 0: 5 holds less of a than of c (the rule before took 7/8 of c in a's
+    majority class 5). A rate of 0 names the first learned class holding as much of the target
+    (b -> d: 5, whose share of d, 0, equals b's)."""
     c = compared({"a1": [5, 5, 5, 7], "a2": [7, 7, 7, 5], "b1": [9, 9, 9, 9],
                   "c1": [9, 5, 5, 5], "c2": [5, 5, 5, 5], "d": [7, 7, 7, 7]})
     rates = {(p.first, p.second): [(leak.source, leak.target, leak.learned_class, leak.rate,
-                                    leak.encodings) for leak in p.leaks]
+                                    leak.encodings, leak.target_share) for leak in p.leaks]
              for p in c.merge_rates}
     assert rates == {
-        (0, 1): [(0, 1, 9, 0.0, 8), (1, 0, 5, 0.0, 4)],
-        (0, 2): [(0, 2, 5, 0.5, 8), (2, 0, 5, 0.875, 8)],
-        (0, 3): [(0, 3, 7, 0.5, 8), (3, 0, 5, 0.0, 4)],
-        (1, 2): [(1, 2, 5, 0.0, 4), (2, 1, 9, 0.125, 8)],
-        (1, 3): [(1, 3, 7, 0.0, 4), (3, 1, 9, 0.0, 4)],
-        (2, 3): [(2, 3, 7, 0.0, 8), (3, 2, 5, 0.0, 4)]}
-    assert [p.rate for p in c.merge_rates] == [0.0, 0.875, 0.5, 0.125, 0.0, 0.0]
+        (0, 1): [(0, 1, 9, 0.0, 8, 1.0), (1, 0, 5, 0.0, 4, 0.5)],
+        (0, 2): [(0, 2, 5, 0.5, 8, 0.875), (2, 0, 7, 0.0, 8, 0.5)],
+        (0, 3): [(0, 3, 7, 0.5, 8, 1.0), (3, 0, 5, 0.0, 4, 0.5)],
+        (1, 2): [(1, 2, 5, 0.0, 4, 0.875), (2, 1, 9, 0.125, 8, 1.0)],
+        (1, 3): [(1, 3, 5, 0.0, 4, 0.0), (3, 1, 5, 0.0, 4, 0.0)],
+        (2, 3): [(2, 3, 7, 0.0, 8, 1.0), (3, 2, 5, 0.0, 4, 0.875)]}
+    assert [p.rate for p in c.merge_rates] == [0.0, 0.5, 0.5, 0.125, 0.0, 0.0]
     worst = c.merge_rates[1].worst
-    assert (worst.source, worst.rate) == (2, 0.875)
-    assert worst.standard_error == math.sqrt(0.875 * 0.125 / 8)
+    assert (worst.source, worst.rate) == (0, 0.5)
+    assert worst.standard_error == math.sqrt(0.5 * 0.5 / 8)
     assert c.merge_rates[3].worst.standard_error == math.sqrt(0.125 * 0.875 / 8)  # n: c's 8
     assert [(p.first, p.second) for p in c.merges] == [(0, 2), (0, 3), (1, 2)]
     assert c.wrong_merges == 3 and c.majority_wrong_merges == 2
+
+
+def test_a_learned_class_holding_equal_shares_of_both_classes_counts():
+    """C: 1/2 in 0, 1/2 in 1; D: 1/2 in 0, 1/4 in 1, 1/4 in 2. Learned class 0 holds as much
+    of D as of C, and of C as of D: both rates 1/2 (a strict comparison would give 0 and 1/4)."""
+    [pair] = merge_rates(np.array([[2, 2], [2, 1], [0, 1]]), [0, 1, 2])
+    assert pair.leaks == (Leak(0, 1, 0, 0.5, math.sqrt(0.25 / 4), 4, 0.5),
+                          Leak(1, 0, 0, 0.5, math.sqrt(0.25 / 4), 4, 0.5))
+    assert pair.rate == 0.5 and pair.worst is pair.leaks[0]
+
+
+def test_a_tie_between_learned_classes_goes_to_the_smallest():
+    """C: 2/5 in 3, 2/5 in 8, 1/5 in 11; D: 3/5 in 3, 2/5 in 8. C -> D: 3 and 8 both hold 2/5
+    of C and at least as much of D: 3, the smaller, holding 3/5 of D. D -> C: 8 (2/5 of each;
+    3 holds less of C than of D)."""
+    [pair] = merge_rates(np.array([[2, 3], [2, 2], [1, 0]]), [3, 8, 11])
+    assert pair.leaks == (Leak(0, 1, 3, 0.4, math.sqrt(0.4 * 0.6 / 5), 5, 0.6),
+                          Leak(1, 0, 8, 0.4, math.sqrt(0.4 * 0.6 / 5), 5, 0.4))
+    assert pair.worst is pair.leaks[0]
+    assert pair.leaks[0].to_json() == {
+        "from": 0, "into": 1, "learned_class": 3, "rate": 0.4,
+        "standard_error": math.sqrt(0.4 * 0.6 / 5), "encodings": 5, "target_share": 0.6}
+
+
+def test_a_leak_into_the_minority_class_of_a_split_class_is_a_wrong_merge():
+    """a split 50/50 between 5 (its majority class, the smaller on the tie) and 7; 4 of c's 10
+    encodings in 7: neither 5 nor c's majority class 9 holds both, but 7 holds 40% of c and
+    half of a - a policy rewarded for 7 cannot tell c from a."""
+    c = compared({"a1": [5, 5, 5, 5], "a2": [7, 7, 7, 7], "c1": [9, 9, 9, 7, 7],
+                  "c2": [9, 9, 9, 7, 7]})
+    assert [p.rate for p in c.merge_rates] == [0.4]  # 0 by D's majority class alone
+    [merge] = c.merge_rates
+    assert merge.leaks == (Leak(0, 2, 9, 0.0, 0.0, 8, 0.6),
+                           Leak(2, 0, 7, 0.4, math.sqrt(0.4 * 0.6 / 10), 10, 0.5))
+    assert merge.rate == 0.4 and merge.worst is merge.leaks[1]
+    assert c.wrong_merges == 1 and c.majority_wrong_merges == 0
 
 
 def test_merge_rates_from_a_confusion_matrix_leave_out_classes_without_encodings():
     # exact classes 0 and 2 have no encodings; 1: 2 in learned class 4, 1 in 8; 3: 3 in 8
     [only] = merge_rates(np.array([[0, 2, 0, 0], [0, 1, 0, 3]]), [4, 8])
     assert (only.first, only.second) == (1, 3)
-    assert only.leaks == (Leak(1, 3, 8, 1 / 3, math.sqrt(1 / 3 * (2 / 3) / 3), 3),
-                          Leak(3, 1, 4, 0.0, 0.0, 3))
+    assert only.leaks == (Leak(1, 3, 8, 1 / 3, math.sqrt(1 / 3 * (2 / 3) / 3), 3, 1.0),
+                          Leak(3, 1, 4, 0.0, 0.0, 3, 2 / 3))
     assert only.rate == 1 / 3 and only.worst is only.leaks[0]
     assert merge_rates(np.array([[5, 0], [0, 0]]), [0, 1]) == []
 
@@ -1501,12 +1552,13 @@ def test_the_larger_leak_of_a_pair_is_the_first_on_a_tie():
     assert pair(0, 1, 0.5, 0.5).worst.source == 0
     assert pair(0, 1, 0.25, 0.5).worst.source == 1 and pair(0, 1, 0.25, 0.5).rate == 0.5
     assert pair(0, 1, 0.5, 0.25).worst.source == 0
-    assert pair(2, 5, 0.5, 0.25).to_json() == {
+    assert pair(2, 5, 0.5, 0.25, held=(0.75, 0.5)).to_json() == {
         "classes": [2, 5], "rate": 0.5, "standard_error": 0.05, "leaks": [
             {"from": 2, "into": 5, "learned_class": 5, "rate": 0.5, "standard_error": 0.05,
-             "encodings": 100},
+             "encodings": 100, "target_share": 0.75},
             {"from": 5, "into": 2, "learned_class": 2, "rate": 0.25,
-             "standard_error": math.sqrt(0.25 * 0.75 / 100), "encodings": 100}]}
+             "standard_error": math.sqrt(0.25 * 0.75 / 100), "encodings": 100,
+             "target_share": 0.5}]}
 
 
 def test_a_wrong_merge_is_a_merge_rate_strictly_above_the_threshold():
@@ -1523,9 +1575,9 @@ def test_a_wrong_merge_is_a_merge_rate_strictly_above_the_threshold():
 
     assert merged(0.125) == [(0, 2), (0, 3)]  # 1/8 is not above 1/8
     assert merged(0.1) == [(0, 2), (0, 3), (1, 2)]
-    assert merged(0.5) == [(0, 2)]
+    assert merged(0.25) == [(0, 2), (0, 3)]
     assert merged(0.0) == [(0, 2), (0, 3), (1, 2)]
-    assert merged(0.875) == []
+    assert merged(0.5) == []
     # equal rates keep the order of the pairs
     one = compared({"a1": [0], "b1": [0], "c1": [0]})
     assert [(p.first, p.second) for p in one.merges] == [(0, 1), (0, 2), (1, 2)]
@@ -1548,13 +1600,16 @@ def test_a_merge_threshold_outside_0_to_1_is_refused_before_any_work(threshold):
                     merge_threshold=threshold)
 
 
-def test_the_majority_rule_also_sees_two_split_classes_sharing_a_minority_class():
-    """a's majority class is 5, c's 9; their minority observations a2 and c2 both go to 7:
-    no merge rate, but one majority wrong merge (why it is kept)."""
+def test_two_split_classes_sharing_a_minority_class_have_a_merge_rate():
+    """a's majority class is 5, c's 9; their minority observations a2 and c2 both go to 7, a
+    class holding a quarter of each: merge rate 1/4 (the majority class of neither, so a rate by
+    majority classes would be 0), and a majority wrong merge."""
     c = compared({"a1": [5, 5, 5], "a2": [7], "c1": [9, 9, 9], "c2": [7]})
     assert c.assignment == {"a1": 5, "a2": 7, "c1": 9, "c2": 7}
-    assert [p.rate for p in c.merge_rates] == [0.0]
-    assert c.wrong_merges == 0 and c.majority_wrong_merges == 1 and c.splits == 2
+    [pair] = c.merge_rates
+    assert pair.rate == 0.25 and pair.worst.learned_class == 7
+    assert pair.worst.target_share == 0.25
+    assert c.wrong_merges == 1 and c.majority_wrong_merges == 1 and c.splits == 2
 
 
 def test_class_text_names_a_lone_state_and_braces_several():
@@ -1572,12 +1627,14 @@ def merging(blocks: list[list[str]], pairs: list[MergeRate],
 
 
 def test_merge_text_names_the_larger_leak_its_rate_and_standard_error():
-    step = merging([["s3a", "s3b"], ["s3c"]], [pair(0, 1, 0.0, 0.4)])
+    step = merging([["s3a", "s3b"], ["s3c"]], [pair(0, 1, 0.0, 0.4, held=(0.25, 0.75))])
     assert merge_text(step, step.merge_rates[0]) == (
-        "40.0% of s3c's encodings in the class of {s3a, s3b} (standard error 4.9%)")
-    step = merging([["s3a"], ["s3b", "s3c"]], [pair(0, 1, 0.0625, 0.0)])
+        "40.0% of s3c's encodings in a learned class holding 75.0% of {s3a, s3b}'s (standard "
+        "error 4.9%)")
+    step = merging([["s3a"], ["s3b", "s3c"]], [pair(0, 1, 0.0625, 0.0, held=(0.5, 1.0))])
     assert merge_text(step, step.merge_rates[0]) == (
-        "6.2% of s3a's encodings in the class of {s3b, s3c} (standard error 2.4%)")
+        "6.2% of s3a's encodings in a learned class holding 50.0% of {s3b, s3c}'s (standard "
+        "error 2.4%)")
 
 
 def test_merge_lines_name_each_wrong_merge_by_step_then_largest_rate():
@@ -1587,23 +1644,28 @@ def test_merge_lines_name_each_wrong_merge_by_step_then_largest_rate():
     assert merge_lines({"phi vs KI": {4: two, 2: one, 1: comparison()}, "clean": {1: comparison()},
                         "empty": {}, "phi_B": {3: one}}) == [
         "  phi vs KI wrong merges:",
-        "    step 2: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 4.9%)",
-        "    step 4: 50.0% of d's encodings in the class of c (standard error 5.0%)",
-        "    step 4: 25.0% of a's encodings in the class of b (standard error 4.3%)",
+        "    step 2: 40.0% of s2c's encodings in a learned class holding 100.0% of {s2a, s2b}'s "
+        "(standard error 4.9%)",
+        "    step 4: 50.0% of d's encodings in a learned class holding 100.0% of c's (standard "
+        "error 5.0%)",
+        "    step 4: 25.0% of a's encodings in a learned class holding 100.0% of b's (standard "
+        "error 4.3%)",
         "  phi_B wrong merges:",
-        "    step 3: 40.0% of s2c's encodings in the class of {s2a, s2b} (standard error 4.9%)"]
+        "    step 3: 40.0% of s2c's encodings in a learned class holding 100.0% of {s2a, s2b}'s "
+        "(standard error 4.9%)"]
     assert merge_lines({"clean": {1: comparison(), 2: comparison()}}) == []
     strict = merging(blocks, [pair(0, 1, 0.25), pair(0, 2, 0.5)], threshold=0.25)
     assert merge_lines({"phi": {1: strict}}) == [
         "  phi wrong merges:",
-        "    step 1: 50.0% of a's encodings in the class of c (standard error 5.0%)"]
+        "    step 1: 50.0% of a's encodings in a learned class holding 100.0% of c's (standard "
+        "error 5.0%)"]
 
 
 def test_merge_lines_show_the_first_wrong_merges_and_count_the_rest():
     steps = {h: merging([[f"s{h}a"], [f"s{h}b"]], [pair(0, 1, 1.0)]) for h in (6, 2, 3, 5, 4)}
     steps[1] = comparison()
-    lines = [f"    step {h}: 100.0% of s{h}a's encodings in the class of s{h}b (standard error "
-             "0.0%)" for h in range(2, 7)]
+    lines = [f"    step {h}: 100.0% of s{h}a's encodings in a learned class holding 100.0% of "
+             f"s{h}b's (standard error 0.0%)" for h in range(2, 7)]
     assert merge_lines({"phi": steps}) == [
         "  phi wrong merges:", *lines[:3],
         "    ... (2 more; report.json has every merge rate)"]

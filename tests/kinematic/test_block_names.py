@@ -45,5 +45,5 @@ def test_the_wrong_merges_of_an_evaluation_print_on_one_line():
                                        merge_rates=merge_rates(confusion, [0, 1]))
     lines = merge_lines({"phi vs KI": {2: comparison}})
     assert lines == ["  phi vs KI wrong merges:",
-                     "    step 2: 40.0% of {'A\\neta_min = 1', 'b, c'}'s encodings in the class "
-                     "of d (standard error 15.5%)"]
+                     "    step 2: 40.0% of {'A\\neta_min = 1', 'b, c'}'s encodings in a learned "
+                     "class holding 100.0% of d's (standard error 15.5%)"]
