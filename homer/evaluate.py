@@ -108,10 +108,11 @@ MERGE_THRESHOLD = 0.05
 """The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
 merge. Sampling noise stays well below it at the default 500 encodings per observation: the
 standard error of a rate is at most 0.022 over one observation's encodings, and 0.0045 for a
-rate of 1%, which so lies nine standard errors below 0.05. And a policy reading the learned
-classes acts on C's observations as on D's at most as often as the rate, so a leak below it
-changes the probability of reaching any later state by less than 0.05 per leaking step (total
-variation), small against the alpha of 1/2 a cover needs (``def:policy-cover``)."""
+rate of 1%, which so lies nine standard errors below 0.05. Above the noise, 0.05 is a convention,
+not a bound of the paper's: a merge rate r means one learned class holds a share of at least r
+of both classes' encodings, so the internal reward of that class (HOMER's ``1{phi(x') = i}``)
+is earned at rate at least r in each; 5% is small against the alpha of 1/2 a cover needs
+(``def:policy-cover``), and a lower threshold (with more samples) hunts smaller leaks."""
 
 
 MERGE_THRESHOLDS = NumberRange(float, low=0, high=1, open_high=True)
