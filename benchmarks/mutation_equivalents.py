@@ -456,7 +456,7 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "abstract_cover_alpha, whose np.unique and searchsorted give 0.0 the same class index")),
     # homer/evaluate.py
     "homer.evaluate.x_evaluate_abstraction__mutmut_12": ENCODER_DEFAULT,
-    "homer.evaluate.x_learned_classes__mutmut_17": DTYPE_KIND,
+    "homer.evaluate.x_learned_classes__mutmut_24": DTYPE_KIND,
     "homer.evaluate.x_pairwise_agreement__mutmut_7": (
         "one row too many in by_state (states.max() + 2)",
         "the extra row holds no observation: zeros, adding nothing to any of the three sums"),
@@ -466,25 +466,42 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"homer.evaluate.x_cover_roll_in__mutmut_{k}" for k in (17, 19)],
                     FLOAT_ALREADY),
     # homer/policy_evaluation.py
-    "homer.policy_evaluation.x__action_rows__mutmut_13": DTYPE_KIND,
-    "homer.policy_evaluation.x__action_rows__mutmut_42": (
-        "rows.astype(np.float64) -> astype(None)", "astype(None) is float64"),
     **dict.fromkeys([f"homer.policy_evaluation.x__action_rows__mutmut_{k}" for k in (58, 70)], (
         "|row sum - 1| > 1e-4 -> >= 1e-4",
         "a float64 sum near 1 differs from 1 by a multiple of 2**-53, and the double 1e-4 is "
         "not one: no sum lies exactly on the boundary")),
+    "homer.policy_evaluation.x__action_rows__mutmut_22": DTYPE_KIND,
+    "homer.policy_evaluation.x__action_rows__mutmut_54": (
+        "output.astype(np.float64) -> astype(None)", "astype(None) is float64"),
+    "homer.policy_evaluation.x__action_rows__mutmut_82": (
+        "the first row with |row sum - 1| > 1e-4 (for the message) -> >= 1e-4",
+        "a float64 sum near 1 differs from 1 by a multiple of 2**-53, and the double 1e-4 is "
+        "not one: no sum lies exactly on the boundary"),
+    **dict.fromkeys([f"homer.policy_evaluation.x_evaluate_policies__mutmut_{k}"
+                     for k in (40, 43, 44)], ZIP_STRICT),
+    "homer.policy_evaluation.x_evaluate_policies__mutmut_17": ENCODER_DEFAULT,
+    **dict.fromkeys([f"homer.policy_evaluation.x_evaluate_policies__mutmut_{k}"
+                     for k in (63, 65)], (
+        "latent.value(policy, name) -> no name / None",
+        "the name only enters errors of the policy's first evaluation, made (and kept) by "
+        "latent.visitation with the name just before")),
+    "homer.policy_evaluation.x_read_cover__mutmut_4": (
+        "callable(policies) or not isinstance(policies, list | tuple | Mapping) -> "
+        "callable(None) or ...",
+        "a callable that is a list, tuple or Mapping does not occur: a lone function fails the "
+        "isinstance test as well"),
     **dict.fromkeys([f"homer.policy_evaluation.x_cover_step__mutmut_{k}"
                      for k in (34, 37, 38, 44, 47, 48, 54, 57, 58)], ZIP_STRICT),
     **dict.fromkeys([f"homer.policy_evaluation.x_eta_floats__mutmut_{k}" for k in (2, 4)],
                     FLOAT_ALREADY),
     **dict.fromkeys([f"homer.policy_evaluation.xǁLatentPoliciesǁvisitation__mutmut_{k}"
                      for k in (14, 16)], FLOAT_ALREADY),
-    "homer.policy_evaluation.x_evaluate_policies__mutmut_13": ENCODER_DEFAULT,
-    **dict.fromkeys([f"homer.policy_evaluation.x_evaluate_policies__mutmut_{k}"
-                     for k in (51, 53)], (
-        "latent.value(policy, name) -> no name / None",
-        "the name only enters errors of the policy's first evaluation, made (and kept) by "
-        "latent.visitation with the name just before")),
+    # homer/evaluate.py's merge rates
+    "homer.evaluate.x_merge_rates__mutmut_19": (
+        "np.where(holds, counts, -1).argmax() -> -2 for the learned classes left out",
+        "counts are never negative and at least one learned class holds as large a share of "
+        "the target as of the source (the shares of each sum to 1), so any negative sentinel "
+        "is never the argmax"),
     # homer/summary.py
     "homer.summary.x__value_lines__mutmut_1": (
         "values is None or action_standard_errors is None -> and",
@@ -614,6 +631,20 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "np.load(allow_pickle=False) -> allow_pickle=None / absent",
         "False is np.load's default, and numpy tests `not allow_pickle`: None refuses object "
         "arrays as False does")),
+    **dict.fromkeys([f"homer.baselines.npz_entries.x__fits__mutmut_{k}" for k in (10, 13, 14)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"homer.baselines.npz_entries.xǁNpzEntriesǁarray__mutmut_{k}"
+                     for k in (30, 32)], (
+        "stream.read(size + 1) -> read(None) / read(size + 2)",
+        "any read past the declared size shows data beyond it (len(data) != size) and reaches "
+        "the member's end, where the CRC is checked; the member's length is bounded by the "
+        "archive already in memory")),
+    "homer.baselines.npz_entries.xǁNpzEntriesǁarray__mutmut_41": (
+        "'more' if len(data) > size -> >= size",
+        "the message is only built when len(data) != size"),
+    **dict.fromkeys([f"homer.baselines.npz_entries.xǁNpzEntriesǁarray__mutmut_{k}"
+                     for k in (59, 61, 63)], (
+        "order='F' / 'C' -> 'f' / 'c'", "NumPy reads the order argument case-insensitively")),
     "homer.baselines.vector_env.xǁVectorEnvǁ__init____mutmut_17": (
         "dimension = rotation.shape[0] -> shape[1]",
         "the rotation is a square d x d matrix"),
