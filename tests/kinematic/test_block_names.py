@@ -47,3 +47,8 @@ def test_the_wrong_merges_of_an_evaluation_print_on_one_line():
     assert lines == ["  phi vs KI wrong merges:",
                      "    step 2: 40.0% of {'A\\neta_min = 1', 'b, c'}'s encodings in a learned "
                      "class holding 100.0% of d's (standard error 15.5%)"]
+
+
+def test_a_quotient_that_merges_nothing_says_so():
+    assert repr(quotient(from_spec(SPEC), Partition.from_blocks(from_spec(SPEC), []))) == (
+        "Quotient('forged', 4 -> 4 states, merged: none)")
