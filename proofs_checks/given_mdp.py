@@ -94,17 +94,17 @@ SAMPLED_STEP_LIMIT = 50_000_000
 """Sampled claims are refused above this many simulated episode steps (about a minute)."""
 
 
-class NotRun(Exception):
+class _NotRun(Exception):
     """Why a claim does not run on the MDP; ``status`` is the report's."""
 
     status = "not applicable"
 
 
-class NeedsFamilies(NotRun):
+class _NeedsFamilies(_NotRun):
     status = "skipped"
 
 
-class Refused(NotRun):
+class _Refused(_NotRun):
     status = "refused"
 
 
@@ -134,7 +134,7 @@ def _enumeration(mdp: BlockMDP, layers: int) -> None:
     decisions = sum(_observations(mdp)[:layers])
     count = mdp.number_of_actions ** decisions
     if count > MAX_ENUMERATED_POLICIES:
-        raise Refused(f"{mdp.number_of_actions}^{decisions} = {count:.3g} deterministic policies "
+        raise _Refused(f"{mdp.number_of_actions}^{decisions} = {count:.3g} deterministic policies "
                       f"to enumerate, above the limit of {MAX_ENUMERATED_POLICIES}")
 
 
@@ -145,13 +145,13 @@ def _trajectories(mdp: BlockMDP, what: str = "the MDP") -> None:
         count *= m * mdp.number_of_actions
         total += count
         if total > TRAJECTORY_LIMIT:
-            raise Refused(f"{what} has at least {total:.3g} observation-action trajectories to "
+            raise _Refused(f"{what} has at least {total:.3g} observation-action trajectories to "
                           f"enumerate, above the limit of {TRAJECTORY_LIMIT}")
 
 
 def _exact_steps(mdp: BlockMDP, steps: float, what: str) -> None:
     if steps > EXACT_STEP_LIMIT:
-        raise Refused(f"about {steps:.3g} exact multiply-adds ({what}), above the limit of "
+        raise _Refused(f"about {steps:.3g} exact multiply-adds ({what}), above the limit of "
                       f"{EXACT_STEP_LIMIT:.3g}")
 
 
@@ -180,7 +180,7 @@ def _planning(mdp: BlockMDP, factor: int = 1) -> None:
 
 def _layers_after_the_first(mdp: BlockMDP) -> None:
     if mdp.horizon < 2:
-        raise NotRun("horizon 1: the claim is about a layer h >= 2 and the one before it")
+        raise _NotRun("horizon 1: the claim is about a layer h >= 2 and the one before it")
 
 
 def _rewards_in_unit_interval(mdp: BlockMDP) -> None:
@@ -188,11 +188,11 @@ def _rewards_in_unit_interval(mdp: BlockMDP) -> None:
     for (h, x, a), (values, _) in sorted(mdp.reward_distributions.items()):
         outside = [v for v in values if not 0 <= v <= 1]
         if outside:
-            raise NotRun(f"the theorem assumes rewards in [0, 1]; R({mdp.observations[h][x]!r}, "
+            raise _NotRun(f"the theorem assumes rewards in [0, 1]; R({mdp.observations[h][x]!r}, "
                          f"{mdp.actions[a]!r}) takes the value {outside[0]}")
     for h, table in enumerate(mdp.rewards):
         for x, a in zip(*np.nonzero((table < 0) | (table > 1)), strict=True):
-            raise NotRun(f"the theorem assumes rewards in [0, 1]; R({mdp.observations[h][x]!r}, "
+            raise _NotRun(f"the theorem assumes rewards in [0, 1]; R({mdp.observations[h][x]!r}, "
                          f"{mdp.actions[a]!r}) takes the value {table[x, a]}")
 
 
@@ -501,7 +501,7 @@ def _state_split(mdp: BlockMDP) -> Plan:
     states = [s for s in _split_candidates(mdp) if mdp.state_location[s][0] > 0
               and len(mdp.observations_of(s)) > 1]
     if not states:
-        raise NotRun("the claim compares the MDP with a split of a state into halves emitting "
+        raise _NotRun("the claim compares the MDP with a split of a state into halves emitting "
                      "disjoint subsets of its observations; no state after the first layer "
                      "emits two observations")
     splits = [split_state(mdp, s, observations_a=sorted(mdp.observations_of(s))[:1])
@@ -556,7 +556,7 @@ def _psdp_spread(mdp: BlockMDP) -> Plan:
     _rewards_in_unit_interval(mdp)
     steps = planning.PSDP_TRIALS * planning.PSDP_SAMPLES * mdp.horizon ** 2
     if steps > SAMPLED_STEP_LIMIT:
-        raise Refused(f"about {steps:.3g} sampled episode steps, above the limit of "
+        raise _Refused(f"about {steps:.3g} sampled episode steps, above the limit of "
                       f"{SAMPLED_STEP_LIMIT:.3g}")
     _planning(mdp)
     seeds = st.integers(0, 2**31)
@@ -574,7 +574,7 @@ def _exp_oracle(mdp: BlockMDP) -> Plan:
     _layers_after_the_first(mdp)
     _rewards_in_unit_interval(mdp)
     if mdp.number_of_actions < 2:
-        raise NotRun("one action: the policy class has one policy (ln |Pi| = 0), outside the "
+        raise _NotRun("one action: the policy class has one policy (ln |Pi| = 0), outside the "
                      "theorem's sample sizes")
     blocks = max(backward_ki_partition(mdp).blocks_per_layer)
     log_policies = max(_observations(mdp)) * math.log(mdp.number_of_actions)
@@ -583,7 +583,7 @@ def _exp_oracle(mdp: BlockMDP) -> Plan:
                                     log_policies)
     steps = planning.ORACLE_TRIALS * mdp.horizon ** 2 * (blocks * sizes.n_psdp + sizes.n_eval)
     if steps > SAMPLED_STEP_LIMIT:
-        raise Refused(f"the theorem's sample sizes (n_psdp = {sizes.n_psdp:.3g}, n_eval = "
+        raise _Refused(f"the theorem's sample sizes (n_psdp = {sizes.n_psdp:.3g}, n_eval = "
                       f"{sizes.n_eval:.3g} for N = {blocks}, eta = eta_min = "
                       f"{float(eta_min(mdp)):.3g}) make about {steps:.3g} sampled episode steps, "
                       f"above the limit of {SAMPLED_STEP_LIMIT:.3g}")
@@ -747,7 +747,7 @@ def _sq_loss(mdp: BlockMDP) -> Plan:
     pairs = {h: capacity ** (m[h - 1] + m[h]) for h in range(1, mdp.horizon)}
     layers = [h for h, count in pairs.items() if count <= homer_guarantees.MAX_ABSTRACTION_PAIRS]
     if not layers:
-        raise Refused(f"at least {min(pairs.values()):.3g} pairs of abstractions to enumerate "
+        raise _Refused(f"at least {min(pairs.values()):.3g} pairs of abstractions to enumerate "
                       f"(N = {capacity}), above the limit of "
                       f"{homer_guarantees.MAX_ABSTRACTION_PAIRS}")
     blocks = backward_ki_partition(mdp).blocks_per_layer
@@ -776,7 +776,7 @@ def _perf_diff(mdp: BlockMDP) -> Plan:
 # --- running ------------------------------------------------------------------------------------
 
 
-def _not_run(claim: Claim, error: NotRun, seconds: float) -> ClaimReport:
+def _not_run(claim: Claim, error: _NotRun, seconds: float) -> ClaimReport:
     return ClaimReport(
         label=claim.label, statement=claim.statement, instances=0, violations=0, witness=None,
         negative_control=claim.negative_control, negative_control_caught=False,
@@ -791,13 +791,13 @@ def check_claim(claim: Claim, mdp: BlockMDP, examples: int = 10,
     start = time.perf_counter()
     try:
         if claim.label in SKIPPED or claim.label not in PLANS:
-            raise NeedsFamilies("needs generated families: "
+            raise _NeedsFamilies("needs generated families: "
                                 + SKIPPED.get(claim.label, "no plan for one given MDP"))
         if not mdp.mode.exact:
-            raise NotRun("the spec's numbers are floats; the checks compare exact rationals "
+            raise _NotRun("the spec's numbers are floats; the checks compare exact rationals "
                          "with == (write the probabilities as \"p/q\" strings)")
         plan = PLANS[claim.label](mdp)
-    except NotRun as error:
+    except _NotRun as error:
         return _not_run(claim, error, time.perf_counter() - start)
     except Exception as error:  # a crash of the code checked, while deriving the instances
         return ClaimReport(
