@@ -27,7 +27,6 @@ from homer.baselines.batched_checkpoint import (
     CHECKPOINT,
     IDENTITY,
     claim,
-    write_checkpoint,
 )
 from homer.baselines.evaluation import ValueEvaluator
 from homer.encoders import HadamardNoise
@@ -502,14 +501,3 @@ def test_a_run_directory_is_claimed_by_one_identity_naming_the_fields_that_diffe
                                          r"it: whose run it is cannot be checked; use another "
                                          r"directory$"):
         claim(run_dir, {"seed": 0})
-
-
-def test_a_checkpoint_writes_json_metadata_and_plain_arrays_only(tmp_path):
-    with pytest.raises(ValueError, match=r"^'metadata' is the checkpoint's own entry, not an "
-                                         r"array's name$"):
-        write_checkpoint(tmp_path, {"metadata": np.zeros(1)}, {})
-    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
-        write_checkpoint(tmp_path, {}, {"seconds": float("nan")})
-    with pytest.raises(ValueError, match="allow_pickle=False"):
-        write_checkpoint(tmp_path, {"objects": np.array([{}], dtype=object)}, {})
-    assert not (tmp_path / CHECKPOINT).exists()

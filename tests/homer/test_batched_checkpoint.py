@@ -8,6 +8,7 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -325,14 +326,23 @@ def test_the_file_reader_names_the_file_and_writes_plain_arrays_and_json_only(tm
     with pytest.raises(CheckpointError, match=re.escape(
             f"{tmp_path / CHECKPOINT}: not an npz archive (")):
         read_checkpoint(tmp_path, LAYOUT)
+    _refuses_all_but_json_metadata_and_plain_arrays(tmp_path)
+    assert (tmp_path / CHECKPOINT).read_bytes() == b""  # nothing written over it
+
+
+def test_a_refused_first_checkpoint_leaves_no_file(tmp_path):
+    _refuses_all_but_json_metadata_and_plain_arrays(tmp_path)
+    assert not (tmp_path / CHECKPOINT).exists()
+
+
+def _refuses_all_but_json_metadata_and_plain_arrays(run_dir: Path) -> None:
     with pytest.raises(ValueError, match=r"^'metadata' is the checkpoint's own entry, not an "
                                          r"array's name$"):
-        write_checkpoint(tmp_path, {"metadata": np.zeros(1)}, {})
+        write_checkpoint(run_dir, {"metadata": np.zeros(1)}, {})
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
-        write_checkpoint(tmp_path, {}, {"seconds": float("nan")})
+        write_checkpoint(run_dir, {}, {"seconds": float("nan")})
     with pytest.raises(ValueError, match="allow_pickle=False"):
-        write_checkpoint(tmp_path, {"objects": np.array([{}], dtype=object)}, {})
-    assert (tmp_path / CHECKPOINT).read_bytes() == b""  # nothing written over it
+        write_checkpoint(run_dir, {"objects": np.array([{}], dtype=object)}, {})
 
 
 def test_an_identity_file_that_is_not_utf8_is_refused_naming_it(tmp_path):
