@@ -614,42 +614,43 @@ def _p_form(mdp: BlockMDP) -> Plan:
                 control_certain=True)
 
 
-def _separable(mdp: BlockMDP) -> st.SearchStrategy | None:
-    """``separable_pairs`` built from this MDP (an unequal split of one of its states), or None
-    when no state is reached from one state by two actions."""
+NO_SEPARABLE = ("no state is reached from one state by two actions, so no unequal split of it "
+                "is told apart by two policies")
+
+
+def _on_splits(mdp: BlockMDP, control: Callable[[Any], Any], reason: str
+               ) -> tuple[st.SearchStrategy | None, str]:
+    """A :class:`Plan`'s control and its reason, when the control is ``control`` of
+    ``separable_pairs`` built from this MDP (an unequal split of one of its states, with
+    ``reason`` why a check may pass on it); ``(None, NO_SEPARABLE)`` when no state is reached
+    from one state by two actions."""
     spec = to_spec(mdp)
     found = any(s in per_action[b] for per_action in spec["transitions"].values()
                 for a, b in itertools.permutations(per_action, 2) for s in per_action[a])
-    return separable_pairs(st.just(mdp)) if found else None
-
-
-NO_SEPARABLE = ("no state is reached from one state by two actions, so no unequal split of it "
-                "is told apart by two policies")
+    if not found:
+        return None, NO_SEPARABLE
+    return separable_pairs(st.just(mdp)).map(control), reason
 
 
 @_plans("prop:bki-in-class")
 def _bki_in_class(mdp: BlockMDP) -> Plan:
     _layers_after_the_first(mdp)
     _planning(mdp)
-    separable = _separable(mdp)
     return Plan(st.one_of(_covering(mdp).map(lambda case: (*case, True)),
                           _rolled_in(mdp, deterministic=True).map(lambda case: (*case, True))),
-                None if separable is None else separable.map(
-                    homer_analysis._separable_with_its_second_policy),
-                NO_SEPARABLE if separable is None else "the roll-in without the uniform last "
-                "action still gives backward KI level sets on the splits of this MDP")
+                *_on_splits(mdp, homer_analysis._separable_with_its_second_policy,
+                            "the roll-in without the uniform last action still gives backward "
+                            "KI level sets on the splits of this MDP"))
 
 
 @_plans("prop:ki-equal-fstar")
 def _ki_equal_fstar(mdp: BlockMDP) -> Plan:
     _layers_after_the_first(mdp)
     _planning(mdp)
-    separable = _separable(mdp)
     return Plan(_covering(mdp).map(lambda case: (*case, "ki", "ki")),
-                None if separable is None else separable.map(
-                    homer_guarantees._forward_twins_as_related),
-                NO_SEPARABLE if separable is None else "the forward KI halves of the unequal "
-                "splits of this MDP have equal f* in the third argument")
+                *_on_splits(mdp, homer_guarantees._forward_twins_as_related,
+                            "the forward KI halves of the unequal splits of this MDP have equal "
+                            "f* in the third argument"))
 
 
 def _phis(mdp: BlockMDP, layer: int) -> st.SearchStrategy[tuple[int, ...]]:
