@@ -13,7 +13,7 @@ export HYPOTHESIS_PROFILE
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
-.PHONY: setup demo test test-slow lint docs bench mutants clean
+.PHONY: setup demo test test-slow lint docs katex bench mutants clean
 
 # --no-compile: pip would byte-compile every installed module (torch's included: 45 of the
 # install's 120 s); Python compiles the modules a run imports when it first imports them, once
@@ -65,6 +65,12 @@ lint: $(STAMP)
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 docs: $(STAMP)
 	$(MKDOCS)
+
+# The site's math is typeset by KaTeX, committed under docs/vendor/katex (nothing is downloaded
+# when a page is viewed). This re-fetches exactly the pinned version with npm, its tarball checked
+# against the pinned sha512 (docs/fetch_katex.py says how to move to another version).
+katex:
+	$(PYTHON) docs/fetch_katex.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/exact_scale.py
