@@ -42,11 +42,13 @@ demo: $(STAMP)
 TEST_WORKERS ?= 2
 PYTEST := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+# The site is built first (strict) and its pages are then tested as built: tests/test_site_math.py
+# opens them in headless Chromium (KINEMATIC_BUILT_SITE; run alone, it builds its own copy).
 test: $(STAMP)
-	$(PYTEST) -m "not slow"
+	$(MKDOCS)
+	KINEMATIC_BUILT_SITE=$(CURDIR)/site $(PYTEST) -m "not slow"
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(MKDOCS)
 
 test-slow: $(STAMP)
 	$(PYTEST) -m slow
