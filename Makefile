@@ -13,7 +13,7 @@ export HYPOTHESIS_PROFILE
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
-.PHONY: setup demo test test-slow lint docs bench mutants clean
+.PHONY: setup demo test test-slow lint docs katex bench mutants clean
 
 # --no-compile: pip would byte-compile every installed module (torch's included: 45 of the
 # install's 120 s); Python compiles the modules a run imports when it first imports them, once
@@ -42,11 +42,13 @@ demo: $(STAMP)
 TEST_WORKERS ?= 2
 PYTEST := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+# The site is built first (strict) and its pages are then tested as built: tests/test_site_math.py
+# opens them in headless Chromium (KINEMATIC_BUILT_SITE; run alone, it builds its own copy).
 test: $(STAMP)
-	$(PYTEST) -m "not slow"
+	$(MKDOCS)
+	KINEMATIC_BUILT_SITE=$(CURDIR)/site $(PYTEST) -m "not slow"
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(MKDOCS)
 
 test-slow: $(STAMP)
 	$(PYTEST) -m slow
@@ -65,6 +67,12 @@ lint: $(STAMP)
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 docs: $(STAMP)
 	$(MKDOCS)
+
+# The site's math is typeset by KaTeX, committed under docs/vendor/katex (nothing is downloaded
+# when a page is viewed). This re-fetches exactly the pinned version with npm, its tarball checked
+# against the pinned sha512 (docs/fetch_katex.py says how to move to another version).
+katex:
+	$(PYTHON) docs/fetch_katex.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/exact_scale.py
