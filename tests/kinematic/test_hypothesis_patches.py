@@ -48,12 +48,13 @@ def test_every_state_is_surely_reached(mdp):
 '''
 
 WITH_POLICIES = '''
-from hypothesis import example, given, settings
+from hypothesis import Phase, example, given, settings
 
 from kinematic.strategies import separable_pairs
 
 
-@settings(database=None, derandomize=True, max_examples=5, deadline=None)
+@settings(database=None, derandomize=True, max_examples=5, deadline=None,
+          phases=[Phase.explicit, Phase.generate])  # unshrunk: still a policy, and fast
 @given(case=separable_pairs())
 def test_separable_pairs_have_one_layer(case):
     assert case[0].horizon < 2
@@ -96,8 +97,9 @@ def test_a_hypothesis_patch_applies_and_its_example_reproduces_the_failure(tmp_p
     first = _pytest(tmp_path)
     patch = re.search(r"`git apply (\S+)` to add failing test cases", first)
     assert patch, first
-    text = (tmp_path / patch.group(1)).read_text()
-    assert "test_policies.py" not in text  # no patch for an example holding a policy
+    shrunk = _examples(first, "Failing test case")
+    assert "<Policy on 'generated'" in shrunk["test_policies.py"]
+    assert "test_policies.py" not in (tmp_path / patch.group(1)).read_text()  # no patch for it
     subprocess.run(["git", "apply", patch.group(1)], cwd=tmp_path, check=True,
                    capture_output=True)
 
@@ -106,8 +108,7 @@ def test_a_hypothesis_patch_applies_and_its_example_reproduces_the_failure(tmp_p
     second = _pytest(tmp_path)
     assert re.findall(r"^ERROR (\S+) - (.*)$", second, re.MULTILINE) == [
         ("test_no_module.py", "NameError: name 'from_spec' is not defined")]
-    shrunk, replayed = _examples(first, "Failing test case"), _examples(second,
-                                                                       "Failing explicit example")
+    replayed = _examples(second, "Failing explicit example")
     assert set(replayed) == {"test_kinematic.py", "test_alias.py", "test_from_spec.py"}, second
     for name, example in replayed.items():
         assert example == shrunk[name]  # the @example is the shrunk MDP, failing as it did
