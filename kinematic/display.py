@@ -3,7 +3,10 @@
 
 A small :class:`~kinematic.model.BlockMDP` (up to :data:`SMALL_STATES` states) prints as
 ``from_spec({...})`` around its JSON spec: valid Python once ``from kinematic import from_spec``
-(also how Hypothesis shows a generated MDP in a falsifying example). The ``{...}`` is a spec that
+(also how Hypothesis shows a generated MDP in a falsifying example; left unqualified, like numpy's
+``array(...)``, so that Hypothesis's patch writes it as ``kinematic.from_spec`` or ``km.from_spec``
+in a test module that imports ``kinematic`` under either name, and as it is after that import of
+``from_spec``: docs/guide/checking-claims.md). The ``{...}`` is a spec that
 ``python -m kinematic analyze`` reads as it is; a float MDP whose tolerance is not the default
 adds a second argument, ``from_spec({...}, atol=1e-06)``, which ``analyze`` takes as
 ``--atol 1e-06``. A larger MDP prints as one summary line. Policies, partitions, quotients and
