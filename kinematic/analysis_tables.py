@@ -15,23 +15,26 @@ Markdown: a name is escaped (:func:`markdown_escape`); in the ``eta_min`` line i
 written as the text report writes it (:func:`kinematic.display.name_text`: quoted when it holds
 a separator such as ``, ``), so the list reads back.
 
-LaTeX (:func:`latex_report`) adds a table of every state with its layer, ``eta(s)`` and, when
-the MDP has rewards, ``V*(s)``, in ``tabular`` environments of at most :data:`STATE_ROWS` rows
-(each a paragraph, so that a long table breaks across pages and columns without a package).
-Its tables use ``booktabs`` rules and its names are math; the output's second line says what
-it needs: ``% needs \\usepackage{booktabs,tabularx,amsmath}``
-(:data:`LATEX_PACKAGES`). A state, observation or action name is written in math
-(:func:`latex_names`): a run of ASCII letters, then optionally a tail of letters and digits
-(starting with a digit, or after one ``_``; parts separated by single ``_``) is the letters
-with the tail as a subscript whose parts are separated by commas, a single letter in italic and
-a longer run of letters upright: ``s2a`` is ``s_{2a}``, ``s1_0`` ``s_{1,0}``, ``s3_12_end``
-``s_{3,12,\\mathrm{end}}``, ``x_t`` ``x_{t}``, ``start`` ``\\mathrm{start}``. Any other name
-(and two names that would read alike, ``s1`` and ``s_1``) is text in math,
-``\\text{...}``, escaped by :func:`latex_escape`: every character LaTeX treats specially is
-escaped and every character other than printable ASCII is written as Python writes it
-(``\\n``, ``\\x1b``, ``\\xe9``), so the output is ASCII on lines of its own and compiles
-whatever the name, under any font encoding. ``labels`` gives a name its own math
-(``{"s2a": r"s_{2,a}"}``).
+LaTeX (:func:`latex_report`) is meant to go into a paper as it is. Its second line says what it
+needs, ``% needs \\usepackage{booktabs,tabularx,amsmath}`` (:data:`LATEX_PACKAGES`): its tables
+have ``booktabs`` rules, the partitions and the policies are ``tabularx`` tables as wide as the
+line whose cells wrap (so they fit the text or a column of two, however many blocks), and each
+table is a paragraph of its own (not indented, after a ``\\medskip``, its rows stretched so
+that fractions do not touch; no float). It adds a table of every state with its layer,
+``eta(s)`` and, when the MDP has rewards, ``V*(s)``, in ``tabular`` environments of at most
+:data:`STATE_ROWS` rows, so that a long one breaks across pages and columns without a package.
+A state, observation or action name is math (:func:`latex_names`): ASCII letters, then
+optionally a tail of letters and digits (starting with a digit, or after one ``_``; its parts
+separated by single ``_``) are the letters with the tail as a subscript whose parts are
+separated by commas, a single letter italic and a longer run upright: ``s2a`` is ``s_{2a}``,
+``s1_0`` ``s_{1,0}``, ``s3_12_end`` ``s_{3,12,\\mathrm{end}}``, ``x_t`` ``x_{t}``, ``start``
+``\\mathrm{start}``. Any other name (and two names that would read alike, ``s1`` and ``s_1``)
+is text in math, ``\\text{...}``, escaped by :func:`latex_escape`: every character LaTeX treats
+specially is escaped and every character other than printable ASCII is written as Python writes
+it (``\\n``, ``\\x1b``, ``\\xe9``), so the output is ASCII, a row or a comment stays one line,
+and it compiles whatever the name, under any font encoding; as every name is in ``$...$``, no
+row starts with a name's ``[`` or ``*`` (which the ``\\\\`` ending the row before would read as
+its spacing or its star). ``labels`` gives a name its own math (``{"s2a": r"s_{2,a}"}``).
 """
 
 from __future__ import annotations

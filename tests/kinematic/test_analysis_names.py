@@ -1,7 +1,8 @@
 """Hostile names in ``python -m kinematic analyze``'s three reports: in the text report no name
 forges a line or a field (``kinematic.display.name_text``), in Markdown none splits a row or a
-cell, in LaTeX none becomes the optional argument or the star of a row's ``\\\\``; each name
-reads back from every report. The one-line forms of ``kinematic.display`` (how an MDP, a policy
+cell, in LaTeX each is math (``s_{2a}``, or escaped ASCII text in ``\\text{}``) that no row's
+``\\\\`` reads as its spacing or star; each name reads back from every report, with and without
+``merged_only``. The one-line forms of ``kinematic.display`` (how an MDP, a policy
 and a cover report print) stay one printable line too."""
 
 import ast
@@ -342,8 +343,8 @@ def check_rendered_markdown(report: str, sizes: list[tuple[int, int]]) -> None:
     assert shape.other_blocks == []
 
 
-def check_markdown_report(analysis: dict) -> None:
-    report = markdown_report(analysis)
+def check_markdown_report(analysis: dict, merged_only: bool = False) -> None:
+    report = markdown_report(analysis, merged_only=merged_only)
     lines = report.split("\n")
     tables: list[list[list[str]]] = []
     for previous, line in zip(["", *lines], lines, strict=False):
@@ -534,6 +535,7 @@ def test_every_report_keeps_its_shape_and_reads_back_every_name(spec):
     analysis = analyze(mdp, policies=True)
     check_text_report(analysis)
     check_markdown_report(analysis)
+    check_markdown_report(analysis, merged_only=True)
     check_latex_report(analysis)
     check_latex_report(analysis, merged_only=True)
     assert repr(uniform_policy(mdp)).isprintable()
@@ -588,3 +590,4 @@ def test_a_cut_list_of_states_attaining_eta_min_reads_back_from_every_report():
     check_text_report(analysis)
     check_markdown_report(analysis)
     check_latex_report(analysis)
+    check_latex_report(analysis, merged_only=True)

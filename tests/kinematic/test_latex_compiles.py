@@ -24,15 +24,16 @@ GENERATED = random_exact_mdp(horizon=5, width=6, actions=2, successors=2, seed=0
 """A generated MDP of 30 states: six per layer, mostly singletons in every partition."""
 
 
-def compile_latex(directory: Path, reports: list[str]) -> str:
-    """pdflatex on ``reports`` in one ``article`` with the packages the first report names (the
-    report's second line); asserts it succeeds and returns its log."""
+def compile_latex(directory: Path, reports: list[str], options: str = "") -> str:
+    """pdflatex on ``reports`` in one ``article`` (``\\documentclass[options]``) with the
+    packages the first report names (the report's second line); asserts it succeeds and returns
+    its log."""
     pdflatex = require_tool("pdflatex")
     needs = reports[0].split("\n")[1]
     assert needs == rf"% needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"
     body = "\n\n\\clearpage\n".join(reports)
     (directory / "report.tex").write_text(
-        f"\\documentclass{{article}}\n{needs.removeprefix('% needs ')}\n"
+        f"\\documentclass[{options}]{{article}}\n{needs.removeprefix('% needs ')}\n"
         f"\\begin{{document}}\n{body}\n\\end{{document}}\n")
     result = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
                              "report.tex"], cwd=directory, capture_output=True, text=True,
@@ -50,6 +51,14 @@ def overfull(log: str) -> list[str]:
 def test_the_lock_compiles_within_the_text_width_with_and_without_policies(tmp_path):
     log = compile_latex(tmp_path, [latex_report(analyze(LOCK)),
                                    latex_report(analyze(LOCK, policies=True))])
+    assert overfull(log) == []
+
+
+def test_the_lock_and_the_generated_mdp_fit_a_column_of_a_two_column_paper(tmp_path):
+    """ICML's appendix has two columns: the partitions and policies tables wrap to the column."""
+    log = compile_latex(tmp_path, [latex_report(analyze(LOCK, policies=True)),
+                                   latex_report(analyze(GENERATED), merged_only=True)],
+                        options="twocolumn")
     assert overfull(log) == []
 
 
