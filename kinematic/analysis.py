@@ -163,7 +163,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
       state there;
     - ``eta_error`` (float mode): the bound on the error of every eta;
     - ``optimal_value`` (only when some expected reward is non-zero): ``V* = max_pi V(pi; R)``
-      from the start distribution;
+      from the start distribution; ``optimal_state_values`` (with it): state -> ``V*(s)``, the
+      optimal expected total reward from ``s`` at its layer on;
     - ``homing_policies`` (with ``policies``): state ``s`` -> {earlier state: action} of a
       deterministic policy reaching ``s`` with probability ``eta(s)``;
     - ``optimal_policy`` (with ``policies``, when ``optimal_value`` is there): per layer
@@ -226,6 +227,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     optimum = optimal_values(mdp) if has_rewards(mdp) else None
     if optimum is not None:
         result["optimal_value"] = number(optimum.value)
+        result["optimal_state_values"] = {state: number(value) for state, value
+                                          in optimum.state_values.by_state.items()}
     if policies:
         result["homing_policies"] = homing_policy_choices(mdp)
         if optimum is not None:

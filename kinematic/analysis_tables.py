@@ -3,39 +3,77 @@
 
 Both give the per-layer table (layer, states, ``N_BD``, ``N_FD``, ``N_KD``, ``eta_min``, then a
 row for the whole MDP), the three partitions layer by layer (``def:bki``, ``def:fki``,
-``def:ki``; blocks of more than one state in bold), a summary line with ``eta_min``, the
-partition sizes and ``V*`` when the MDP has rewards, a line naming the states that attain
-``eta_min`` with their layers (:func:`kinematic.analysis.attained_text`: the first
-:data:`kinematic.analysis.ETA_MIN_LISTED` and a count), and the policies when the analysis has
-them. A state in that line is first written as the text report writes it
-(:func:`kinematic.display.name_text`: quoted when it holds a separator such as ``, ``), so the
-list reads back. Names are escaped for the target language, and each character of a name that
-does not print as itself (``str.isprintable``: control characters, line breaks, tabs, ANSI
-escapes, format characters) shown as Python writes it (``\\n``, ``\\x1b``, ``\\u2028``) so that
-a row or a comment stays one line. A LaTeX row that would start with ``[`` or ``*`` (after
-spaces) starts with ``{}``: after the ``\\\\`` ending the row before, LaTeX would read ``[2pt]``
-as that row's spacing and ``*`` as its star.
-Exact numbers are ``p/q`` in Markdown and ``\\frac{p}{q}`` in LaTeX, floats are rounded to
-:data:`FLOAT_DIGITS` significant digits. The LaTeX uses no package beyond LaTeX itself
-(``tabular``, ``\\hline``).
+``def:ki``; blocks of more than one state in bold; with ``merged_only`` only those blocks and a
+count of the singletons, ``{s2a, s2b} and 1 singleton``, so that a row of a large MDP stays
+short), a summary line with ``eta_min``, the partition sizes and ``V*`` when the MDP has rewards,
+a line naming the states that attain ``eta_min`` with their layers
+(:func:`kinematic.analysis.attained_text`: the first :data:`kinematic.analysis.ETA_MIN_LISTED`
+and a count), and the policies when the analysis has them. Exact numbers are ``p/q`` in Markdown
+and ``\\frac{p}{q}`` in LaTeX, floats are rounded to :data:`FLOAT_DIGITS` significant digits.
+
+Markdown: a name is escaped (:func:`markdown_escape`); in the ``eta_min`` line it is first
+written as the text report writes it (:func:`kinematic.display.name_text`: quoted when it holds
+a separator such as ``, ``), so the list reads back.
+
+LaTeX (:func:`latex_report`) is meant to go into a paper as it is. Its second line says what it
+needs, ``% needs \\usepackage{booktabs,tabularx,amsmath}`` (:data:`LATEX_PACKAGES`): its tables
+have ``booktabs`` rules, the partitions and the policies are ``tabularx`` tables as wide as the
+line whose cells wrap (so they fit the text or a column of two, however many blocks), and each
+table is a paragraph of its own (not indented, after a ``\\medskip``, its rows stretched so
+that fractions do not touch; no float). It adds a table of every state with its layer,
+``eta(s)`` and, when the MDP has rewards, ``V*(s)``, in ``tabular`` environments of at most
+:data:`STATE_ROWS` rows, so that a long one breaks across pages and columns without a package.
+A state, observation or action name is math (:func:`latex_names`): ASCII letters, then
+optionally a tail of letters and digits (starting with a digit, or after one ``_``; its parts
+separated by single ``_``) are the letters with the tail as a subscript whose parts are
+separated by commas, a single letter italic and a longer run upright: ``s2a`` is ``s_{2a}``,
+``s1_0`` ``s_{1,0}``, ``s3_12_end`` ``s_{3,12,\\mathrm{end}}``, ``x_t`` ``x_{t}``, ``start``
+``\\mathrm{start}``. Any other name (and two names that would read alike, ``s1`` and ``s_1``)
+is text in math, ``\\text{...}``, escaped by :func:`latex_escape`: every character LaTeX treats
+specially is escaped and every character other than printable ASCII is written as Python writes
+it (``\\n``, ``\\x1b``, ``\\xe9``), so the output is ASCII, a row or a comment stays one line,
+and it compiles whatever the name, under any font encoding; as every name is in ``$...$``, no
+row starts with a name's ``[`` or ``*`` (which the ``\\\\`` ending the row before would read as
+its spacing or its star). ``labels`` gives a name its own math (``{"s2a": r"s_{2,a}"}``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 
 from kinematic.analysis import attained_text, tie_rule
 from kinematic.display import name_text
+from kinematic.lookup import unknown_name
 from kinematic.numbers import number_text
 
-__all__ = ["FLOAT_DIGITS", "latex_escape", "latex_number", "latex_report", "markdown_escape",
-           "markdown_report"]
+__all__ = ["FLOAT_DIGITS", "LATEX_PACKAGES", "STATE_ROWS", "latex_escape", "latex_names",
+           "latex_number", "latex_report", "markdown_escape", "markdown_report"]
 
 FLOAT_DIGITS = 10
 """Significant digits of float numbers in the tables: more than float mode's results are worth
 (every eta is within ``1e-3 atol``, at most ``1e-6``, plus rounding), fewer than ``repr``'s 17,
 which would print 0.95 as ``0.9500000000000001``."""
+
+LATEX_PACKAGES = ("booktabs", "tabularx", "amsmath")
+"""What :func:`latex_report`'s tables need: ``booktabs`` for ``\\toprule``, ``\\midrule`` and
+``\\bottomrule``, ``tabularx`` for the tables as wide as the line whose cells wrap (the
+partitions, the policies), ``amsmath`` for ``\\text`` (names that are not math). In TeX Live:
+``booktabs`` is in ``latex-recommended``, the others in ``latex-base`` (Debian:
+``texlive-latex-recommended``, which depends on ``texlive-latex-base``)."""
+
+STATE_ROWS = 40
+"""Rows of each ``tabular`` of :func:`latex_report`'s table of states: a longer table is split
+into several of this many rows, each with its header, which fit a page or a column of two."""
+
+_WRAPPED = r">{\raggedright\arraybackslash}X"
+"""A column that wraps, ragged right, in a ``tabularx`` as wide as the line (the text or, in a
+two-column document, the column): the partitions and the policies."""
+
+_ROW_STRETCH = 1.3
+"""``\\arraystretch`` of the LaTeX tables: rows 30% taller than text lines, so that the
+fractions (``\\frac{p}{q}``) of two rows do not touch."""
 
 _KINDS = (("backward", "backward KI"), ("forward", "forward KI"), ("ki", "KI"))
 
@@ -47,9 +85,10 @@ _LATEX_SPECIAL = str.maketrans({
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#&"})
 
-_ROW_OPTIONS = re.compile(r" *[\[*]")
-"""The start of a LaTeX row that the ``\\\\`` ending the row before would read as its optional
-spacing (``[2pt]``) or its star (spaces and the line end are skipped first)."""
+_MATH_NAME = re.compile(r"(?P<base>[A-Za-z]+)(?:_?(?P<tail>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*))?")
+"""A name written as math: letters, then optionally a subscript (:func:`latex_names`)."""
+
+_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def _visible(text: str) -> str:
@@ -65,15 +104,70 @@ def _visible(text: str) -> str:
 
 
 def latex_escape(text: str) -> str:
-    """``text`` as LaTeX text on one line: every character LaTeX treats specially is escaped,
-    and a control character or line break is shown as its Python escape (``\\n``).
+    """``text`` as LaTeX text on one line, in ASCII: every character LaTeX treats specially is
+    escaped, and every character other than printable ASCII (a control character, a line break,
+    a letter such as ``\u00e9``) is shown as its Python escape (``\\n``, ``\\xe9``), which
+    compiles under any font encoding.
 
     >>> print(latex_escape("s_1#&%{x}"))
     s\\_1\\#\\&\\%\\{x\\}
-    >>> print(latex_escape("s\\n1"))
-    s\\textbackslash{}n1
+    >>> print(latex_escape("s\\n1\u00e9"))
+    s\\textbackslash{}n1\\textbackslash{}xe9
     """
-    return _visible(text).translate(_LATEX_SPECIAL)
+    return "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1]
+                   for c in text).translate(_LATEX_SPECIAL)
+
+
+def _math_name(name: str) -> str | None:
+    """``name`` as math by :func:`latex_names`'s rule, or None if the rule does not apply."""
+    match = _MATH_NAME.fullmatch(name)
+    if match is None:
+        return None
+    base, tail = match["base"], match["tail"]
+    text = base if len(base) == 1 else rf"\mathrm{{{base}}}"
+    if tail is None:
+        return text
+    parts = (_WORD.sub(lambda word: rf"\mathrm{{{word.group()}}}", part)
+             for part in tail.split("_"))
+    return text + "_{" + ",".join(parts) + "}"
+
+
+def latex_names(names: Iterable[str], labels: Mapping[str, str] | None = None) -> dict[str, str]:
+    r"""Each of ``names`` (states, observations, actions) as LaTeX math, to go between ``$``:
+
+    - a name made of a run of ASCII letters and optionally a tail of letters and digits that
+      starts with a digit or follows one ``_`` (its parts separated by single ``_``) is the
+      letters, then the tail as a subscript with its parts separated by commas; a single letter
+      is italic (a variable), a longer run upright (``\mathrm``), in the tail too;
+    - any other name, and names that would read alike (``s1`` and ``s_1``, both ``s_{1}``), is
+      text: ``\text{...}`` (``amsmath``) around :func:`latex_escape`'s escaping;
+    - ``labels`` maps a name to its own math, used as it is; a label for a name not among
+      ``names`` is refused (:class:`kinematic.UnknownName`).
+
+    >>> for name, math in latex_names(["s2a", "s1_0", "s3_12_end", "start", "x_t", "s2a.x0",
+    ...                                "s 1", "a1"], labels={"a1": "a^{(1)}"}).items():
+    ...     print(name, "->", math)
+    s2a -> s_{2a}
+    s1_0 -> s_{1,0}
+    s3_12_end -> s_{3,12,\mathrm{end}}
+    start -> \mathrm{start}
+    x_t -> x_{t}
+    s2a.x0 -> \text{s2a.x0}
+    s 1 -> \text{s 1}
+    a1 -> a^{(1)}
+    >>> latex_names(["s1", "s_1", "s2"])
+    {'s1': '\\text{s1}', 's_1': '\\text{s\\_1}', 's2': 's_{2}'}
+    """
+    math = {name: _math_name(name) for name in dict.fromkeys(names)}
+    labels = labels or {}
+    for name in labels:
+        if name not in math:
+            raise unknown_name("name", name, list(math), "labels")
+    alike = Counter(math.values())
+    return {name: labels[name] if name in labels
+            else text if text is not None and alike[text] == 1
+            else rf"\text{{{latex_escape(name)}}}"
+            for name, text in math.items()}
 
 
 def markdown_escape(text: str) -> str:
@@ -122,21 +216,38 @@ def _blocks_by_layer(analysis: dict, kind: str) -> dict[int, list[list[str]]]:
     return per_layer
 
 
-def _partition_cells(analysis: dict, escape: Callable[[str], str], open_: str, close: str,
-                     bold: Callable[[str], str]) -> list[list[str]]:
-    """One row per layer: the layer, then the blocks of each partition, merged ones in bold."""
+def _with_singletons(merged: list[str], singletons: int) -> str:
+    """A cell of the merged-only partitions table: ``{a, b}, {c, d} and 2 singletons``."""
+    count = f"{singletons} singleton{'s' if singletons != 1 else ''}"
+    if not singletons:
+        return ", ".join(merged)
+    return f"{', '.join(merged)} and {count}" if merged else count
+
+
+def _partition_cells(analysis: dict, block_text: Callable[[list[str]], str],
+                     bold: Callable[[str], str], merged_only: bool) -> list[list[str]]:
+    """One row per layer: the layer, then the blocks of each partition (``block_text``), merged
+    ones in ``bold``; with ``merged_only``, only those (not bold) and a count of the rest."""
     columns = [_blocks_by_layer(analysis, kind) for kind, _ in _KINDS]
     rows = []
     for row in analysis["per_layer"]:
         cells = [str(row["layer"])]
         for blocks in columns:
-            sets = [open_ + ", ".join(escape(s) for s in block) + close
-                    for block in blocks[row["layer"]]]
-            cells.append(", ".join(bold(text) if len(block) > 1 else text
-                                   for text, block in zip(sets, blocks[row["layer"]],
-                                                          strict=True)))
+            layer = blocks[row["layer"]]
+            if merged_only:
+                merged = [block_text(block) for block in layer if len(block) > 1]
+                cells.append(_with_singletons(merged, len(layer) - len(merged)))
+            else:
+                cells.append(", ".join(bold(block_text(block)) if len(block) > 1
+                                       else block_text(block) for block in layer))
         rows.append(cells)
     return rows
+
+
+def _partitions_note(merged_only: bool) -> str:
+    if merged_only:
+        return "blocks of more than one state; the others counted as singletons"
+    return "blocks of more than one state in bold"
 
 
 def _layer_rows(analysis: dict, number: Callable[[str | float], str]) -> list[list[str]]:
@@ -167,9 +278,10 @@ _LATEX_QUANTITIES = {"eta_min": r"\eta_{\min}", "N_BD": "N_{BD}", "N_FD": "N_{FD
                      "N_KD": "N_{KD}", "V*": "V^*"}
 
 
-def markdown_report(analysis: dict) -> str:
+def markdown_report(analysis: dict, merged_only: bool = False) -> str:
     r""":func:`analyze`'s result as Markdown: a summary line, the per-layer table, the
-    partitions table and, when present, the policies.
+    partitions table (with ``merged_only``: only the blocks of more than one state, and a count
+    of the singletons of each layer) and, when present, the policies.
 
     >>> from kinematic import analyze, combination_lock
     >>> lock = analyze(combination_lock(horizon=3, actions=2, seed=0))
@@ -193,6 +305,12 @@ def markdown_report(analysis: dict) -> str:
     | 1 | **{s1a, s1b}** | {s1a}, {s1b} | {s1a}, {s1b} |
     | 2 | **{s2a, s2b}**, {s2c} | {s2a}, {s2b}, {s2c} | {s2a}, {s2b}, {s2c} |
     | 3 | **{s3a, s3b}**, {s3c} | **{s3a, s3b, s3c}** | **{s3a, s3b}**, {s3c} |
+    >>> print(markdown_report(lock, merged_only=True).split("\n\n")[-1])
+    | layer | backward KI | forward KI | KI |
+    | ---: | --- | --- | --- |
+    | 1 | {s1a, s1b} | 2 singletons | 2 singletons |
+    | 2 | {s2a, s2b} and 1 singleton | 3 singletons | 3 singletons |
+    | 3 | {s3a, s3b} and 1 singleton | {s3a, s3b, s3c} | {s3a, s3b} and 1 singleton |
     """
     header = (f"**Block MDP {markdown_escape(analysis['name'])}** (horizon {analysis['horizon']}, "
               f"{analysis['states']} states, {analysis['mode']} arithmetic): "
@@ -207,10 +325,11 @@ def markdown_report(analysis: dict) -> str:
     lines = [header, "", f"eta_min is attained by {attained}", ""]
     lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
                              _layer_rows(analysis, _plain_number), right=6)
-    lines += ["", "Blocks of the partitions (blocks of more than one state in bold):", ""]
-    lines += _markdown_table(["layer", *(label for _, label in _KINDS)],
-                             _partition_cells(analysis, markdown_escape, "{", "}",
-                                              lambda text: f"**{text}**"), right=1)
+    lines += ["", f"Blocks of the partitions ({_partitions_note(merged_only)}):", ""]
+    lines += _markdown_table(
+        ["layer", *(label for _, label in _KINDS)],
+        _partition_cells(analysis, lambda block: "{" + ", ".join(map(markdown_escape, block)) + "}",
+                         lambda text: f"**{text}**", merged_only), right=1)
     if "optimal_policy" in analysis:
         lines += ["", f"An optimal policy ({markdown_escape(tie_rule(analysis['mode']))}):", ""]
         lines += _markdown_table(["layer", "decisions (observation -> action)"], [
@@ -227,85 +346,156 @@ def markdown_report(analysis: dict) -> str:
     return "\n".join(lines)
 
 
-def _tabular(columns: str, header: list[str], rows: list[list[str]],
+def _tabular(note: str, columns: str, header: list[str], rows: list[list[str]],
              last_rows: list[list[str]] | None = None) -> list[str]:
-    """A ``tabular`` environment; a row that starts with :data:`_ROW_OPTIONS` starts with
-    ``{}``."""
+    """A table as a paragraph of its own: a blank line, ``% note``, ``\\medskip``, then a
+    ``tabular`` environment with ``booktabs`` rules (``last_rows`` after a ``\\midrule``), or,
+    with a column :data:`_WRAPPED`, a ``tabularx`` as wide as the line; not indented, and in a
+    group that stretches its rows by :data:`_ROW_STRETCH`."""
     def line(cells: list[str]) -> str:
-        first = "{}" + cells[0] if _ROW_OPTIONS.match(cells[0]) else cells[0]
-        return " & ".join([first, *cells[1:]]) + r" \\"
+        return " & ".join(cells) + r" \\"
 
-    lines = [rf"\begin{{tabular}}{{{columns}}}", r"\hline", line(header), r"\hline"]
-    lines += [line(cells) for cells in rows]
+    wide = _WRAPPED in columns
+    environment = "tabularx" if wide else "tabular"
+    begin = (rf"{{\renewcommand{{\arraystretch}}{{{_ROW_STRETCH}}}\noindent"
+             rf"\begin{{{environment}}}" + (r"{\linewidth}" if wide else "") + f"{{{columns}}}")
+    lines = ["", f"% {note}", r"\medskip", begin, r"\toprule", line(header), r"\midrule",
+             *(line(cells) for cells in rows)]
     if last_rows:
-        lines += [r"\hline", *(line(cells) for cells in last_rows)]
-    return [*lines, r"\hline", r"\end{tabular}"]
+        lines += [r"\midrule", *(line(cells) for cells in last_rows)]
+    return [*lines, r"\bottomrule", rf"\end{{{environment}}}}}"]
 
 
-def latex_report(analysis: dict) -> str:
-    r""":func:`analyze`'s result as LaTeX: ``tabular`` environments (per layer, partitions and,
-    when present, policies) and a summary sentence, needing no package.
+def _report_names(analysis: dict) -> list[str]:
+    """Every state, observation and action name :func:`latex_report` writes."""
+    names = list(analysis["eta"])
+    for layer in analysis.get("optimal_policy", []):
+        for pair in layer["decisions"].items():
+            names += pair
+    for choices in analysis.get("homing_policies", {}).values():
+        for pair in choices.items():
+            names += pair
+    return names
+
+
+def _state_rows(analysis: dict, math: Callable[[str], str]) -> list[list[str]]:
+    """A row per state: its layer, the state, ``eta(s)`` and ``V*(s)`` when the MDP has
+    rewards."""
+    layers = [row["layer"] for row in analysis["per_layer"] for _ in range(row["states"])]
+    values = analysis.get("optimal_state_values")
+    return [[str(layer), math(state), latex_number(value),
+             *([latex_number(values[state])] if values is not None else [])]
+            for layer, (state, value) in zip(layers, analysis["eta"].items(), strict=True)]
+
+
+def latex_report(analysis: dict, merged_only: bool = False,
+                 labels: Mapping[str, str] | None = None) -> str:
+    r""":func:`analyze`'s result as LaTeX: ``tabular`` environments with ``booktabs`` rules (per
+    layer, the partitions, every state, and when present the policies) and a summary sentence.
+    Names are math (:func:`latex_names`; ``labels`` gives a name its own), the second line says
+    which packages the tables need (:data:`LATEX_PACKAGES`); ``merged_only`` lists only the
+    blocks of more than one state in the partitions table, and a count of the singletons of each
+    layer. The table of states is split into ``tabular`` environments of :data:`STATE_ROWS`
+    rows.
 
     >>> from kinematic import analyze, combination_lock
-    >>> lock = analyze(combination_lock(horizon=3, actions=2, seed=0))
+    >>> lock = analyze(combination_lock(horizon=2, actions=2, seed=0))
     >>> print(latex_report(lock))  # doctest: +NORMALIZE_WHITESPACE
-    % python -m kinematic analyze: Block MDP combolock-H3-K2-seed0
-    (horizon 3, 8 states, exact arithmetic)
-    \begin{tabular}{rrrrrr}
-    \hline
+    % python -m kinematic analyze: Block MDP combolock-H2-K2-seed0 (horizon 2, 5 states, exact
+    arithmetic)
+    % needs \usepackage{booktabs,tabularx,amsmath}
+    <BLANKLINE>
+    % per layer: the states, the numbers of blocks of the partitions, eta_min
+    \medskip
+    {\renewcommand{\arraystretch}{1.3}\noindent\begin{tabular}{rrrrrr}
+    \toprule
     layer & states & $N_{BD}$ & $N_{FD}$ & $N_{KD}$ & $\eta_{\min}$ \\
-    \hline
-    1 & 2 & 1 & 2 & 2 & $\frac{1}{2}$ \\
-    2 & 3 & 2 & 3 & 3 & $\frac{1}{2}$ \\
-    3 & 3 & 2 & 1 & 2 & $\frac{1}{2}$ \\
-    \hline
-    all & 8 & 5 & 6 & 7 & $\frac{1}{2}$ \\
-    \hline
-    \end{tabular}
+    \midrule
+    1 & 2 & 1 & 1 & 1 & $\frac{1}{2}$ \\
+    2 & 3 & 2 & 1 & 2 & $\frac{1}{2}$ \\
+    \midrule
+    all & 5 & 3 & 2 & 3 & $\frac{1}{2}$ \\
+    \bottomrule
+    \end{tabular}}
     <BLANKLINE>
     % blocks of more than one state in bold
-    \begin{tabular}{rlll}
-    \hline
+    \medskip
+    {\renewcommand{\arraystretch}{1.3}\noindent\begin{tabularx}{\linewidth}{r>{\raggedright\arraybackslash}X>{\raggedright\arraybackslash}X>{\raggedright\arraybackslash}X}
+    \toprule
     layer & backward KI & forward KI & KI \\
-    \hline
-    1 & \textbf{\{s1a, s1b\}} & \{s1a\}, \{s1b\} & \{s1a\}, \{s1b\} \\
-    2 & \textbf{\{s2a, s2b\}}, \{s2c\} & \{s2a\}, \{s2b\}, \{s2c\} & \{s2a\}, \{s2b\}, \{s2c\} \\
-    3 & \textbf{\{s3a, s3b\}}, \{s3c\} & \textbf{\{s3a, s3b, s3c\}} &
-    \textbf{\{s3a, s3b\}}, \{s3c\} \\
-    \hline
-    \end{tabular}
+    \midrule
+    1 & {\bfseries\boldmath \{$s_{1a}$, $s_{1b}$\}} & {\bfseries\boldmath \{$s_{1a}$, $s_{1b}$\}}
+    & {\bfseries\boldmath \{$s_{1a}$, $s_{1b}$\}} \\
+    2 & {\bfseries\boldmath \{$s_{2a}$, $s_{2b}$\}}, \{$s_{2c}$\}
+    & {\bfseries\boldmath \{$s_{2a}$, $s_{2b}$, $s_{2c}$\}}
+    & {\bfseries\boldmath \{$s_{2a}$, $s_{2b}$\}}, \{$s_{2c}$\} \\
+    \bottomrule
+    \end{tabularx}}
     <BLANKLINE>
-    $\eta_{\min} = \frac{1}{2}$, $N_{BD} = 5$, $N_{FD} = 6$, $N_{KD} = 7$, $V^* = 1$.
-    $\eta_{\min}$ is attained by 6 states: layer 1: s1a, s1b; layer 2: s2a, s2b; layer 3: s3a, s3b.
+    % every state: its layer, eta(s) and V*(s), the optimal value from s on
+    \medskip
+    {\renewcommand{\arraystretch}{1.3}\noindent\begin{tabular}{rlrr}
+    \toprule
+    layer & state & $\eta(s)$ & $V^*(s)$ \\
+    \midrule
+    1 & $s_{1a}$ & $\frac{1}{2}$ & $1$ \\
+    1 & $s_{1b}$ & $\frac{1}{2}$ & $1$ \\
+    2 & $s_{2a}$ & $\frac{1}{2}$ & $1$ \\
+    2 & $s_{2b}$ & $\frac{1}{2}$ & $1$ \\
+    2 & $s_{2c}$ & $1$ & $0$ \\
+    \bottomrule
+    \end{tabular}}
+    <BLANKLINE>
+    \medskip
+    $\eta_{\min} = \frac{1}{2}$, $N_{BD} = 3$, $N_{FD} = 2$, $N_{KD} = 3$, $V^* = 1$.
+    $\eta_{\min}$ is attained by 4 states: layer 1: $s_{1a}$, $s_{1b}$; layer 2: $s_{2a}$,
+    $s_{2b}$.
     """
     name = latex_escape(analysis["name"])
+    math = latex_names(_report_names(analysis), labels).__getitem__
+
+    def block_text(block: list[str]) -> str:
+        return r"\{" + ", ".join(f"${math(state)}$" for state in block) + r"\}"
+
+    def decisions(choices: dict[str, str]) -> str:
+        return ", ".join(f"${{{math(x)} \\to {math(a)}}}$" for x, a in choices.items())
+
     lines = [f"% python -m kinematic analyze: Block MDP {name} (horizon {analysis['horizon']}, "
-             f"{analysis['states']} states, {analysis['mode']} arithmetic)"]
+             f"{analysis['states']} states, {analysis['mode']} arithmetic)",
+             rf"% needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"]
     rows = _layer_rows(analysis, latex_number)
-    lines += _tabular("rrrrrr", ["layer", "states", "$N_{BD}$", "$N_{FD}$", "$N_{KD}$",
+    lines += _tabular("per layer: the states, the numbers of blocks of the partitions, eta_min",
+                      "rrrrrr", ["layer", "states", "$N_{BD}$", "$N_{FD}$", "$N_{KD}$",
                                  r"$\eta_{\min}$"], rows[:-1], rows[-1:])
-    lines += ["", "% blocks of more than one state in bold"]
-    lines += _tabular("rlll", ["layer", *(label for _, label in _KINDS)],
-                      _partition_cells(analysis, latex_escape, r"\{", r"\}",
-                                       lambda text: rf"\textbf{{{text}}}"))
+    lines += _tabular(_partitions_note(merged_only), "r" + _WRAPPED * 3,
+                      ["layer", *(label for _, label in _KINDS)],
+                      _partition_cells(analysis, block_text,
+                                       lambda text: rf"{{\bfseries\boldmath {text}}}",
+                                       merged_only))
+    rewarded = "optimal_state_values" in analysis
+    states = _state_rows(analysis, lambda state: f"${math(state)}$")
+    for first in range(0, len(states), STATE_ROWS):
+        lines += _tabular("every state: its layer, eta(s)"
+                          + (" and V*(s), the optimal value from s on" if rewarded else ""),
+                          "rlrr" if rewarded else "rlr",
+                          ["layer", "state", r"$\eta(s)$", *([r"$V^*(s)$"] if rewarded else [])],
+                          states[first:first + STATE_ROWS])
     if "optimal_policy" in analysis:
-        lines += ["", f"% an optimal policy; {tie_rule(analysis['mode'])}"]
-        lines += _tabular("rl", ["layer", r"decisions (observation $\to$ action)"], [
-            [str(layer["layer"]), ", ".join(f"{latex_escape(x)} $\\to$ {latex_escape(a)}"
-                                            for x, a in layer["decisions"].items())]
-            for layer in analysis["optimal_policy"]])
+        lines += _tabular(f"an optimal policy; {tie_rule(analysis['mode'])}", "r" + _WRAPPED,
+                          ["layer", r"decisions (observation $\to$ action)"],
+                          [[str(layer["layer"]), decisions(layer["decisions"])]
+                           for layer in analysis["optimal_policy"]])
     if "homing_policies" in analysis:
-        lines += ["", "% homing policies: the decisions of a deterministic policy reaching the "
-                      "state with probability eta"]
-        lines += _tabular("ll", ["target state", r"decisions (state $\to$ action)"], [
-            [latex_escape(state), ", ".join(f"{latex_escape(s)} $\\to$ {latex_escape(a)}"
-                                            for s, a in choices.items()) or "(start state)"]
-            for state, choices in analysis["homing_policies"].items()])
+        lines += _tabular("homing policies: the decisions of a deterministic policy reaching "
+                          "the state with probability eta", "l" + _WRAPPED,
+                          ["target state", r"decisions (state $\to$ action)"],
+                          [[f"${math(state)}$", decisions(choices) or "(start state)"]
+                           for state, choices in analysis["homing_policies"].items()])
     summary = ", ".join(f"${_LATEX_QUANTITIES[quantity]} = {_latex_math(value)}$"
                         for quantity, value in _summary(analysis))
     if "eta_error" in analysis:
         summary += (f"; every $\\eta$ within {latex_number(analysis['eta_error'])} of its "
                     "exact value")
-    attained = attained_text(analysis["eta_min_states"],
-                             lambda state: latex_escape(name_text(state)))
-    return "\n".join([*lines, "", summary + ".", rf"$\eta_{{\min}}$ is attained by {attained}."])
+    attained = attained_text(analysis["eta_min_states"], lambda state: f"${math(state)}$")
+    return "\n".join([*lines, "", r"\medskip", summary + ".",
+                      rf"$\eta_{{\min}}$ is attained by {attained}."])

@@ -1,5 +1,5 @@
 """Command line: ``python -m kinematic analyze SPEC.json [--json | --markdown | --latex]
-[--policies] [--eta-error E]``,
+[--merged-only] [--policies] [--eta-error E]``,
 ``python -m kinematic family combolock|figure2|gymnasium ...`` (writes a spec),
 ``python -m kinematic counterexamples [--json]`` (Section 5) and
 ``python -m kinematic find-counterexample --objective inverse_dynamics|pcid_target``.
@@ -57,9 +57,10 @@ LOCK_VARIANT_HELP = (
 """``--help`` of ``--lock-variant`` (:func:`kinematic.families.combination_lock`'s ``variant``),
 shared by every command that builds the lock."""
 
-_REPORTS: dict[str, Callable[[dict], str]] = {
-    "json": json.dumps, "markdown": markdown_report, "latex": latex_report,
-}
+_TABLES: dict[str, Callable[..., str]] = {"markdown": markdown_report, "latex": latex_report}
+"""``analyze``'s output flags that print tables, which ``--merged-only`` applies to."""
+
+_REPORTS: dict[str, Callable[[dict], str]] = {"json": json.dumps, **_TABLES}
 """``analyze``'s output flags and what they print; no flag prints :func:`format_report`."""
 
 
@@ -102,8 +103,13 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--markdown", action="store_true",
                         help="print Markdown tables: per layer, the partitions, the policies")
     output.add_argument("--latex", action="store_true",
-                        help="print the same as LaTeX tabular environments (names escaped, "
-                             "exact numbers as \\frac{p}{q})")
+                        help="print the same as LaTeX tables, and one of every state with eta "
+                             "and V* (booktabs, tabularx, amsmath; names as math, exact numbers "
+                             "as \\frac{p}{q})")
+    analyze_cmd.add_argument(
+        "--merged-only", action="store_true",
+        help="with --markdown or --latex: the partitions table lists only the blocks of more "
+             "than one state, and counts the singletons of each layer")
     analyze_cmd.add_argument(
         "--policies", action="store_true",
         help="include a deterministic homing policy for every state and, when the spec has "
@@ -270,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "find-counterexample":
             return _find(args)
         if args.command == "analyze":
+            if args.merged_only and not any(getattr(args, flag) for flag in _TABLES):
+                raise ValueError("--merged-only applies to --markdown and --latex only")
             mdp = load_spec(args.spec, atol=args.atol)
             spec = display_path(args.spec)
             with _warnings_as_lines(f"{spec}: "):  # one line on stderr, then the work
@@ -278,7 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except AmbiguousTolerance as error:
                     raise AmbiguousTolerance(f"{spec}: {error}") from None
             chosen = [flag for flag in _REPORTS if getattr(args, flag)]
-            print(_REPORTS[chosen[0]](result) if chosen else format_report(result))
+            if args.merged_only:
+                print(_TABLES[chosen[0]](result, merged_only=True))
+            else:
+                print(_REPORTS[chosen[0]](result) if chosen else format_report(result))
             return 0
         if args.lock_variant is not None and args.family != "combolock":
             raise ValueError(f"--lock-variant applies to family combolock only, not to "

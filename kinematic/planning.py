@@ -37,6 +37,7 @@ from kinematic.errors import short_repr
 from kinematic.exact_sparse import sum_by
 from kinematic.lookup import layer_index
 from kinematic.model import BlockMDP
+from kinematic.named_values import StateValues
 from kinematic.numbers import Number
 from kinematic.policies import Policy
 from kinematic.sampling import sample_episodes
@@ -76,12 +77,16 @@ class OptimalSolution:
         ``Q*_h(x, a)`` per layer, shape ``(m_h, |A|)``.
     policy : Policy
         A deterministic optimal observation policy (ties: first action).
+    state_values : StateValues
+        ``V*_h(s) = sum_x q(x | s) V*_h(x)`` per layer: the optimal expected total reward from
+        state ``s`` at its layer on (``.by_state`` reads it by name).
     """
 
     value: Number
     observation_values: tuple[np.ndarray, ...]
     action_values: tuple[np.ndarray, ...]
     policy: Policy
+    state_values: StateValues
 
 
 def _deterministic(mdp: BlockMDP, choices: Sequence[np.ndarray]) -> Policy:
@@ -134,21 +139,28 @@ def optimal_values(mdp: BlockMDP, rewards: Rewards | None = None) -> OptimalSolu
     """``max_pi V(pi; R)`` by backward induction over observations (``lem:homing_deterministic``).
 
     ``Q_h(x, a) = R(x, a) + sum_s' T(s' | decoder(x), a) W_{h+1}(s')``, ``V_h(x) = max_a Q_h``,
-    ``W_h(s) = sum_x q(x|s) V_h(x)``; exact in exact mode.
+    ``W_h(s) = sum_x q(x|s) V_h(x)``; exact in exact mode. ``W_h`` is the result's
+    ``state_values``, ``V*(s)`` of each state.
+
+    >>> from kinematic import combination_lock
+    >>> solution = optimal_values(combination_lock(horizon=3, actions=2, seed=0))
+    >>> solution.value, solution.state_values.by_state["s2a"], solution.state_values[1][2]
+    (Fraction(1, 1), Fraction(1, 1), Fraction(0, 1))
     """
     rewards = mdp.rewards if rewards is None else rewards
     values: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
     actions: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
-    following = None
+    states: list[np.ndarray] = [None] * mdp.horizon  # type: ignore[list-item]
     for h in range(mdp.horizon - 1, -1, -1):
         q = rewards[h].copy()
-        if following is not None:
-            q = q + _continuation(mdp, h, following)
+        if h + 1 < mdp.horizon:
+            q = q + _continuation(mdp, h, states[h + 1])
         actions[h] = q
         values[h] = q.max(axis=1)
-        following = _state_values(mdp, h, values[h])
+        states[h] = _state_values(mdp, h, values[h])
     policy = _deterministic(mdp, [_greedy(mdp, q) for q in actions])
-    return OptimalSolution(mdp.start @ following, tuple(values), tuple(actions), policy)
+    return OptimalSolution(mdp.start @ states[0], tuple(values), tuple(actions), policy,
+                           StateValues(states, mdp.layers))
 
 
 def observation_labels(

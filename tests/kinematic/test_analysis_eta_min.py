@@ -26,8 +26,8 @@ def test_the_lock_attains_eta_min_at_both_live_states_of_every_layer():
     assert ("eta_min is attained by 6 states: layer 1: s1a, s1b; layer 2: s2a, s2b; layer 3: "
             "s3a, s3b") in markdown_report(analysis).split("\n")
     assert latex_report(analysis).endswith(
-        r"$\eta_{\min}$ is attained by 6 states: layer 1: s1a, s1b; layer 2: s2a, s2b; layer 3: "
-        "s3a, s3b.")
+        r"$\eta_{\min}$ is attained by 6 states: layer 1: $s_{1a}$, $s_{1b}$; layer 2: $s_{2a}$, "
+        r"$s_{2b}$; layer 3: $s_{3a}$, $s_{3b}$.")
 
 
 def test_a_long_list_is_cut_after_the_first_states_with_a_count():

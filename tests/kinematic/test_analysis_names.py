@@ -1,7 +1,8 @@
 """Hostile names in ``python -m kinematic analyze``'s three reports: in the text report no name
 forges a line or a field (``kinematic.display.name_text``), in Markdown none splits a row or a
-cell, in LaTeX none becomes the optional argument or the star of a row's ``\\\\``; each name
-reads back from every report. The one-line forms of ``kinematic.display`` (how an MDP, a policy
+cell, in LaTeX each is math (``s_{2a}``, or escaped ASCII text in ``\\text{}``) that no row's
+``\\\\`` reads as its spacing or star; each name reads back from every report, with and without
+``merged_only``. The one-line forms of ``kinematic.display`` (how an MDP, a policy
 and a cover report print) stay one printable line too."""
 
 import ast
@@ -27,7 +28,7 @@ from kinematic import (
     uniform_policy,
 )
 from kinematic.analysis import ETA_MIN_LISTED, format_report
-from kinematic.analysis_tables import latex_report, markdown_report
+from kinematic.analysis_tables import STATE_ROWS, latex_number, latex_report, markdown_report
 from kinematic.display import name_text
 from kinematic.strategies import block_mdps
 
@@ -66,9 +67,9 @@ def test_the_text_report_of_the_command_line_quotes_the_name(tmp_path: Path):
         "eta_min = 1/2", "eta_min attained by 1 state: layer 2: [2pt]"]
 
 
-def test_latex_rows_starting_with_a_state_name_are_protected():
+def test_latex_rows_starting_with_a_state_name_start_with_its_math():
     report = latex_report(analyze(from_spec(FORGING_SPEC), policies=True))
-    assert "\n{}[2pt] & " in report and "\n{}* & " in report
+    assert "\n$\\text{[2pt]}$ & " in report and "\n$\\text{*}$ & " in report
     assert not re.search(r"\\\\\s*[\[*]", report)
 
 
@@ -342,8 +343,8 @@ def check_rendered_markdown(report: str, sizes: list[tuple[int, int]]) -> None:
     assert shape.other_blocks == []
 
 
-def check_markdown_report(analysis: dict) -> None:
-    report = markdown_report(analysis)
+def check_markdown_report(analysis: dict, merged_only: bool = False) -> None:
+    report = markdown_report(analysis, merged_only=merged_only)
     lines = report.split("\n")
     tables: list[list[list[str]]] = []
     for previous, line in zip(["", *lines], lines, strict=False):
@@ -382,13 +383,48 @@ def latex_unescaped(text: str) -> str:
     return re.sub(pattern, lambda m: m.group(1) or LATEX_ESCAPES[m.group()], text)
 
 
+def ascii_visible(name: str) -> str:
+    """A name as LaTeX text shows it: each character other than printable ASCII as its Python
+    escape."""
+    return "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1] for c in name)
+
+
+MATH_FORM = re.compile(r"(?P<base>[A-Za-z]|\\mathrm\{[A-Za-z]{2,}\})"
+                       r"(?:_\{(?P<tail>(?:[0-9A-Za-z,]|\\mathrm\{[A-Za-z]{2,}\})+)\})?")
+
+
+def latex_name_reads_as(math: str, name: str) -> bool:
+    """Whether ``math``, a name as the LaTeX report writes it between ``$``, reads back as
+    ``name``: ``\\text{...}`` unescaped is the name (characters other than printable ASCII as
+    Python escapes); else letters with a subscript, ``s_{2a}`` for ``s2a`` (or ``s_2a``), runs
+    of letters upright, the subscript's commas for ``_``."""
+    if math.startswith(r"\text{"):
+        assert math.endswith("}"), math
+        return latex_unescaped(math[len(r"\text{"):-1]) == ascii_visible(name)
+    match = MATH_FORM.fullmatch(math)
+    assert match, math
+    base = re.sub(r"\\mathrm\{(\w+)\}", r"\1", match["base"])
+    if match["tail"] is None:
+        return name == base
+    tail = re.sub(r"\\mathrm\{(\w+)\}", r"\1", match["tail"]).replace(",", "_")
+    return name in (base + tail, f"{base}_{tail}") and (tail[0].isdigit() or name[len(base)] == "_")
+
+
+def test_the_math_form_of_a_name_reads_back():
+    assert latex_name_reads_as(r"s_{3,12,\mathrm{end}}", "s3_12_end")
+    assert latex_name_reads_as(r"\mathrm{start}", "start")
+    assert latex_name_reads_as("x_{t}", "x_t") and not latex_name_reads_as("x_{t}", "xt")
+    assert not latex_name_reads_as("s_{2a}", "s2_a")
+
+
 LATEX_TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|.", re.DOTALL)
+LATEX_RULES = {r"\toprule", r"\midrule", r"\bottomrule"}
 
 
 def latex_rows(body: str) -> list[list[str]]:
     """A tabular's body as rows of cells, read token by token: a row ends at ``\\\\`` (whatever
-    follows it on the next line), a cell at ``&``, both outside braces and math only; ``\\hline``
-    is left out."""
+    follows it on the next line), a cell at ``&``, both outside braces and math only; the
+    ``booktabs`` rules are left out."""
     rows, cells, cell, depth, math = [], [], "", 0, False
     tokens = LATEX_TOKEN.findall(body)
     for k, token in enumerate(tokens):
@@ -407,39 +443,88 @@ def latex_rows(body: str) -> list[list[str]]:
         elif token == "&" and depth == 0 and not math:
             cells.append(cell.strip())
             cell = ""
-        elif token.strip() != r"\hline":
+        elif token.strip() not in LATEX_RULES:
             cell += token
     assert (depth, math, cells, cell.strip()) == (0, False, [], "")
     return rows
 
 
-def check_latex_report(analysis: dict) -> None:
-    report = latex_report(analysis)
+LATEX_MATH = re.compile(r"\$((?:[^$\\]|\\.)*)\$")
+"""A formula: ``$``, then anything but an unescaped ``$`` (a name's ``$`` is ``\\$``), ``$``."""
+
+
+def latex_math_name(cell: str) -> str:
+    """The name of a cell that is one name in math, ``$...$``."""
+    match = LATEX_MATH.fullmatch(cell)
+    assert match, cell
+    return match.group(1)
+
+
+def read_latex_attained(text: str, analysis: dict) -> None:
+    """The LaTeX ``eta_min`` line names the states :func:`shown_attaining` gives, in math, in
+    the text report's layout (each name replaced by a placeholder first)."""
+    names = LATEX_MATH.findall(text)
+    placeholders = LATEX_MATH.sub(lambda m: f"N{names.index(m.group(1))}", text)
+    expected = shown_attaining(analysis)
+    states = [state for group in expected for state in group["states"]]
+    assert len(names) == len(states)
+    assert all(latex_name_reads_as(math, state) for math, state in zip(names, states, strict=True))
+    assert read_attained(placeholders) == [
+        {"layer": group["layer"],
+         "states": [f"N{names.index(names[states.index(state)])}" for state in group["states"]]}
+        for group in expected]
+
+
+TABLE = re.compile(r"\\begin\{(tabularx?)\}(?:\{\\linewidth\})?\{([^\n]*)\}\n(.*?)\\end\{\1\}",
+                   re.DOTALL)
+
+
+def check_latex_report(analysis: dict, merged_only: bool = False) -> None:
+    report = latex_report(analysis, merged_only=merged_only)
     for line in report.split("\n"):
-        assert line.startswith(("%", r"\begin", r"\end", r"\hline", "$")) or line == "" \
-            or line.endswith(r" \\"), line
+        assert (line.isascii() and line.isprintable()) or line == "", line
+        assert line.startswith(("%", r"\medskip", r"{\renewcommand{\arraystretch}", "$"))\
+            or line in ("", *LATEX_RULES) or line.endswith((r" \\", r"\end{tabular}}",
+                                                           r"\end{tabularx}}")), line
     comment = report.split("\n")[0]
     assert latex_unescaped(comment.split(" Block MDP ", 1)[1].rsplit(" (horizon ", 1)[0]) \
-        == visible(analysis["name"])
-    tables = re.findall(r"\\begin\{tabular\}\{(\w+)\}\n(.*?)\\end\{tabular\}", report, re.DOTALL)
+        == ascii_visible(analysis["name"])
+    tables = TABLE.findall(report)
     states, horizon = analysis["states"], analysis["horizon"]
-    sizes = [(horizon + 2, 6), (horizon + 1, 4)]
+    rewarded = "optimal_state_values" in analysis
+    chunks = [min(STATE_ROWS, states - first) for first in range(0, states, STATE_ROWS)]
+    sizes = [(horizon + 2, 6), (horizon + 1, 4), *((rows + 1, 3 + rewarded) for rows in chunks)]
     if "optimal_policy" in analysis:
         sizes.append((horizon + 1, 2))
     if "homing_policies" in analysis:
         sizes.append((states + 1, 2))
-    rows = [latex_rows(body) for _, body in tables]
-    assert [(len(table), len(columns)) for table, (columns, _) in zip(rows, tables, strict=True)] \
-        == sizes
-    assert all(len(row) == len(columns) for table, (columns, _) in zip(rows, tables, strict=True)
+    rows = [latex_rows(body) for _, _, body in tables]
+    widths = [len(re.sub(r">\{[^{}]*\}", "", columns)) for _, columns, _ in tables]
+    assert [(len(table), width) for table, width in zip(rows, widths, strict=True)] == sizes
+    assert all(len(row) == width for table, width in zip(rows, widths, strict=True)
                for row in table)
+    layers = [row["layer"] for row in analysis["per_layer"] for _ in range(row["states"])]
+    state_rows = [row for table in rows[2:2 + len(chunks)] for row in table[1:]]
+    for row, layer, (state, eta) in zip(state_rows, layers, analysis["eta"].items(), strict=True):
+        assert row[0] == str(layer) and latex_name_reads_as(latex_math_name(row[1]), state)
+        assert row[2:] == [latex_number(eta), *([latex_number(
+            analysis["optimal_state_values"][state])] if rewarded else [])]
+    for row, blocks in zip(rows[1][1:], [[b for b in analysis["partitions"]["ki"]
+                                           if b["layer"] == layer]
+                                          for layer in range(1, horizon + 1)], strict=True):
+        merged = [b for b in blocks if len(b["states"]) > 1]
+        singletons = len(blocks) - len(merged)
+        if merged_only:
+            assert row[3].endswith(f"{singletons} singleton{'s' * (singletons != 1)}"
+                                   if singletons else r"\}")
+        else:
+            assert row[3].count(r"\boldmath") == len(merged)
     if "homing_policies" in analysis:
-        targets = [latex_unescaped(row[0].removeprefix("{}")).strip() for row in rows[-1][1:]]
-        assert targets == [visible(state).strip() for state in analysis["homing_policies"]]
+        for row, state in zip(rows[-1][1:], analysis["homing_policies"], strict=True):
+            assert latex_name_reads_as(latex_math_name(row[0]), state)
     last = report.split("\n")[-1]
     assert last.startswith(r"$\eta_{\min}$ is attained by ") and last.endswith(".")
-    attained = latex_unescaped(last.removeprefix(r"$\eta_{\min}$ is attained by ")[:-1])
-    assert read_attained(attained) == shown_attaining(analysis)
+    read_latex_attained(last.removeprefix(r"$\eta_{\min}$ is attained by ")[:-1], analysis)
 
 
 @settings(max_examples=40, deadline=None, database=None,
@@ -450,7 +535,9 @@ def test_every_report_keeps_its_shape_and_reads_back_every_name(spec):
     analysis = analyze(mdp, policies=True)
     check_text_report(analysis)
     check_markdown_report(analysis)
+    check_markdown_report(analysis, merged_only=True)
     check_latex_report(analysis)
+    check_latex_report(analysis, merged_only=True)
     assert repr(uniform_policy(mdp)).isprintable()
     # beyond U+FFFF Python and JSON share no escape; no line break is there
     assert all(c.isprintable() or ord(c) > 0xFFFF for c in repr(mdp))
@@ -503,3 +590,4 @@ def test_a_cut_list_of_states_attaining_eta_min_reads_back_from_every_report():
     check_text_report(analysis)
     check_markdown_report(analysis)
     check_latex_report(analysis)
+    check_latex_report(analysis, merged_only=True)

@@ -130,6 +130,25 @@ def test_markdown_and_latex_flags_print_the_tables(tmp_path, capsys, flag, first
     assert capsys.readouterr().out.split("\n")[0] == first_line
 
 
+@pytest.mark.parametrize(("flag", "row"), [
+    ("--markdown", "| 1 | {s1a, s1b} | 2 singletons | 2 singletons |"),
+    ("--latex", "1 & \\{$s_{1a}$, $s_{1b}$\\} & 2 singletons & 2 singletons \\\\"),
+])
+def test_merged_only_lists_the_merged_blocks_and_counts_the_singletons(tmp_path, capsys, flag,
+                                                                       row):
+    assert main(["family", "combolock", "--horizon", "3", "--actions", "2",
+                 "--out", str(tmp_path / "lock.json")]) == 0
+    assert main(["analyze", str(tmp_path / "lock.json"), flag, "--merged-only"]) == 0
+    assert row in capsys.readouterr().out.split("\n")
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_merged_only_without_a_table_is_refused_before_the_spec_is_read(tmp_path, capsys, output):
+    assert main(["analyze", str(tmp_path / "missing.json"), *output, "--merged-only"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --merged-only applies to --markdown and --latex only\n")
+
+
 def test_output_flags_are_mutually_exclusive(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["analyze", str(tmp_path / "any.json"), "--json", "--latex"])
