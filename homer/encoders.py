@@ -4,9 +4,11 @@
 the one-hot of the observation (within its layer) and the one-hot of the time step are
 concatenated, isotropic Gaussian noise is added, the vector is zero-padded to
 ``d = 2^ceil(log2(m + H + 1))`` and multiplied by a Sylvester Hadamard matrix. For the
-combination lock (``m = 3`` observations per layer) this is the paper's ``2^ceil(log2(H + 4))``
-(the time one-hot has ``H + 1`` entries: the observations of steps ``1 .. H`` and, in the
-authors' code, the one after the last action, which a Block MDP of horizon ``H`` never emits).
+combination lock from ``H = 2`` on (``m = 3`` observations per layer) this is the paper's
+``2^ceil(log2(H + 4))`` (the time one-hot has ``H + 1`` entries: the observations of steps
+``1 .. H`` and, in the authors' code, the one after the last action, which a Block MDP of horizon
+``H`` never emits). The ``H = 1`` lock has two observations (``m = 2``), so ``d = 4`` here where
+the authors' code, which always reserves three observation slots, has ``d = 8``.
 
 Two encodings (:data:`ENCODINGS`), named in every run's identity:
 
