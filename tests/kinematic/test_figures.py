@@ -130,8 +130,11 @@ def test_columns_with_given_axes_are_refused():
 
 def test_an_unknown_drawing_option_is_refused_with_the_closest_one():
     with pytest.raises(UnknownName, match=r"^draw_partitions: unknown option 'edge_label' "
-                                          r"\(did you mean 'edge_labels'\?\)"):
+                                          r"\(did you mean 'edge_labels' or 'labels'\?\)"):
         draw_partitions(LOCK, edge_label=True)
+    with pytest.raises(UnknownName, match=r"^draw_partitions: unknown option 'observation' "
+                                          r"\(did you mean 'observations'"):
+        draw_partitions(LOCK, observation=True)
 
 
 def test_each_partition_is_checked_once(monkeypatch: pytest.MonkeyPatch):

@@ -17,6 +17,7 @@ from kinematic import (
     block_mdp,
     combination_lock,
     draw_block_mdp,
+    figure2_canonical,
     figure2_split,
     forward_ki_partition,
     ki_partition,
@@ -198,12 +199,29 @@ def test_edge_text_says_any_for_every_action_and_not_for_all_but_one():
 
 
 def test_observations_are_written_under_the_states_on_request():
-    split = figure2_split()
-    assert "x2a: 1" not in texts(draw_block_mdp(split, ax=axes()))
-    drawing = draw_block_mdp(split, ax=axes(), observations=True)
-    under = next(t for t in drawing.axes.texts if t.get_text() == "x2a: 1")
-    assert under.xy == drawing.positions["s2a"]
+    canonical = figure2_canonical()
+    assert "x2a: 4/5\nx2b: 1/5" not in texts(draw_block_mdp(canonical, ax=axes()))
+    drawing = draw_block_mdp(canonical, ax=axes(), observations=True)
+    under = next(t for t in drawing.axes.texts if t.get_text() == "x2a: 4/5\nx2b: 1/5")
+    assert under.xy == drawing.positions["s2"]
     assert under.get_position()[1] < 0  # offset below the node
+
+
+@pytest.mark.parametrize("size", [None, "column"])
+def test_a_state_with_a_single_observation_shows_none(size):
+    """Kills writing ``x: 1`` under every state of a Block MDP whose states each emit one
+    observation (noise): figure2_canonical's s1 and s3 emit one, s2 two."""
+    drawing = draw_block_mdp(figure2_canonical(), observations=True, size=size,
+                             ax=None if size else axes())
+    written = texts(drawing)
+    assert "x2a: 4/5\nx2b: 1/5" in written
+    assert not any(text in written for text in ("s1: 1", "s3: 1"))
+    legend = [t.get_text() for t in drawing.axes.get_legend().get_texts()]
+    assert "under a state s: observations x: q(x | s)" in legend
+    lock = combination_lock(horizon=3, actions=2, seed=0)  # one observation per state
+    drawing = draw_block_mdp(lock, ax=axes(), observations=True)
+    assert texts(drawing) == list(lock.states)  # the names alone
+    assert drawing.axes.get_legend() is None
 
 
 @pytest.mark.parametrize("name", ["s2a+s2b", "s2c+s2d+s2e+s2f", "s10a+s10b+s10c",
