@@ -161,7 +161,8 @@ def draw_partitions(
         if axes is not None:
             raise ValueError("axes: a figure at a given width or size is laid out here (to "
                              "draw into your own axes, give neither)")
-        return _paper_panels(mdp, partitions, columns, 72 * final, options)
+        asked = f"width={width!r}" if width is not None else f"size={size!r}"
+        return _paper_panels(mdp, partitions, columns, 72 * final, asked, options)
     figure: Figure | SubFigure
     if axes is None:
         figure, panels = _panel_grid(mdp, len(partitions), columns, options)
@@ -177,9 +178,10 @@ def draw_partitions(
 
 
 def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int | None,
-                  width: float, options: dict[str, Any]) -> Figure:
-    """The panels in a new figure ``width`` points wide, at their final size: in one row if
-    they fit side by side, else in one column (or in rows of ``columns``)."""
+                  width: float, asked: str, options: dict[str, Any]) -> Figure:
+    """The panels in a new figure ``width`` points wide (``asked`` for, to name in an error),
+    at their final size: in one row if they fit side by side, else in one column (or in rows
+    of ``columns``)."""
     placed = positions_of(mdp, options.get("positions"))
     contents = [panel_content(mdp, partition, options.get("labels"),
                               options.get("edge_labels", False),
@@ -189,7 +191,8 @@ def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int |
         columns = len(partitions) if _fits(mdp, contents[0], placed, panel_width(
             width, len(partitions))) else 1
     columns = min(columns, len(partitions))
-    plan = plan_drawing(mdp, contents[0], placed, panel_width(width, columns))
+    what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
+    plan = plan_drawing(mdp, contents[0], placed, panel_width(width, columns), what)
     figure = new_figure(figsize=(width / 72, 1.0))
     colours = colour_blocks(partitions)
     slots = []
@@ -211,7 +214,7 @@ def _fits(mdp: BlockMDP, content: PanelContent, placed: dict[str, tuple[float, f
           width: float) -> bool:
     """Whether a panel of ``content`` fits in ``width`` points."""
     try:
-        plan_drawing(mdp, content, placed, width)
+        plan_drawing(mdp, content, placed, width, "")
     except ValueError:
         return False
     return True

@@ -54,6 +54,8 @@ Position = tuple[float, float]
 
 _EDGE_COLOUR = "0.45"
 _LABEL_PAD = 0.15  # around an edge label, in units of its font size
+_LABEL_BOX = {"boxstyle": f"round,pad={_LABEL_PAD}", "facecolor": "white", "edgecolor": "none",
+              "alpha": 0.85}  # behind an edge label, over the edges it crosses
 _UNDER_GAP = 2.0  # points between a node and the observations under it
 _TICK_GAP = 2.0  # points between the axes and the layer ticks under them
 _TITLE_PAD = 3.0  # points between the title and the axes, at a given width
@@ -263,7 +265,8 @@ def draw_checked(
     if ax is not None:
         raise ValueError("ax: a drawing at a given width or size makes its own figure (to "
                          "draw into your own axes, give neither)")
-    plan = plan_drawing(mdp, content, placed, 72 * final)
+    asked = f"width={width!r}" if width is not None else f"size={size!r}"
+    plan = plan_drawing(mdp, content, placed, 72 * final, f"{asked}: {mdp.name!r}")
     ax = _new_axes(mdp, edge_labels, observations)
     drawing = draw_panel(ax, mdp, partition, content, placed, plan, title=title, legend=legend,
                          block_colours=block_colours, layer_ticks=ticks)
@@ -334,12 +337,12 @@ def _display_names(mdp: BlockMDP, labels: object) -> dict[str, str]:
 
 
 def plan_drawing(mdp: BlockMDP, content: PanelContent, placed: Mapping[str, Position],
-                 width: float) -> PanelPlan:
-    """The plan of a drawing ``width`` points wide (:func:`kinematic.paper_layout.plan_panel`)
-    with rows spread apart, a little at a time, until the edge labels are clear of each other
-    and of the nodes (or spread 4-fold)."""
+                 width: float, what: str) -> PanelPlan:
+    """The plan of a drawing ``width`` points wide (:func:`kinematic.paper_layout.plan_panel`,
+    its error naming ``what``) with rows spread apart, a little at a time, until the edge labels
+    are clear of each other and of the nodes (or spread 4-fold)."""
     sizes = (placed, {s: d for s, (_, d) in content.fits.items()}, content.under_sizes(),
-             content.label_sizes(), width, repr(mdp.name))
+             content.label_sizes(), width, what)
     plan = plan_panel(mdp.layers, *sizes)
     spread = 1.0
     while spread < 4 and not _placement(content, placed, plan.scale)[1]:
@@ -397,10 +400,11 @@ def draw_panel(ax: Axes, mdp: BlockMDP, partition: Partition | None, content: Pa
                             fontsize=content.fits[state][0], ha="center", va="center",
                             zorder=3) for state in nodes}
     scale = _points_per_unit(ax) if plan is None else plan.scale
+    backing = None if plan is None else _LABEL_BOX  # over the edges, in a paper
     for state, text in content.under.items():
         ax.annotate(text, placed[state], xytext=(0, -diameters[state] / 2 - _UNDER_GAP),
                     textcoords="offset points", ha="center", va="top",
-                    fontsize=style.small_font, color="0.25")
+                    fontsize=style.small_font, color="0.25", bbox=backing)
     texts = _draw_edge_labels(ax, content, placed, scale)
     ticks = _layer_ticks(ax, mdp.horizon, style) if layer_ticks else []
     if legend:
@@ -504,9 +508,7 @@ def _draw_edge_labels(ax: Axes, content: PanelContent, placed: Mapping[str, Posi
         (x0, y0), (x1, y1), fraction = placed[s], placed[t], fractions[s, t]
         texts[s, t] = ax.text(
             x0 + fraction * (x1 - x0), y0 + fraction * (y1 - y0), word, ha="center",
-            va="center", fontsize=font, zorder=2.5,
-            bbox={"boxstyle": f"round,pad={_LABEL_PAD}", "facecolor": "white",
-                  "edgecolor": "none", "alpha": 0.85})
+            va="center", fontsize=font, zorder=2.5, bbox=_LABEL_BOX)
     return texts
 
 

@@ -59,6 +59,7 @@ PAGE_WIDTH = 7.0
 
 _SIZES = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
 _PADDING = 4.0  # points between a name's corners and its circle
+_SPARE = 0.95  # of a width, for text measured by its outline
 
 
 @dataclass(frozen=True)
@@ -235,8 +236,10 @@ def text_size(text: str, font_size: float) -> tuple[float, float]:
 
 def wrap_text(text: str, font_size: float, width: float) -> str:
     """``text`` with line breaks at spaces so that each line is at most ``width`` points wide
-    at ``font_size`` (a single word wider than that stays on its own line; text with
-    mathtext, ``$...$``, stays as it is: a break inside a formula would not parse).
+    at ``font_size`` as drawn (measured by :func:`text_size`, with 5% to spare: a renderer's
+    hinting makes text a little wider than its outline). A single word wider than that stays on
+    its own line; text with mathtext, ``$...$``, stays as it is (a break inside a formula
+    would not parse).
 
     >>> wrap_text("combolock-H4-K2-seed0: KI partition", 9.0, 120.0)
     'combolock-H4-K2-seed0:\\nKI partition'
@@ -245,7 +248,7 @@ def wrap_text(text: str, font_size: float, width: float) -> str:
         return text
     lines: list[str] = []
     for word in text.split(" "):
-        if lines and text_size(f"{lines[-1]} {word}", font_size)[0] <= width:
+        if lines and text_size(f"{lines[-1]} {word}", font_size)[0] <= _SPARE * width:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)

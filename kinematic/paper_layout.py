@@ -10,6 +10,7 @@ Geometry in points (1/72 inch); matplotlib only to place axes in a figure.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -63,8 +64,8 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     (layer by layer, ``layers``), a text of size ``under[s]`` under node ``s`` (when given) and a
     label of size ``edge_labels[s, t]`` along each labelled edge; rows ``spread`` times as far
     apart as the nodes and texts need (room for the labels of crossing edges). Raises
-    ValueError (naming ``what``, the drawing) when the layers cannot stand far
-    enough apart.
+    ValueError (``what``: the option asked for and the drawing) when the layers cannot stand
+    far enough apart.
 
     >>> plan = plan_panel([["s1"], ["s2"]], {"s1": (1, 0), "s2": (2, 0)},
     ...                   {"s1": 22.0, "s2": 22.0}, {}, {}, 100.0, "mdp")
@@ -79,9 +80,9 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     needed = x_pitch * span + 2 * side
     if needed > width + 1e-9:
         raise ValueError(
-            f"width: {what} needs {needed / 72:.1f} inches ({len(layers)} layers with text of "
-            f"at least 7 points), {width / 72:.2f} given: give a larger width, size='page', or "
-            "fewer labels (edge_labels=False, observations=False)")
+            f"{what} needs {math.ceil(needed / 7.2) / 10} inches to draw {len(layers)} layers "
+            f"with text of at least 7 points, not {round(width / 72, 2)}: give a width of at "
+            "least that, or fewer labels (edge_labels=False, observations=False)")
     x_scale = (width - 2 * side) / span if span else 1.0
     ys = [y for _, y in positions.values()]
     y_pitch = max(diameters[s] + under.get(s, (0.0, 0.0))[1] + _UNDER_GAP + _ROW_GAP
@@ -90,9 +91,10 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
         y_pitch = max(y_pitch, max(diameters.values()) + 2 * max(h for _, h in
                                                                   edge_labels.values()))
     y_pitch *= spread
-    top = max(diameters.values()) / 2 + _EDGE
+    top = max(diameters[s] / 2 - (max(ys) - y) * y_pitch for s, (_, y) in positions.items())
     bottom = max(diameters[s] / 2 + (under[s][1] + _UNDER_GAP if s in under else 0.0)
-                 for s in positions) + _EDGE
+                 - (y - min(ys)) * y_pitch for s, (_, y) in positions.items())
+    top, bottom = top + _EDGE, bottom + _EDGE
     return PanelPlan((x_scale, y_pitch), (
         (min(xs) - side / x_scale, max(xs) + side / x_scale),
         (min(ys) - bottom / y_pitch, max(ys) + top / y_pitch)))
