@@ -24,15 +24,14 @@ import numpy as np
 
 from kinematic.errors import InvalidPartition, short_repr
 from kinematic.graph import (
-    PanelContent,
     draw_block_mdp,
     draw_checked,
     draw_panel,
-    panel_content,
     panel_slot,
-    plan_drawing,
     positions_of,
+    to_networkx_checked,
 )
+from kinematic.graph_content import PanelContent, panel_content, plan_drawing
 from kinematic.graph_style import (
     PAPER,
     colour_blocks,
@@ -183,7 +182,7 @@ def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int |
     at their final size: in one row if they fit side by side, else in one column (or in rows
     of ``columns``)."""
     placed = positions_of(mdp, options.get("positions"))
-    contents = [panel_content(mdp, partition, options.get("labels"),
+    contents = [panel_content(mdp, to_networkx_checked(mdp, partition), options.get("labels"),
                               options.get("edge_labels", False),
                               options.get("observations", False), PAPER)
                 for partition in partitions]

@@ -19,6 +19,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kinematic.errors import short_repr
+from kinematic.graph_content import (
+    LABEL_PAD,
+    PanelContent,
+    panel_content,
+    place_edge_labels,
+    plan_drawing,
+)
 from kinematic.graph_legend import draw_legend
 from kinematic.graph_style import (
     PAPER,
@@ -26,21 +33,16 @@ from kinematic.graph_style import (
     SINGLE_STATE_COLOUR,
     Style,
     colour_blocks,
-    edge_text,
     final_width,
-    fit_name,
-    observation_text,
     panel_size,
     partition_description,
     state_colours,
     text_size,
     wrap_text,
 )
-from kinematic.label_placement import Box, label_boxes, overlap_free, place_labels
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
-from kinematic.numbers import Number
-from kinematic.paper_layout import PanelPlan, Slot, arrange, plan_panel
+from kinematic.paper_layout import UNDER_GAP, PanelPlan, Slot, arrange
 from kinematic.partition import Partition, check_partition_of
 
 if TYPE_CHECKING:
@@ -53,10 +55,8 @@ __all__ = ["Drawing", "draw_block_mdp", "to_networkx"]
 Position = tuple[float, float]
 
 _EDGE_COLOUR = "0.45"
-_LABEL_PAD = 0.15  # around an edge label, in units of its font size
-_LABEL_BOX = {"boxstyle": f"round,pad={_LABEL_PAD}", "facecolor": "white", "edgecolor": "none",
+_LABEL_BOX = {"boxstyle": f"round,pad={LABEL_PAD}", "facecolor": "white", "edgecolor": "none",
               "alpha": 0.85}  # behind an edge label, over the edges it crosses
-_UNDER_GAP = 2.0  # points between a node and the observations under it
 _TICK_GAP = 2.0  # points between the axes and the layer ticks under them
 _TITLE_PAD = 3.0  # points between the title and the axes, at a given width
 
@@ -74,10 +74,10 @@ def to_networkx(mdp: BlockMDP, partition: Partition | None = None) -> nx.DiGraph
     """
     if partition is not None:
         check_partition_of(mdp, partition)
-    return _transition_graph(mdp, partition)
+    return to_networkx_checked(mdp, partition)
 
 
-def _transition_graph(mdp: BlockMDP, partition: Partition | None) -> nx.DiGraph:
+def to_networkx_checked(mdp: BlockMDP, partition: Partition | None) -> nx.DiGraph:
     """:func:`to_networkx` for a ``partition`` already checked to be one of ``mdp``."""
     import networkx as nx
 
@@ -255,7 +255,8 @@ def draw_checked(
     final = final_width(width, size)
     placed = positions_of(mdp, positions)
     style = SCREEN if final is None else PAPER
-    content = panel_content(mdp, partition, labels, edge_labels, observations, style)
+    content = panel_content(mdp, to_networkx_checked(mdp, partition), labels, edge_labels,
+                            observations, style)
     ticks = final is not None if layer_ticks is None else layer_ticks
     if final is None:
         if ax is None:
@@ -272,101 +273,6 @@ def draw_checked(
                          block_colours=block_colours, layer_ticks=ticks)
     arrange(ax.figure, [[panel_slot(drawing, plan)]], 72 * final)  # type: ignore[arg-type]
     return drawing
-
-
-@dataclass(frozen=True)
-class PanelContent:
-    """What a drawing of an MDP shows, before it is laid out: its graph, each state's text
-    (its display label or name) with the font and node diameter that fit it, the observations
-    under each state that has several, and the label of each edge (empty without
-    ``edge_labels``)."""
-
-    graph: nx.DiGraph
-    names: dict[str, str]
-    fits: dict[str, tuple[float, float]]
-    under: dict[str, str]
-    edge_words: dict[tuple[str, str], str]
-    style: Style
-
-    def label_sizes(self) -> dict[tuple[str, str], tuple[float, float]]:
-        """Each edge label's ``(width, height)`` in points, with the padding of its box."""
-        font = self.style.small_font
-        pad = 2 * _LABEL_PAD * font
-        return {edge: (width + pad, height + pad) for edge, (width, height) in (
-            (edge, text_size(word, font)) for edge, word in self.edge_words.items())}
-
-    def under_sizes(self) -> dict[str, tuple[float, float]]:
-        """The ``(width, height)`` in points of the text under each state that has one."""
-        return {s: text_size(text, self.style.small_font) for s, text in self.under.items()}
-
-
-def panel_content(mdp: BlockMDP, partition: Partition | None, labels: object,
-                  edge_labels: bool, observations: bool, style: Style) -> PanelContent:
-    """The :class:`PanelContent` of a drawing of ``mdp`` (``labels`` checked here)."""
-    graph = _transition_graph(mdp, partition)
-    names = _display_names(mdp, labels)
-    under = {state: observation_text(mdp, state) for state in mdp.states
-             if len(mdp.observations_of(state)) > 1} if observations else {}
-    edges: list[tuple[str, str, dict[str, Number]]] = list(graph.edges(data="probabilities"))
-    words = {(s, t): edge_text(probabilities, mdp.actions)
-             for s, t, probabilities in edges} if edge_labels else {}
-    return PanelContent(graph, names, {s: fit_name(names[s], style) for s in graph}, under,
-                        words, style)
-
-
-def _display_names(mdp: BlockMDP, labels: object) -> dict[str, str]:
-    """State -> the text drawn for it: ``labels[state]`` when given, else its name."""
-    names = {state: state for state in mdp.states}
-    if labels is None:
-        return names
-    if not isinstance(labels, Mapping):
-        raise ValueError(f"labels must be a mapping state -> display text, got "
-                         f"{short_repr(labels)}")
-    for state, text in labels.items():
-        find(mdp.state_location, state, "state", "labels")
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"labels[{state!r}] must be a non-empty string, got "
-                             f"{short_repr(text)}")
-        try:
-            text_size(text, 1.0)
-        except ValueError as error:
-            raise ValueError(f"labels[{state!r}]: {text!r} is not valid mathtext "
-                             f"({str(error).strip().splitlines()[-1]})") from None
-        names[state] = text
-    return names
-
-
-def plan_drawing(mdp: BlockMDP, content: PanelContent, placed: Mapping[str, Position],
-                 width: float, what: str) -> PanelPlan:
-    """The plan of a drawing ``width`` points wide (:func:`kinematic.paper_layout.plan_panel`,
-    its error naming ``what``) with rows spread apart, a little at a time, until the edge labels
-    are clear of each other and of the nodes (or spread 4-fold)."""
-    sizes = (placed, {s: d for s, (_, d) in content.fits.items()}, content.under_sizes(),
-             content.label_sizes(), width, what)
-    plan = plan_panel(mdp.layers, *sizes)
-    spread = 1.0
-    while spread < 4 and not _placement(content, placed, plan.scale)[1]:
-        spread *= 1.15
-        plan = plan_panel(mdp.layers, *sizes, spread=spread)
-    return plan
-
-
-def _placement(content: PanelContent, placed: Mapping[str, Position],
-               scale: tuple[float, float]) -> tuple[dict[tuple[str, str], float], bool]:
-    """Where along its edge each edge label goes (:func:`kinematic.label_placement.
-    place_labels`, clear of the nodes and the text under them), and whether every label is
-    clear of the others and of them."""
-    obstacles = [_box(_points(placed[s], scale), (d, d)) for s, (_, d) in content.fits.items()]
-    for state, (width, height) in content.under_sizes().items():
-        x, y = _points(placed[state], scale)
-        gap = content.fits[state][1] / 2 + _UNDER_GAP
-        obstacles.append(_box((x, y - gap - height / 2), (width, height)))
-    edges = list(content.edge_words)
-    segments = [(_points(placed[s], scale), _points(placed[t], scale)) for s, t in edges]
-    sizes = [content.label_sizes()[edge] for edge in edges]
-    fractions = place_labels(segments, sizes, obstacles)
-    clear = overlap_free(label_boxes(segments, sizes, fractions), obstacles)
-    return dict(zip(edges, fractions, strict=True)), clear
 
 
 def draw_panel(ax: Axes, mdp: BlockMDP, partition: Partition | None, content: PanelContent,
@@ -402,7 +308,7 @@ def draw_panel(ax: Axes, mdp: BlockMDP, partition: Partition | None, content: Pa
     scale = _points_per_unit(ax) if plan is None else plan.scale
     backing = None if plan is None else _LABEL_BOX  # over the edges, in a paper
     for state, text in content.under.items():
-        ax.annotate(text, placed[state], xytext=(0, -diameters[state] / 2 - _UNDER_GAP),
+        ax.annotate(text, placed[state], xytext=(0, -diameters[state] / 2 - UNDER_GAP),
                     textcoords="offset points", ha="center", va="top",
                     fontsize=style.small_font, color="0.25", bbox=backing)
     texts = _draw_edge_labels(ax, content, placed, scale)
@@ -426,7 +332,7 @@ def panel_slot(drawing: Drawing, plan: PanelPlan) -> Slot:
     takes above the axes, and its layer ticks and legend below them, as drawn."""
     ax = drawing.axes
     box, tight = ax.get_window_extent(), ax.get_tightbbox()
-    assert tight is not None  # the axes are in the layout: they have a box
+    assert tight is not None, "axes in the layout have a box"
     points = 72 / ax.figure.dpi
     above = max(0.0, tight.y1 - box.y1) * points if ax.get_title() else 0.0
     return Slot(ax, plan.size, above, max(0.0, box.y0 - tight.y0) * points)
@@ -488,20 +394,11 @@ def _points_per_unit(ax: Axes) -> tuple[float, float]:
     return box.width * per_pixel / (x1 - x0), box.height * per_pixel / (y1 - y0)
 
 
-def _points(position: Position, scale: tuple[float, float]) -> Position:
-    return position[0] * scale[0], position[1] * scale[1]
-
-
-def _box(centre: Position, size: tuple[float, float]) -> Box:
-    (x, y), (width, height) = centre, size
-    return x - width / 2, y - height / 2, x + width / 2, y + height / 2
-
-
 def _draw_edge_labels(ax: Axes, content: PanelContent, placed: Mapping[str, Position],
                       scale: tuple[float, float]) -> dict[tuple[str, str], Text]:
     """Each edge's actions and probabilities, placed along it clear of the nodes, the
     observations and the other labels (:func:`kinematic.label_placement.place_labels`)."""
-    fractions, _ = _placement(content, placed, scale)
+    fractions, _ = place_edge_labels(content, placed, scale)
     font = content.style.small_font
     texts = {}
     for (s, t), word in content.edge_words.items():

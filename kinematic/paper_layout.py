@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PanelPlan", "Slot", "arrange", "panel_width", "plan_panel"]
+__all__ = ["UNDER_GAP", "PanelPlan", "Slot", "arrange", "panel_width", "plan_panel"]
 
 Position = tuple[float, float]
 Size = tuple[float, float]
@@ -28,7 +28,9 @@ _NODE_GAP = 12.0  # points between the nodes of two layers (room for an arrow)
 _LABEL_GAP = 3.0  # points between an edge label and the nodes on either side
 _TEXT_GAP = 4.0  # points between the texts under the nodes of two layers
 _ROW_GAP = 6.0  # points between a node (and the text under it) and the node below
-_UNDER_GAP = 2.0  # points between a node and the text under it
+UNDER_GAP = 2.0
+"""Points between a node and the text under it."""
+
 _EDGE = 2.0  # points between the outermost node or text and the edge of the axes
 _PANEL_GAP = 8.0  # points between panels side by side, and between rows of panels
 
@@ -85,14 +87,14 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
             "least that, or fewer labels (edge_labels=False, observations=False)")
     x_scale = (width - 2 * side) / span if span else 1.0
     ys = [y for _, y in positions.values()]
-    y_pitch = max(diameters[s] + under.get(s, (0.0, 0.0))[1] + _UNDER_GAP + _ROW_GAP
+    y_pitch = max(diameters[s] + under.get(s, (0.0, 0.0))[1] + UNDER_GAP + _ROW_GAP
                   for s in positions)
     if edge_labels:
         y_pitch = max(y_pitch, max(diameters.values()) + 2 * max(h for _, h in
                                                                   edge_labels.values()))
     y_pitch *= spread
     top = max(diameters[s] / 2 - (max(ys) - y) * y_pitch for s, (_, y) in positions.items())
-    bottom = max(diameters[s] / 2 + (under[s][1] + _UNDER_GAP if s in under else 0.0)
+    bottom = max(diameters[s] / 2 + (under[s][1] + UNDER_GAP if s in under else 0.0)
                  - (y - min(ys)) * y_pitch for s, (_, y) in positions.items())
     top, bottom = top + _EDGE, bottom + _EDGE
     return PanelPlan((x_scale, y_pitch), (
