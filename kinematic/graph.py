@@ -176,7 +176,9 @@ def draw_block_mdp(
         clear of the nodes and the other labels.
     observations
         write each state's emission distribution ``q(x|s)`` under its node; a state with a
-        single observation (``q(x|s) = 1``) shows none.
+        single observation shows its name alone (``q(x|s) = 1`` goes without saying), and
+        nothing when that observation is named like the state (the default emission of
+        :func:`kinematic.block_mdp`: the combination lock's states emit themselves).
     legend
         draw the legend (below the axes).
     block_colours

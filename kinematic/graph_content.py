@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kinematic.display import name_text
 from kinematic.errors import short_repr
 from kinematic.graph_style import (
     Style,
@@ -42,7 +43,8 @@ LABEL_PAD = 0.15
 class PanelContent:
     """What a drawing of an MDP shows, before it is laid out: its graph, each state's text
     (its display label or name) with the font and node diameter that fit it, the observations
-    under each state that has several, and the label of each edge (empty without
+    under each state (:func:`_under`: none for a state that emits itself), and the label of
+    each edge (empty without
     ``edge_labels``); the sizes in points of the texts under the nodes and of the edge labels
     (with the padding of their boxes)."""
 
@@ -68,9 +70,13 @@ def panel_content(mdp: BlockMDP, graph: nx.DiGraph, labels: object, edge_labels:
     >>> content.names["s2"], content.under, content.edge_words["s1", "s2"]
     ('$s_2$', {'s2': 'x2a: 4/5\\nx2b: 1/5'}, 'a: 1')
     """
+    try:
+        import matplotlib  # noqa: F401  (it measures the text)
+    except ImportError as error:
+        raise ImportError("drawing needs matplotlib: pip install 'kinematic[homer]'") from error
     names = _display_names(mdp, labels)
-    under = {state: observation_text(mdp, state) for state in mdp.states
-             if len(mdp.observations_of(state)) > 1} if observations else {}
+    under = {state: text for state in mdp.states
+             if (text := _under(mdp, state))} if observations else {}
     edges: list[tuple[str, str, dict[str, Number]]] = list(graph.edges(data="probabilities"))
     words = {(s, t): edge_text(probabilities, mdp.actions)
              for s, t, probabilities in edges} if edge_labels else {}
@@ -80,6 +86,21 @@ def panel_content(mdp: BlockMDP, graph: nx.DiGraph, labels: object, edge_labels:
     return PanelContent(graph, names, {s: fit_name(names[s], style) for s in graph}, under,
                         words, style, {s: text_size(text, font) for s, text in under.items()},
                         label_sizes)
+
+
+def _under(mdp: BlockMDP, state: str) -> str:
+    """The text under ``state``: its emission distribution (:func:`kinematic.graph_style.
+    observation_text`); for a single observation, its name alone (``q(x|s) = 1`` is implied),
+    and nothing when it is named like the state (a state that emits itself: nothing to say).
+
+    >>> from kinematic import figure2_split
+    >>> [_under(figure2_split(), state) for state in ("s1", "s2a")]
+    ['', 'x2a']
+    """
+    emitted = list(mdp.observations_of(state))
+    if len(emitted) > 1:
+        return observation_text(mdp, state)
+    return "" if emitted == [state] else name_text(emitted[0])
 
 
 def _display_names(mdp: BlockMDP, labels: object) -> dict[str, str]:

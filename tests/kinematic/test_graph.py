@@ -208,20 +208,21 @@ def test_observations_are_written_under_the_states_on_request():
 
 
 @pytest.mark.parametrize("size", [None, "column"])
-def test_a_state_with_a_single_observation_shows_none(size):
-    """Kills writing ``x: 1`` under every state of a Block MDP whose states each emit one
-    observation (noise): figure2_canonical's s1 and s3 emit one, s2 two."""
-    drawing = draw_block_mdp(figure2_canonical(), observations=True, size=size,
-                             ax=None if size else axes())
-    written = texts(drawing)
-    assert "x2a: 4/5\nx2b: 1/5" in written
-    assert not any(text in written for text in ("s1: 1", "s3: 1"))
+def test_a_state_that_emits_itself_shows_no_observation_and_one_of_another_name_its_name(size):
+    """Kills writing ``x: 1`` under every state with a single observation (noise: the
+    combination lock's states emit themselves), and dropping the one observation of a split
+    state, the point of figure2_split (s2a emits x2a)."""
+    def draw(mdp):
+        return draw_block_mdp(mdp, observations=True, size=size, layer_ticks=False,
+                              ax=None if size else axes())
+
+    drawing = draw(figure2_canonical())  # s1, s3 emit themselves; s2 two observations
+    assert texts(drawing) == ["s1", "s2", "s3", "x2a: 4/5\nx2b: 1/5"]
     legend = [t.get_text() for t in drawing.axes.get_legend().get_texts()]
-    assert "under a state s: observations x: q(x | s)" in legend
-    lock = combination_lock(horizon=3, actions=2, seed=0)  # one observation per state
-    drawing = draw_block_mdp(lock, ax=axes(), observations=True)
-    assert texts(drawing) == list(lock.states)  # the names alone
-    assert drawing.axes.get_legend() is None
+    assert legend == ["under a state s: observations x: q(x | s)"]
+    assert texts(draw(figure2_split()))[4:] == ["x2a", "x2b"]  # after the four names
+    drawing = draw(combination_lock(horizon=3, actions=2, seed=0))
+    assert texts(drawing) == list(drawing.positions) and drawing.axes.get_legend() is None
 
 
 @pytest.mark.parametrize("name", ["s2a+s2b", "s2c+s2d+s2e+s2f", "s10a+s10b+s10c",

@@ -3,6 +3,8 @@
 text lies inside the figure, no text is under 7 points and the legend is no wider than the
 figure; layer ticks, display labels and the errors of the options."""
 
+import sys
+
 import matplotlib
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -203,3 +205,14 @@ def test_an_mdp_too_long_for_the_width_is_refused_with_the_width_it_needs():
                                          r"least 7 points, not 3\.4: give a width"):
         draw_block_mdp(lock, edge_labels=True, size="column")
     assert draw_block_mdp(lock, size="page").axes.figure.get_size_inches()[0] == PAGE_WIDTH
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: draw_block_mdp(LOCK), lambda: draw_block_mdp(LOCK, size="column"),
+    lambda: draw_partitions(LOCK, size="column")])
+def test_drawing_without_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch, draw):
+    """Kills measuring the text (which needs matplotlib) before saying what to install."""
+    for name in [name for name in sys.modules if name.split(".")[0] == "matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    with pytest.raises(ImportError, match=r"kinematic\[homer\]"):
+        draw()
