@@ -179,19 +179,34 @@ def draw_partitions(
 def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int | None,
                   width: float, asked: str, options: dict[str, Any]) -> Figure:
     """The panels in a new figure ``width`` points wide (``asked`` for, to name in an error),
-    at their final size: in one row if they fit side by side, else in one column (or in rows
-    of ``columns``)."""
+    at their final size: in one row if they fit side by side (their layers, titles and
+    legends), else in one column; or in rows of ``columns``."""
     placed = positions_of(mdp, options.get("positions"))
     contents = [panel_content(mdp, to_networkx_checked(mdp, partition), options.get("labels"),
                               options.get("edge_labels", False),
                               options.get("observations", False), PAPER)
                 for partition in partitions]
-    if columns is None:
-        columns = len(partitions) if _fits(mdp, contents[0], placed, panel_width(
-            width, len(partitions))) else 1
-    columns = min(columns, len(partitions))
+    if columns is not None:
+        return _paper_figure(mdp, partitions, contents, placed, min(columns, len(partitions)),
+                             width, asked, options)[0]
+    row = len(partitions)
+    if row > 1 and _fits(mdp, contents[0], placed, panel_width(width, row)):
+        figure, fits = _paper_figure(mdp, partitions, contents, placed, row, width, asked,
+                                     options)
+        if fits:
+            return figure
+    return _paper_figure(mdp, partitions, contents, placed, 1, width, asked, options)[0]
+
+
+def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
+                  contents: Sequence[PanelContent], placed: dict[str, tuple[float, float]],
+                  columns: int, width: float, asked: str, options: dict[str, Any]
+                  ) -> tuple[Figure, bool]:
+    """The figure of :func:`_paper_panels` in rows of ``columns``, and whether every panel (its
+    title and legend too) fits in its share of a row."""
     what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
-    plan = plan_drawing(mdp, contents[0], placed, panel_width(width, columns), what)
+    share = panel_width(width, columns)
+    plan = plan_drawing(mdp, contents[0], placed, share, what)
     figure = new_figure(figsize=(width / 72, 1.0))
     colours = colour_blocks(partitions)
     slots = []
@@ -206,7 +221,7 @@ def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int |
     rows = [slots[k:k + columns] for k in range(0, len(slots), columns)]
     total = arrange(figure, rows, width, columns, header)
     figure.suptitle(title, fontsize=PAPER.title_font, y=1 - 2 / total, va="top")
-    return figure
+    return figure, all(slot.extent <= share + 0.5 for slot in slots)
 
 
 def _fits(mdp: BlockMDP, content: PanelContent, placed: dict[str, tuple[float, float]],

@@ -331,13 +331,17 @@ def draw_panel(ax: Axes, mdp: BlockMDP, partition: Partition | None, content: Pa
 
 def panel_slot(drawing: Drawing, plan: PanelPlan) -> Slot:
     """The :class:`kinematic.paper_layout.Slot` of a drawn panel: the points that its title
-    takes above the axes, and its layer ticks and legend below them, as drawn."""
+    takes above the axes, and its layer ticks and legend below them, and its whole width, as
+    drawn."""
     ax = drawing.axes
     box, tight = ax.get_window_extent(), ax.get_tightbbox()
     assert tight is not None, "axes in the layout have a box"
     points = 72 / ax.figure.dpi
     above = max(0.0, tight.y1 - box.y1) * points if ax.get_title() else 0.0
-    return Slot(ax, plan.size, above, max(0.0, box.y0 - tight.y0) * points)
+    centred = [ax.title, ax.get_legend()]  # centred on the axes, whatever their width
+    widths = [artist.get_window_extent().width * points for artist in centred if artist]
+    return Slot(ax, plan.size, above, max(0.0, box.y0 - tight.y0) * points,
+                max([plan.size[0], *widths]))
 
 
 def _layer_ticks(ax: Axes, horizon: int, style: Style) -> list[Text]:

@@ -97,8 +97,9 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     bottom = max(diameters[s] / 2 + (under[s][1] + UNDER_GAP if s in under else 0.0)
                  - (y - min(ys)) * y_pitch for s, (_, y) in positions.items())
     top, bottom = top + _EDGE, bottom + _EDGE
+    margin = side / x_scale if span else width / 2  # one layer: centred in the whole width
     return PanelPlan((x_scale, y_pitch), (
-        (min(xs) - side / x_scale, max(xs) + side / x_scale),
+        (min(xs) - margin, max(xs) + margin),
         (min(ys) - bottom / y_pitch, max(ys) + top / y_pitch)))
 
 
@@ -117,13 +118,14 @@ def _layer_pitch(before: Sequence[str], after: Sequence[str], diameters: Mapping
 
 @dataclass(frozen=True)
 class Slot:
-    """A panel to place: its axes, their size in points, and the points its title takes above
-    them and its ticks and legend below them."""
+    """A panel to place: its axes, their size in points, the points its title takes above
+    them and its ticks and legend below them, and the width in points of all it draws."""
 
     axes: Axes
     size: Size
     above: float
     below: float
+    extent: float
 
 
 def panel_width(width: float, columns: int) -> float:
@@ -145,7 +147,7 @@ def arrange(figure: Figure, rows: Sequence[Sequence[Slot]], width: float, column
     >>> from kinematic.figures import new_figure
     >>> figure = new_figure()
     >>> axes = figure.add_axes((0, 0, 1, 1))
-    >>> arrange(figure, [[Slot(axes, (144.0, 72.0), 10.0, 20.0)]], 288.0)
+    >>> arrange(figure, [[Slot(axes, (144.0, 72.0), 10.0, 20.0, 144.0)]], 288.0)
     106.0
     >>> [round(float(v), 3) for v in axes.get_position().bounds]
     [0.25, 0.208, 0.5, 0.679]

@@ -15,6 +15,7 @@ from kinematic import (
     BlockMDP,
     UnknownName,
     backward_ki_partition,
+    block_mdp,
     combination_lock,
     draw_block_mdp,
     draw_partitions,
@@ -127,6 +128,15 @@ def test_at_page_width_the_partitions_of_a_short_mdp_stand_in_one_row():
     rows = {round(axes.get_position().y0, 6) for axes in figure.axes}
     assert len(rows) == 1
     assert layout_problems(figure) == []
+
+
+def test_the_panels_of_a_one_state_mdp_keep_their_titles_and_legends_apart():
+    """Kills an axes as narrow as the one node (titles broken word by word, legends spilling
+    into the next panel): a panel takes its whole share of the width."""
+    figure = draw_partitions(block_mdp("one", [["s1"]], ["a"], {"s1": 1}, {}), size="column")
+    assert layout_problems(figure) == []
+    assert [axes.get_title() for axes in figure.axes] == [
+        "backward KI partition", "forward KI partition", "KI partition"]
 
 
 def test_layer_ticks_name_the_layers_from_1_under_each_layer():
