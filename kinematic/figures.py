@@ -207,7 +207,7 @@ def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
     what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
     share = panel_width(width, columns)
     plan = plan_drawing(mdp, contents[0], placed, share, what)
-    figure = new_figure(figsize=(width / 72, 1.0))
+    figure = new_figure(figsize=(width / 72, 1.0), layout="none")  # the axes placed here
     colours = colour_blocks(partitions)
     slots = []
     for partition, content in zip(partitions, contents, strict=True):

@@ -270,7 +270,7 @@ def draw_checked(
                          "draw into your own axes, give neither)")
     asked = f"width={width!r}" if width is not None else f"size={size!r}"
     plan = plan_drawing(mdp, content, placed, 72 * final, f"{asked}: {mdp.name!r}")
-    ax = _new_axes(mdp, edge_labels, observations)
+    ax = _new_axes(mdp, edge_labels, observations, placed_here=True)
     drawing = draw_panel(ax, mdp, partition, content, placed, plan, title=title, legend=legend,
                          block_colours=block_colours, layer_ticks=ticks)
     arrange(ax.figure, [[panel_slot(drawing, plan)]], 72 * final)  # type: ignore[arg-type]
@@ -415,13 +415,18 @@ def _draw_edge_labels(ax: Axes, content: PanelContent, placed: Mapping[str, Posi
     return texts
 
 
-def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool) -> Axes:
-    """Axes of a new pyplot figure sized to the MDP (so Jupyter shows it after the cell)."""
+def _new_axes(mdp: BlockMDP, edge_labels: bool, observations: bool,
+              placed_here: bool = False) -> Axes:
+    """Axes of a new pyplot figure sized to the MDP (so Jupyter shows it after the cell); or,
+    ``placed_here``, of a figure without a layout engine (the caller places the axes: a user's
+    ``figure.constrained_layout.use`` would move them)."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as error:
         raise ImportError(
             "draw_block_mdp needs matplotlib: pip install 'kinematic[homer]'") from error
+    if placed_here:
+        return plt.figure(layout="none").add_axes((0, 0, 1, 1))
     return plt.subplots(figsize=panel_size(mdp, edge_labels, observations))[1]
 
 

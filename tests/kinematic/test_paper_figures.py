@@ -4,6 +4,7 @@ text lies inside the figure, no text is under 7 points and the legend is no wide
 figure; layer ticks, display labels and the errors of the options."""
 
 import sys
+import warnings
 
 import matplotlib
 import pytest
@@ -103,6 +104,16 @@ def test_a_random_mdp_with_observations_at_one_column_has_clear_readable_labels(
                              size="column")
     assert sum("1/3" in text for text in map(Text.get_text, drawing.axes.texts)) == 3
     assert layout_problems(drawing.axes.figure) == []
+
+
+def test_a_layout_engine_asked_for_in_matplotlibrc_is_not_used_nor_warned_about():
+    """Kills a figure at a width made with the user's layout engine: constrained layout then
+    warns, on every draw, that it has no gridspec to lay out."""
+    with matplotlib.rc_context({"figure.constrained_layout.use": True}), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drawing = draw_block_mdp(LOCK, ki_partition(LOCK), size="column")
+        figure = draw_partitions(LOCK, size="column")
+        assert layout_problems(drawing.axes.figure) == [] and layout_problems(figure) == []
 
 
 def test_the_check_finds_the_overlaps_of_a_screen_drawing_squeezed_into_a_column():
