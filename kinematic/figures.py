@@ -23,8 +23,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kinematic.errors import InvalidPartition, short_repr
-from kinematic.graph import draw_block_mdp, draw_checked
-from kinematic.graph_style import colour_blocks, panel_size, partition_description
+from kinematic.graph import (
+    draw_block_mdp,
+    draw_checked,
+    draw_panel,
+    panel_slot,
+    positions_of,
+    to_networkx_checked,
+)
+from kinematic.graph_content import PanelContent, panel_content, plan_drawing
+from kinematic.graph_style import (
+    PAPER,
+    colour_blocks,
+    final_width,
+    panel_size,
+    partition_description,
+    text_size,
+    wrap_text,
+)
 from kinematic.inseparability import (
     Partition,
     backward_ki_partition,
@@ -33,6 +49,7 @@ from kinematic.inseparability import (
 )
 from kinematic.lookup import unknown_name
 from kinematic.model import BlockMDP
+from kinematic.paper_layout import arrange, panel_width
 from kinematic.partition import check_partition_of
 
 if TYPE_CHECKING:
@@ -46,7 +63,9 @@ MAX_PICTURE_STATES = 60
 
 _PICTURE_EDGE_LABELS = 20  # the Jupyter picture labels edges up to this many states
 _PANELS_WIDTH = 18.0  # inches of a row of panels; wider, they stack in one column
-_PANEL_OPTIONS = ("edge_labels", "observations", "positions", "legend")  # to draw_block_mdp
+_PANEL_OPTIONS = ("edge_labels", "observations", "positions", "legend", "labels",
+                  "layer_ticks")  # to draw_block_mdp
+_SUPTITLE_GAP = 4.0  # points under the figure's title, at a given width
 
 
 @functools.cache
@@ -89,6 +108,8 @@ def draw_partitions(
     *,
     columns: int | None = None,
     axes: Sequence[Axes] | None = None,
+    width: float | None = None,
+    size: str | None = None,
     **options: Any,
 ) -> Figure | SubFigure:
     """Drawings of ``mdp`` with each of ``partitions``, in one figure (default: its backward,
@@ -101,12 +122,22 @@ def draw_partitions(
     instead. Or they go to the given ``axes`` (one per partition, for a figure of your own;
     then its figure, or subfigure, is returned, its title left alone).
     ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
-    ``observations``, ``positions``, ``legend``).
+    ``observations``, ``positions``, ``legend``, ``labels``, ``layer_ticks``).
+
+    For a paper, ``width`` (inches) or ``size`` (``"column"``: 3.4 inches, ``"page"``: 7.0)
+    draws the figure at its final width, no text under 7 points (as ``draw_block_mdp``'s
+    ``width``), with layer ticks ``h = 1, ..., H`` under each panel: the panels stand in one
+    row if they fit in it side by side, else one above the other (``columns`` as above); the
+    height follows.
 
     >>> from kinematic import combination_lock
     >>> figure = draw_partitions(combination_lock(horizon=3, actions=2, seed=0))
     >>> [axes.get_title() for axes in figure.axes]
     ['backward KI partition', 'forward KI partition', 'KI partition']
+    >>> figure = draw_partitions(combination_lock(horizon=4, actions=2, seed=0),
+    ...                          size="column")
+    >>> float(figure.get_size_inches()[0]), len(figure.axes)
+    (3.4, 3)
     """
     if partitions is None:
         backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
@@ -124,6 +155,13 @@ def draw_partitions(
     if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
                                 or columns < 1):
         raise ValueError(f"columns must be a positive int, got {columns!r}")
+    final = final_width(width, size)
+    if final is not None:
+        if axes is not None:
+            raise ValueError("axes: a figure at a given width or size is laid out here (to "
+                             "draw into your own axes, give neither)")
+        asked = f"width={width!r}" if width is not None else f"size={size!r}"
+        return _paper_panels(mdp, partitions, columns, 72 * final, asked, options)
     figure: Figure | SubFigure
     if axes is None:
         figure, panels = _panel_grid(mdp, len(partitions), columns, options)
@@ -136,6 +174,64 @@ def draw_partitions(
         draw_checked(mdp, partition, ax=panel, title=partition_description(partition),
                      block_colours=colours, **options)
     return figure
+
+
+def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int | None,
+                  width: float, asked: str, options: dict[str, Any]) -> Figure:
+    """The panels in a new figure ``width`` points wide (``asked`` for, to name in an error),
+    at their final size: in one row if they fit side by side (their layers, titles and
+    legends), else in one column; or in rows of ``columns``."""
+    placed = positions_of(mdp, options.get("positions"))
+    contents = [panel_content(mdp, to_networkx_checked(mdp, partition), options.get("labels"),
+                              options.get("edge_labels", False),
+                              options.get("observations", False), PAPER)
+                for partition in partitions]
+    if columns is not None:
+        return _paper_figure(mdp, partitions, contents, placed, min(columns, len(partitions)),
+                             width, asked, options)[0]
+    row = len(partitions)
+    if row > 1 and _fits(mdp, contents[0], placed, panel_width(width, row)):
+        figure, fits = _paper_figure(mdp, partitions, contents, placed, row, width, asked,
+                                     options)
+        if fits:
+            return figure
+    return _paper_figure(mdp, partitions, contents, placed, 1, width, asked, options)[0]
+
+
+def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
+                  contents: Sequence[PanelContent], placed: dict[str, tuple[float, float]],
+                  columns: int, width: float, asked: str, options: dict[str, Any]
+                  ) -> tuple[Figure, bool]:
+    """The figure of :func:`_paper_panels` in rows of ``columns``, and whether every panel (its
+    title and legend too) fits in its share of a row."""
+    what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
+    share = panel_width(width, columns)
+    plan = plan_drawing(mdp, contents[0], placed, share, what)
+    figure = new_figure(figsize=(width / 72, 1.0), layout="none")  # the axes placed here
+    colours = colour_blocks(partitions)
+    slots = []
+    for partition, content in zip(partitions, contents, strict=True):
+        drawing = draw_panel(figure.add_axes((0, 0, 1, 1)), mdp, partition, content, placed,
+                             plan, title=partition_description(partition),
+                             legend=options.get("legend", True), block_colours=colours,
+                             layer_ticks=options.get("layer_ticks", True) is not False)
+        slots.append(panel_slot(drawing, plan))
+    title = wrap_text(mdp.name, float(PAPER.title_font), width)
+    header = text_size(title, float(PAPER.title_font))[1] + _SUPTITLE_GAP
+    rows = [slots[k:k + columns] for k in range(0, len(slots), columns)]
+    total = arrange(figure, rows, width, columns, header)
+    figure.suptitle(title, fontsize=PAPER.title_font, y=1 - 2 / total, va="top")
+    return figure, all(slot.extent <= share + 0.5 for slot in slots)
+
+
+def _fits(mdp: BlockMDP, content: PanelContent, placed: dict[str, tuple[float, float]],
+          width: float) -> bool:
+    """Whether a panel of ``content`` fits in ``width`` points."""
+    try:
+        plan_drawing(mdp, content, placed, width, "")
+    except ValueError:
+        return False
+    return True
 
 
 def _panel_grid(mdp: BlockMDP, count: int, columns: int | None,

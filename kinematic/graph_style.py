@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kinematic.inseparability import Partition
@@ -22,31 +23,99 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASE_DIAMETER",
+    "COLUMN_WIDTH",
     "NAME_FONT_SIZE",
+    "PAGE_WIDTH",
+    "PAPER",
+    "SCREEN",
     "SINGLE_STATE_COLOUR",
+    "Style",
     "colour_blocks",
     "edge_text",
+    "final_width",
     "fit_name",
     "observation_text",
     "panel_size",
     "partition_description",
     "state_colours",
     "text_size",
+    "wrap_text",
 ]
 
 SINGLE_STATE_COLOUR = "#dddddd"
 """The colour of a state alone in its block (and of every state when no partition is drawn)."""
 
 NAME_FONT_SIZE = 9.0
-"""Font size (points) of a state's name when it fits its node."""
+"""Font size (points) of a state's name when it fits its node (on screen: :data:`SCREEN`)."""
 
 BASE_DIAMETER = 30.0
 """Diameter (points) of a node whose name fits at :data:`NAME_FONT_SIZE`."""
 
-_MIN_FONT_SIZE = 7.0  # a longer name first grows its node, down to this size
-_MAX_DIAMETER = 64.0  # beyond it, the font shrinks further so that the name still fits,
-_LEGIBLE_FONT_SIZE = 5.0  # down to this size; a longer name then grows its node again
+COLUMN_WIDTH = 3.4
+"""Inches of ``size="column"``: one column of a two-column paper (ICML, NeurIPS: 3.25-3.5)."""
+
+PAGE_WIDTH = 7.0
+"""Inches of ``size="page"``: the text width of a two-column paper (ICML: 6.75)."""
+
+_SIZES = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
 _PADDING = 4.0  # points between a name's corners and its circle
+_SPARE = 0.95  # of a width, for text measured by its outline
+
+
+@dataclass(frozen=True)
+class Style:
+    """The sizes (points) of a drawing's parts.
+
+    A state's name is written at ``name_font`` in a node of ``diameter``; a longer name first
+    gets a smaller font, down to ``smallest_name_font``, then a larger node, up to
+    ``largest_diameter``, then a smaller font again, down to ``legible_font``, then a larger
+    node (:func:`fit_name`). Edge labels, observations and layer ticks are written at
+    ``small_font``, the legend at ``legend_font``, the title at ``title_font``.
+    """
+
+    name_font: float
+    smallest_name_font: float
+    diameter: float
+    largest_diameter: float
+    legible_font: float
+    small_font: float
+    legend_font: float
+    title_font: float | str
+    arrow_size: float
+
+
+SCREEN = Style(name_font=NAME_FONT_SIZE, smallest_name_font=7.0, diameter=BASE_DIAMETER,
+               largest_diameter=64.0, legible_font=5.0, small_font=7.0, legend_font=8.0,
+               title_font="large", arrow_size=10.0)
+"""A drawing on its own axes or a figure sized to the MDP (no ``width``, no ``size``)."""
+
+PAPER = Style(name_font=8.0, smallest_name_font=7.0, diameter=22.0, largest_diameter=22.0,
+              legible_font=7.0, small_font=7.0, legend_font=7.0, title_font=9.0,
+              arrow_size=7.0)
+"""A drawing at its final size in a paper (``width`` or ``size``): no text below 7 points."""
+
+
+def final_width(width: object, size: object) -> float | None:
+    """The final width in inches asked for by ``width`` (inches) or ``size`` (``"column"``:
+    :data:`COLUMN_WIDTH`, ``"page"``: :data:`PAGE_WIDTH`); None when neither is given.
+
+    >>> final_width(None, "column"), final_width(5, None), final_width(None, None)
+    (3.4, 5.0, None)
+    """
+    if width is not None and size is not None:
+        raise ValueError(f"width={width!r}, size={size!r}: give width or size, not both")
+    if size is not None:
+        if size not in _SIZES:
+            raise ValueError(f"size must be 'column' ({COLUMN_WIDTH} in) or 'page' "
+                             f"({PAGE_WIDTH} in), got {size!r}")
+        return _SIZES[size]
+    if width is None:
+        return None
+    if (isinstance(width, bool) or not isinstance(width, (int, float))
+            or not math.isfinite(width) or width <= 0):
+        raise ValueError(f"width must be a positive number of inches, got {width!r}")
+    return float(width)
+
 
 _DIGITS = 3  # significant digits of a float probability on an edge or under a node
 
@@ -118,48 +187,72 @@ def panel_size(mdp: BlockMDP, edge_labels: bool = False,
     return round(width, 2), round(height, 2)
 
 
-def fit_name(name: str) -> tuple[float, float]:
-    """``(font size, node diameter)`` in points so that ``name``, on one line, lies inside its
-    circular node: a short name gets :data:`NAME_FONT_SIZE` in a node of
-    :data:`BASE_DIAMETER`; a longer one (a merged ``s2a+s2b+s2c``) a smaller font and a larger
-    node, up to a limit beyond which only the font shrinks, down to 5 points (a still longer
-    name makes a larger node).
+def fit_name(name: str, style: Style = SCREEN) -> tuple[float, float]:
+    """``(font size, node diameter)`` in points so that ``name`` (mathtext allowed), on one
+    line, lies inside its circular node: a short name gets ``style.name_font`` in a node of
+    ``style.diameter``; a longer one (a merged ``s2a+s2b+s2c``) a smaller font and a larger
+    node (:class:`Style`). On screen (:data:`SCREEN`) the font goes down to 5 points; in a
+    paper (:data:`PAPER`) never below 7, the node grows instead.
 
     >>> fit_name("s1")
     (9.0, 30.0)
     >>> font, diameter = fit_name("s2a+s2b+s2c")
     >>> font < 9.0 and diameter > 30.0
     True
+    >>> fit_name("s2a+s2b+s2c", PAPER)[0]
+    7.0
     """
+    diagonal = math.hypot(*_line_box(name, 1.0))  # of the name's box at font size 1
+    font = style.name_font
+    if font * diagonal + _PADDING > style.diameter:
+        font = max(style.smallest_name_font, (style.diameter - _PADDING) / diagonal)
+    if font * diagonal + _PADDING > style.largest_diameter:
+        font = max(style.legible_font, (style.largest_diameter - _PADDING) / diagonal)
+    return font, max(style.diameter, font * diagonal + _PADDING)
+
+
+def _line_box(line: str, font_size: float) -> tuple[float, float]:
+    """``(width, height)`` in points of one line (plain or mathtext) at ``font_size``."""
+    from matplotlib.cbook import is_math_text
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import text_to_path
 
     width, height, _ = text_to_path.get_text_width_height_descent(
-        name, FontProperties(size=1.0), ismath=False)
-    diagonal = math.hypot(width, height)  # of the name's box at font size 1
-    font = NAME_FONT_SIZE
-    if font * diagonal + _PADDING > BASE_DIAMETER:
-        font = max(_MIN_FONT_SIZE, (BASE_DIAMETER - _PADDING) / diagonal)
-    if font * diagonal + _PADDING > _MAX_DIAMETER:
-        font = max(_LEGIBLE_FONT_SIZE, (_MAX_DIAMETER - _PADDING) / diagonal)
-    return font, max(BASE_DIAMETER, font * diagonal + _PADDING)
+        line, FontProperties(size=font_size), ismath=is_math_text(line))
+    return width, height
 
 
 def text_size(text: str, font_size: float) -> tuple[float, float]:
-    """``(width, height)`` in points of ``text`` (one or more lines) at ``font_size``, as
-    matplotlib lays it out (lines 1.2 font sizes apart).
+    """``(width, height)`` in points of ``text`` (one or more lines, each plain or mathtext:
+    ``$s_{2,a}$``) at ``font_size``, as matplotlib lays it out (lines 1.2 font sizes apart).
 
     >>> width, height = text_size("a1: 1/2\\na2: 1", 10.0)
     >>> round(height, 6), 30 < width < 40
     (24.0, True)
     """
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import text_to_path
-
     lines = text.split("\n")
-    width = max(text_to_path.get_text_width_height_descent(
-        line, FontProperties(size=font_size), ismath=False)[0] for line in lines)
-    return width, 1.2 * font_size * len(lines)
+    return max(_line_box(line, font_size)[0] for line in lines), 1.2 * font_size * len(lines)
+
+
+def wrap_text(text: str, font_size: float, width: float) -> str:
+    """``text`` with line breaks at spaces so that each line is at most ``width`` points wide
+    at ``font_size`` as drawn (measured by :func:`text_size`, with 5% to spare: a renderer's
+    hinting makes text a little wider than its outline). A single word wider than that stays on
+    its own line; text with mathtext, ``$...$``, stays as it is (a break inside a formula
+    would not parse).
+
+    >>> wrap_text("combolock-H4-K2-seed0: KI partition", 9.0, 120.0)
+    'combolock-H4-K2-seed0:\\nKI partition'
+    """
+    if "$" in text:
+        return text
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and text_size(f"{lines[-1]} {word}", font_size)[0] <= _SPARE * width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def edge_text(probabilities: Mapping[str, Number], actions: Sequence[str]) -> str:

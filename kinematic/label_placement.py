@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["CANDIDATES", "Box", "place_labels"]
+__all__ = ["CANDIDATES", "Box", "label_boxes", "overlap_free", "place_labels"]
 
 Point = tuple[float, float]
 Box = tuple[float, float, float, float]
@@ -74,3 +74,30 @@ def place_labels(edges: Sequence[tuple[Point, Point]], sizes: Sequence[tuple[flo
         fractions.append(CANDIDATES[best])
         placed = np.vstack([placed, boxes[best]])
     return fractions
+
+
+def label_boxes(edges: Sequence[tuple[Point, Point]], sizes: Sequence[tuple[float, float]],
+                fractions: Sequence[float]) -> list[Box]:
+    """The box of each edge's label of ``(width, height)`` centred at its ``fraction`` of the
+    way along it (as :func:`place_labels` chose).
+
+    >>> label_boxes([((0, 0), (100, 40))], [(30, 10)], [0.5])
+    [(35.0, 15.0, 65.0, 25.0)]
+    """
+    return [_label_box(edge, size, fraction)
+            for edge, size, fraction in zip(edges, sizes, fractions, strict=True)]
+
+
+def overlap_free(labels: Sequence[Box], obstacles: Sequence[Box] = ()) -> bool:
+    """Whether no two of ``labels`` share any area, and none shares area with ``obstacles``.
+
+    >>> overlap_free([(0, 0, 10, 10), (10, 0, 20, 10)]), overlap_free([(0, 0, 10, 10)],
+    ...                                                                [(5, 5, 6, 6)])
+    (True, False)
+    """
+    placed = np.array(list(obstacles), dtype=float).reshape(-1, 4)
+    for box in labels:
+        if _overlap(box, placed) > 0:
+            return False
+        placed = np.vstack([placed, box])
+    return True

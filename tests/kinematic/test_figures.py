@@ -130,11 +130,15 @@ def test_columns_with_given_axes_are_refused():
 
 def test_an_unknown_drawing_option_is_refused_with_the_closest_one():
     with pytest.raises(UnknownName, match=r"^draw_partitions: unknown option 'edge_label' "
-                                          r"\(did you mean 'edge_labels'\?\)"):
+                                          r"\(did you mean 'edge_labels' or 'labels'\?\)"):
         draw_partitions(LOCK, edge_label=True)
+    with pytest.raises(UnknownName, match=r"^draw_partitions: unknown option 'observation' "
+                                          r"\(did you mean 'observations'"):
+        draw_partitions(LOCK, observation=True)
 
 
-def test_each_partition_is_checked_once(monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("size", [None, "page"])
+def test_each_partition_is_checked_once(monkeypatch: pytest.MonkeyPatch, size):
     checked = []
 
     def counting(mdp, partition, argument="partition"):
@@ -144,13 +148,14 @@ def test_each_partition_is_checked_once(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr("kinematic.figures.check_partition_of", counting)
     monkeypatch.setattr("kinematic.graph.check_partition_of", counting)
     partitions = [backward_ki_partition(LOCK), ki_partition(LOCK)]
-    draw_partitions(LOCK, partitions)
+    draw_partitions(LOCK, partitions, size=size)
     assert checked == partitions
 
 
 def test_figures_are_not_left_open_in_pyplot():
     before = plt.get_fignums()
     draw_partitions(figure2_split())
+    draw_partitions(figure2_split(), size="column")
     svg_picture(figure2_split())
     assert plt.get_fignums() == before
 

@@ -17,6 +17,7 @@ from kinematic import (
     block_mdp,
     combination_lock,
     draw_block_mdp,
+    figure2_canonical,
     figure2_split,
     forward_ki_partition,
     ki_partition,
@@ -198,12 +199,30 @@ def test_edge_text_says_any_for_every_action_and_not_for_all_but_one():
 
 
 def test_observations_are_written_under_the_states_on_request():
-    split = figure2_split()
-    assert "x2a: 1" not in texts(draw_block_mdp(split, ax=axes()))
-    drawing = draw_block_mdp(split, ax=axes(), observations=True)
-    under = next(t for t in drawing.axes.texts if t.get_text() == "x2a: 1")
-    assert under.xy == drawing.positions["s2a"]
+    canonical = figure2_canonical()
+    assert "x2a: 4/5\nx2b: 1/5" not in texts(draw_block_mdp(canonical, ax=axes()))
+    drawing = draw_block_mdp(canonical, ax=axes(), observations=True)
+    under = next(t for t in drawing.axes.texts if t.get_text() == "x2a: 4/5\nx2b: 1/5")
+    assert under.xy == drawing.positions["s2"]
     assert under.get_position()[1] < 0  # offset below the node
+
+
+@pytest.mark.parametrize("size", [None, "column"])
+def test_a_state_that_emits_itself_shows_no_observation_and_one_of_another_name_its_name(size):
+    """Kills writing ``x: 1`` under every state with a single observation (noise: the
+    combination lock's states emit themselves), and dropping the one observation of a split
+    state, the point of figure2_split (s2a emits x2a)."""
+    def draw(mdp):
+        return draw_block_mdp(mdp, observations=True, size=size, layer_ticks=False,
+                              ax=None if size else axes())
+
+    drawing = draw(figure2_canonical())  # s1, s3 emit themselves; s2 two observations
+    assert texts(drawing) == ["s1", "s2", "s3", "x2a: 4/5\nx2b: 1/5"]
+    legend = [t.get_text() for t in drawing.axes.get_legend().get_texts()]
+    assert legend == ["under a state s: observations x: q(x | s)"]
+    assert texts(draw(figure2_split()))[4:] == ["x2a", "x2b"]  # after the four names
+    drawing = draw(combination_lock(horizon=3, actions=2, seed=0))
+    assert texts(drawing) == list(drawing.positions) and drawing.axes.get_legend() is None
 
 
 @pytest.mark.parametrize("name", ["s2a+s2b", "s2c+s2d+s2e+s2f", "s10a+s10b+s10c",
