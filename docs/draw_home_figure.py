@@ -1,6 +1,7 @@
 """Draw the picture on the home page of the documentation site: the combination lock of the
 getting-started session (horizon 3, two actions, seed 0) with its KI partition (``def:ki``),
-drawn by the toolkit itself (:func:`kinematic.draw_block_mdp`).
+drawn by the toolkit itself (:func:`kinematic.draw_block_mdp`, 6 inches wide, the states
+written as the paper writes them).
 
 Run ``python docs/draw_home_figure.py`` from the repository's root after a change to the
 drawing functions; it rewrites ``docs/images/combination-lock-ki.png``.
@@ -23,8 +24,9 @@ def draw(path: Path = PICTURE) -> Path:
     in the file)."""
     matplotlib.use("Agg")
     lock = combination_lock(horizon=3, actions=2, seed=0)
-    drawing = draw_block_mdp(lock, ki_partition(lock), edge_labels=True)
-    drawing.axes.figure.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
+    names = {state: f"$s_{{{state[1:-1]},{state[-1]}}}$" for state in lock.states}
+    drawing = draw_block_mdp(lock, ki_partition(lock), width=6.0, labels=names, edge_labels=True)
+    drawing.axes.figure.savefig(path, dpi=140, bbox_inches="tight", metadata={"Software": None})
     return path
 
 

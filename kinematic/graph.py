@@ -34,6 +34,7 @@ from kinematic.graph_style import (
     Style,
     colour_blocks,
     final_width,
+    name_colour,
     panel_size,
     partition_description,
     state_colours,
@@ -306,7 +307,7 @@ def draw_panel(ax: Axes, mdp: BlockMDP, partition: Partition | None, content: Pa
                            linewidths=0.8)
     names = {state: ax.text(*placed[state], content.names[state],
                             fontsize=content.fits[state][0], ha="center", va="center",
-                            zorder=3) for state in nodes}
+                            color=name_colour(colours[state]), zorder=3) for state in nodes}
     scale = _points_per_unit(ax) if plan is None else plan.scale
     backing = None if plan is None else _LABEL_BOX  # over the edges, in a paper
     for state, text in content.under.items():

@@ -34,6 +34,7 @@ __all__ = [
     "edge_text",
     "final_width",
     "fit_name",
+    "name_colour",
     "observation_text",
     "panel_size",
     "partition_description",
@@ -163,6 +164,31 @@ def colour_blocks(partitions: Iterable[Partition]) -> dict[frozenset[str], str]:
     distinct = list(dict.fromkeys(frozenset(block) for partition in partitions
                                   for block in partition.blocks() if len(block) > 1))
     return dict(zip(distinct, _palette(len(distinct)), strict=True))
+
+
+def _relative_luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of ``colour`` (0 black, 1 white)."""
+    from matplotlib.colors import to_rgb
+
+    def linear(channel: float) -> float:
+        return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (linear(channel) for channel in to_rgb(colour))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def name_colour(fill: str) -> str:
+    """The colour of a state's name on a node filled with ``fill``: black or white, whichever
+    has the higher WCAG contrast ratio with it (black on the grey of a lone state, white on
+    tab10's dark blue).
+
+    >>> name_colour(SINGLE_STATE_COLOUR), name_colour("#1f77b4")
+    ('black', 'white')
+    """
+    luminance = _relative_luminance(fill)
+    on_black = (luminance + 0.05) / 0.05
+    on_white = 1.05 / (luminance + 0.05)
+    return "black" if on_black >= on_white else "white"
 
 
 def state_colours(partition: Partition,

@@ -237,3 +237,15 @@ def test_drawing_without_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPa
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed
     with pytest.raises(ImportError, match=r"kinematic\[homer\]"):
         draw()
+
+
+def test_a_name_is_written_in_the_colour_that_contrasts_most_with_its_node():
+    """Black on a lone state's grey, white on the dark colours of the palette: a name drawn
+    black on tab10's blue has a contrast ratio of 4.4, white 4.8 (WCAG)."""
+    lock = combination_lock(horizon=3, actions=2, seed=0)
+    drawing = draw_block_mdp(lock, ki_partition(lock), size="column")
+    colours = {state: text.get_color() for state, text in drawing.labels.items()}
+    merged = {state for block in ki_partition(lock).blocks() if len(block) > 1 for state in block}
+    assert merged and all(colours[state] == "white" for state in merged), colours
+    assert all(colour == "black" for state, colour in colours.items() if state not in merged)
+    drawing.axes.figure.clear()
