@@ -69,6 +69,7 @@ from homer.safe_files import (
     read_regular_file,
     write_atomically,
 )
+from homer.settings import DEFAULT_INTRINSIC_COEFFICIENT, DEFAULT_LEARNING_RATE
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive
 from kinematic.errors import short_repr
 from kinematic.families import LOCK_VARIANTS, combination_lock
@@ -94,12 +95,6 @@ RUNS = "runs"
 """The directory of a sweep where its runs keep their run directories (one per task)."""
 MAX_CURVE_POINTS = 2000
 """Most points of a record's ``training_returns`` (:func:`thin_curve`)."""
-DEFAULT_LEARNING_RATE = 1e-3
-"""PPO's and A2C's (+RND) learning rate in ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``
-(:class:`homer.baselines.batched.BatchedConfig`); every record without one ran with it."""
-DEFAULT_INTRINSIC_COEFFICIENT = 100.0
-"""RND's intrinsic reward coefficient in the same tables; every record without one ran with
-it."""
 
 
 def tuned(algorithm: str) -> tuple[bool, bool]:
