@@ -261,9 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with command_line_wording(), warnings.catch_warnings():
-            # a warning of any command is one line on stderr, and the command goes on
-            warnings.showwarning = lambda message, *_: print(
-                f"warning: {message}", file=sys.stderr, flush=True)
+            warnings.showwarning = commands.show_warning
             return commands.COMMANDS[args.command](args)
     except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
         print(f"error: interrupted; {commands.after_interrupt(args)}", file=sys.stderr)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from homer.compare import ComparisonReport
 
 __all__ = ["COMMANDS", "COUNTEREXAMPLE_OUTPUTS", "EVALUATE_OUTPUTS", "SWEEP_OUTPUTS",
-           "after_interrupt"]
+           "after_interrupt", "show_warning"]
 
 SWEEP_FIGURES = ("horizon", "value", "traces")
 """The figures of ``homer sweep`` (``fig:horizon-plot``, ``fig:value-function-plot``,
@@ -72,6 +72,14 @@ EVALUATE_OUTPUTS = ("report.json", "summary.txt",
 COUNTEREXAMPLE_OUTPUTS = ("table.txt", "table.json")
 """The files ``homer counterexamples`` writes beside its runs (checked before they run)."""
 
+
+
+def show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+    """``warnings.showwarning`` of every command: one line ``warning: <message>`` on standard
+    error, and the command goes on; a progress bar on screen is cleared first and drawn again
+    below the line (``tqdm.write``), so the line never runs into it."""
+    tqdm.write(f"warning: {message}", file=sys.stderr)
 
 
 def _cannot_write(error: OSError | ValueError, where: Path) -> int:
