@@ -53,6 +53,7 @@ MAX_WORKERS = 64
 """Most processes of the local executor (each imports torch and HOMER: 343 MiB resident
 before any work, measured on the development machine)."""
 
+
 def _output_path(text: str) -> Path:
     """argparse type of ``--out``: a non-empty path (``''`` would write into the working
     directory)."""
