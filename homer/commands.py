@@ -338,7 +338,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         print(f"HOMER on {display_path(mdp.name)}: value {summary['value']:.3f} (optimal "
-              f"{summary['optimal_value']:.3f}), {summary['episodes']} episodes, "
+              f"{summary['optimal_value']:.3f}), {summary['episodes']:,} episodes, "
               f"{summary['seconds']:.1f} s; artefacts in {summary['run_dir']}")
     return 0
 
