@@ -15,17 +15,19 @@ import gymnasium
 
 if TYPE_CHECKING:
     from homer.capacity import CapacityTooSmall, SmallCapacityWarning
+    from homer.psdp import PsdpFallbackWarning
     from homer.run_state import CheckpointError
     from homer.safe_files import UnsafePathError
     from homer.user_code import UserCodeError
 
-__all__ = ["CapacityTooSmall", "CheckpointError", "SmallCapacityWarning", "UnsafePathError",
-           "UserCodeError"]
+__all__ = ["CapacityTooSmall", "CheckpointError", "PsdpFallbackWarning", "SmallCapacityWarning",
+           "UnsafePathError", "UserCodeError"]
 
 _MODULE_OF = {
     "CapacityTooSmall": "homer.capacity",
     "SmallCapacityWarning": "homer.capacity",
     "CheckpointError": "homer.run_state",
+    "PsdpFallbackWarning": "homer.psdp",
     "UnsafePathError": "homer.safe_files",
     "UserCodeError": "homer.user_code",
 }

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -46,7 +47,7 @@ from homer.models import (
 )
 from homer.objectives import one_class_abstraction, train_objective
 from homer.process_state import process_state
-from homer.psdp import greedy_policy_search, psdp
+from homer.psdp import PsdpFallbackWarning, greedy_policy_search, psdp
 from homer.run_directory import (
     CHECKPOINT,
     RESULT,
@@ -64,13 +65,17 @@ from homer.safe_files import write_atomically
 from homer.sampler import Batch, BatchSampler, LinearPolicy, batch_bytes
 from homer.wording import setting
 from kinematic.arguments import format_duration
+from kinematic.display import name_text
 from kinematic.errors import TooLarge
+from kinematic.homing import eta
 from kinematic.model import BlockMDP
+from kinematic.numbers import number_text
 from kinematic.planning import optimal_values
 from kinematic.resources import check_memory
 from kinematic.spec import dumps_spec
 
-__all__ = ["HomerResult", "check_run_fits", "check_run_time", "run_homer"]
+__all__ = ["HomerResult", "check_run_fits", "check_run_time", "episodes_postfix",
+           "fallback_message", "run_homer"]
 
 
 @dataclass
@@ -229,6 +234,65 @@ def _greedy_cover(batch: Batch, classes: np.ndarray, cover: list[LinearPolicy], 
     return found, values
 
 
+def fallback_message(mdp: BlockMDP, step: int, rejected: dict[int, float], classes: np.ndarray,
+                     states: np.ndarray, config: HomerConfig) -> str:
+    """The warning of a time step whose backward classes ``rejected`` (class -> GPS's last
+    estimate of reaching it) got their policies from full PSDP, naming for each the latent
+    state most of its transitions into layer ``step + 1`` (``step`` 0-based) came from and that
+    state's ``eta`` (``classes``, ``states``: each transition's backward class and latent state
+    index there). Greedy policy search accepts a policy whose estimated probability of reaching
+    its class is at least ``1 - gps_epsilon``; no policy reaches a state more often than its
+    ``eta`` (``def:homing``), so a class of states whose ``eta`` is below that threshold is
+    rejected whatever the data. The lock's backward classes are reached with probability 1:
+    it never falls back.
+
+    >>> from kinematic.spec import from_spec
+    >>> half = from_spec({"name": "half", "horizon": 2, "actions": ["a", "b"],
+    ...     "layers": [["s"], ["u", "v"]], "start": {"s": "1"},
+    ...     "transitions": {"s": {"a": {"u": "1"}, "b": {"u": "1/2", "v": "1/2"}}}})
+    >>> print(fallback_message(half, 1, {1: 0.48}, np.array([0, 0, 1, 1]),
+    ...                        np.array([0, 0, 1, 1]), HomerConfig()))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    layer 2: greedy policy search rejected backward class 1 (estimated reach 0.48; state v, whose
+    eta is 1/2): it accepts a class when the estimated probability of reaching it is at least
+    0.9 (1 minus gps_epsilon=0.1), and no policy reaches a state more often than its eta; full
+    PSDP found the policy instead (psdp_samples=2000 episodes per contextual-bandit problem)
+    """
+    threshold = 1 - config.gps_epsilon
+    described, reachable = [], False
+    for block, estimate in rejected.items():
+        members = states[classes == block]
+        counts = np.bincount(members, minlength=len(mdp.layers[step]))
+        index = int(np.argmax(counts))
+        name = mdp.layers[step][index]
+        reach = eta(mdp, name)
+        reachable = reachable or reach >= threshold
+        share = "" if counts[index] == len(members) else f"{counts[index] / len(members):.0%} "
+        described.append(f"{block} (estimated reach {estimate:.2f}; {share}state "
+                         f"{name_text(name)}, whose eta is {number_text(reach, 3)})")
+    why = ("; a state with eta at least that can pass, so the abstraction or the estimate fell "
+           "short there" if reachable
+           else ", and no policy reaches a state more often than its eta")
+    several = len(described) > 1
+    return (f"layer {step + 1}: greedy policy search rejected backward class"
+            f"{'es' if several else ''} {', '.join(described)}: it accepts a class when the "
+            f"estimated probability of reaching it is at least {threshold:g} (1 minus "
+            f"{setting('gps_epsilon', config.gps_epsilon)}){why}; full PSDP found the "
+            f"{'policies' if several else 'policy'} instead "
+            f"({setting('psdp_samples', config.psdp_samples)} episodes per contextual-bandit "
+            "problem)")
+
+
+def episodes_postfix(episodes: int) -> str:
+    """The progress bar's count of episodes, an integer with thousands separators (tqdm's own
+    formatting of a number shows 10000 as ``1e+4``).
+
+    >>> episodes_postfix(10_000)
+    'episodes=10,000'
+    """
+    return f"episodes={episodes:,}"
+
+
 @dataclass
 class _OpenRun:
     """A run between :func:`_open_run` and :func:`_finish`: what every phase reads or updates."""
@@ -310,6 +374,11 @@ def _learn_step(run: _OpenRun, step: int) -> None:
         if (not collapsed and all(p is not None for p in found.values())) or not more:
             break
     fallbacks = [i for i, p in found.items() if p is None]
+    if fallbacks:
+        estimates = dict(zip(found, gps_values, strict=True))
+        warnings.warn(fallback_message(run.mdp, step, {i: estimates[i] for i in fallbacks},
+                                       classes, batch.states[:, step], config),
+                      PsdpFallbackWarning, stacklevel=2)
     for i in fallbacks:
         reward_of = _class_indicator(backward.abstraction, step, i)
         found[i] = psdp(sampler, covers, step - 1, reward_of, config.psdp_samples,
@@ -416,5 +485,5 @@ def run_homer(
         with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:
             for step in bar:
                 _learn_step(run, step)
-                bar.set_postfix(episodes=run.sampler.episodes)
+                bar.set_postfix_str(episodes_postfix(run.sampler.episodes))
         return _finish(run)

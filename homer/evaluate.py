@@ -26,10 +26,10 @@ compared with each exact partition of the step - backward KI (``def:bki``), forw
   uses. The standard error of ``rate(C -> D) = p`` is the binomial ``sqrt(p (1 - p) / n)`` over
   the ``n`` encodings of C (with an equal number per observation, a bound on that of the
   stratified estimate). A **wrong merge** is a pair whose merge rate exceeds ``merge_threshold``
-  (default :data:`MERGE_THRESHOLD`, 0.05): a learned class that also holds, say, 40% of a
-  separable state's encodings is a stochastic merge of the two - what HOMER's guarantee needs
-  absent - even though each observation's majority still lands in its own class. A step with
-  one exact class has no pair, hence no wrong merge;
+  (default 0.05, :data:`homer.settings.MERGE_THRESHOLD`): a learned class that also holds, say,
+  40% of a separable state's encodings is a stochastic merge of the two - what HOMER's
+  guarantee needs absent - even though each observation's majority still lands in its own
+  class. A step with one exact class has no pair, hence no wrong merge;
 - each observation is **assigned** to the learned class most of its encodings fall into (ties:
   the smallest class); a **split** is an exact class whose observations are assigned to more
   than one learned class (harmless for correctness, costs capacity); **misassigned** is the share
@@ -80,7 +80,7 @@ from homer.policy_evaluation import (
     float_model,
     returned_array,
 )
-from kinematic.arguments import NumberRange
+from homer.settings import MERGE_THRESHOLD, MERGE_THRESHOLDS
 from kinematic.homing import homing_policies
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
@@ -102,21 +102,6 @@ Abstraction = Callable[[np.ndarray, int], ArrayLike]
 KINDS = ("backward", "forward", "ki")
 """The exact partitions a learned abstraction is compared with: backward KI (``def:bki``),
 forward KI (``def:fki``) and KI (``def:ki``)."""
-
-
-MERGE_THRESHOLD = 0.05
-"""The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
-merge. Sampling noise stays well below it at the default 500 encodings per observation: the
-standard error of a rate is at most 0.022 over one observation's encodings, and 0.0045 for a
-rate of 1%, which so lies nine standard errors below 0.05. Above the noise, 0.05 is a convention,
-not a bound of the paper's: a merge rate r means one learned class holds a share of at least r
-of both classes' encodings, so the internal reward of that class (HOMER's ``1{phi(x') = i}``)
-is earned at rate at least r in each; 5% is small against the alpha of 1/2 a cover needs
-(``def:policy-cover``), and a lower threshold (with more samples) hunts smaller leaks."""
-
-
-MERGE_THRESHOLDS = NumberRange(float, low=0, high=1, open_high=True)
-"""The values ``merge_threshold`` may take: ``[0, 1)`` (0: any leak is a wrong merge)."""
 
 
 @dataclass(frozen=True)

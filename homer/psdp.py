@@ -11,7 +11,17 @@ import numpy as np
 
 from homer.sampler import Batch, BatchSampler, LinearPolicy
 
-__all__ = ["fit_q", "greedy_policy_search", "psdp", "q_values", "ridge_penalty"]
+__all__ = ["PsdpFallbackWarning", "fit_q", "greedy_policy_search", "psdp", "q_values",
+           "ridge_penalty"]
+
+class PsdpFallbackWarning(UserWarning):
+    """HOMER found a backward class's policy by full PSDP, because greedy policy search
+    rejected it in every round: the estimated probability of reaching the class stayed below
+    ``1 - gps_epsilon``. It cannot reach that threshold on a class whose states no policy reaches
+    with probability at least ``1 - gps_epsilon`` (their ``eta``, ``def:homing``). Full PSDP
+    learns such a policy too, at ``psdp_samples`` episodes per contextual-bandit problem: the run
+    goes on, taking longer."""
+
 
 RewardOf = Callable[[Batch, int], np.ndarray]
 """``reward_of(batch, t)``: per-episode return from step ``t`` (the contextual-bandit reward)."""

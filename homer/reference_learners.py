@@ -22,7 +22,8 @@ get, scored by the same code as any learner (:mod:`homer.evaluate`).
   should find what ``kmeans`` finds.
 
 ``capacity`` defaults to the most KI classes of any step (``def:ki``): the fewest classes an
-abstraction needs to make no wrong merge; it is at most 10^9 (:data:`REFERENCE_CAPACITY`).
+abstraction needs to make no wrong merge; it is at most 10^9
+(:data:`homer.settings.REFERENCE_CAPACITY`).
 
 >>> from kinematic import combination_lock
 >>> from homer.evaluate import evaluate_abstraction
@@ -45,7 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from homer.encoded import EncodedObservations, Encoder
 from homer.encoders import HadamardNoise
 from homer.evaluate import Abstraction
-from kinematic.arguments import NumberRange
+from homer.settings import REFERENCE_CAPACITY, REFERENCE_LEARNERS
 from kinematic.inseparability import ki_partition
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
@@ -53,18 +54,6 @@ from kinematic.partition import Partition
 
 __all__ = ["REFERENCE_CAPACITY", "REFERENCE_LEARNERS", "default_capacity",
            "labelled_abstraction", "reference_abstraction"]
-
-REFERENCE_LEARNERS = {
-    "oracle": "the latent state of each observation: 0 wrong merges by construction",
-    "random": "a uniformly random class among the capacity for every encoding",
-    "kmeans": "k-means of the encoded observations into the capacity",
-    "pca-kmeans": "k-means after projecting on the leading principal components",
-}
-"""The reference abstractions by name, each with what it is."""
-
-REFERENCE_CAPACITY = NumberRange(int, low=1, high=10**9)
-"""The classes a reference learner may have (``--capacity``): from 1 to 10^9, far more than the
-encodings of a step that fits in memory could fill (``random`` draws among them as int64s)."""
 
 TRAINING_SAMPLES = 100
 """Fresh encodings of each latent observation the oracle and the clusterings are fitted on."""

@@ -62,6 +62,7 @@ from matplotlib.ticker import MaxNLocator
 
 from homer.config import DEFAULT_TORCH_THREADS
 from homer.encoders import ENCODINGS, UNNAMED_ENCODING, HadamardNoise
+from homer.psdp import PsdpFallbackWarning
 from homer.safe_files import (
     check_own_path,
     own_subdirectory,
@@ -69,6 +70,7 @@ from homer.safe_files import (
     read_regular_file,
     write_atomically,
 )
+from homer.settings import DEFAULT_INTRINSIC_COEFFICIENT, DEFAULT_LEARNING_RATE
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive
 from kinematic.errors import short_repr
 from kinematic.families import LOCK_VARIANTS, combination_lock
@@ -94,12 +96,6 @@ RUNS = "runs"
 """The directory of a sweep where its runs keep their run directories (one per task)."""
 MAX_CURVE_POINTS = 2000
 """Most points of a record's ``training_returns`` (:func:`thin_curve`)."""
-DEFAULT_LEARNING_RATE = 1e-3
-"""PPO's and A2C's (+RND) learning rate in ``tab:aac-hyperparam`` and ``tab:ppo-hyperparam``
-(:class:`homer.baselines.batched.BatchedConfig`); every record without one ran with it."""
-DEFAULT_INTRINSIC_COEFFICIENT = 100.0
-"""RND's intrinsic reward coefficient in the same tables; every record without one ran with
-it."""
 
 
 def tuned(algorithm: str) -> tuple[bool, bool]:
@@ -268,8 +264,10 @@ def run_task(task: SweepTask) -> dict[str, Any]:  # pragma: no mutate block
         from homer.run_directory import CONFIG
 
         run_dir = own_subdirectory(Path(task.out), RUNS, task.key)
-        result = run_homer(mdp, run_dir, seed=task.seed, encoder=task.encoder,
-                           resume=(run_dir / CONFIG).exists(), progress=False)
+        with warnings.catch_warnings():  # a task's report is its record's line; the run's
+            warnings.simplefilter("ignore", PsdpFallbackWarning)  # log counts its fallbacks
+            result = run_homer(mdp, run_dir, seed=task.seed, encoder=task.encoder,
+                               resume=(run_dir / CONFIG).exists(), progress=False)
         reached = result.value >= result.optimal_value / 2
         summary = {**result.summary(), "episodes_to_half": result.episodes if reached else None}
         return {name: summary[name] for name in DONE_FIELDS}

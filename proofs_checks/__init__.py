@@ -7,9 +7,28 @@ a weakened hypothesis) on which the check must report a violation. ``python -m p
 runs them all; :func:`proofs_checks.registry.all_claims` lists them.
 
 :func:`check` runs every claim that applies to one given Block MDP on it (``python -m
-proofs_checks --spec FILE``; :mod:`proofs_checks.given_mdp`).
+proofs_checks --spec FILE``; :mod:`proofs_checks.given_mdp`). It is loaded with the claims
+when first asked for, so that ``python -m proofs_checks --help`` answers without them.
 """
 
-from proofs_checks.given_mdp import check
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from proofs_checks.given_mdp import check
 
 __all__ = ["check"]
+
+
+def __getattr__(name: str) -> Any:
+    """``check``, imported from :mod:`proofs_checks.given_mdp` on first use (PEP 562)."""
+    if name != "check":
+        raise AttributeError(f"module 'proofs_checks' has no attribute {name!r}")
+    from proofs_checks.given_mdp import check
+
+    return check
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

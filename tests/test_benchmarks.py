@@ -145,3 +145,27 @@ def test_the_horizon_sweep_report_judges_every_directory_and_links_its_figures(t
         assert (figures / f"{name}.png").exists() and f"[{name}.png](sweep/{name}.png)" in text
         assert not (figures / f"{name}.svg").exists()  # the page shows PNGs only
     assert "- homer, paper lock, H = 3, seed 0: value 1.000 of V* = 1" in text
+
+
+@pytest.mark.no_mutants
+def test_the_start_up_benchmark_times_each_command_beside_its_baselines(tmp_path):
+    """A smoke run of ``benchmarks/cli_startup.py`` on one program, one timed run each: a row
+    per baseline and per command, each with its median, maximum and verdict."""
+    import subprocess
+
+    page = tmp_path / "cli_startup.md"
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "cli_startup.py"), "--only", "proofs_checks",
+         "--repeats", "1", "--note", "a test", "--results", str(page)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in page.read_text().splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == [
+        "python -c pass", "python -c 'import kinematic'", "python -c 'import torch'",
+        "python -m proofs_checks --help", "python -m proofs_checks --examples 0",
+        "python -m proofs_checks sample-sizes --help",
+        "python -m proofs_checks sample-sizes --horizon 0"]
+    for row in rows:
+        assert re.fullmatch(r"\| `[^`]+` \| \d+\.\d\d s \| \d+\.\d\d s \| (yes|NO) \|", row), row
+    assert "timed runs of each: 1, after one unrecorded run" in page.read_text()
+    assert "Also running: a test." in page.read_text()

@@ -43,8 +43,8 @@ def test_the_walk_finds_the_exceptions_it_should():
     kinematic = _defined_exceptions(importlib.import_module("kinematic"))
     assert {"TooLarge", "InexactTable", "SlowExactAnalysis"} <= set(kinematic)
     homer = _defined_exceptions(importlib.import_module("homer"))
-    assert set(homer) == {"CapacityTooSmall", "CheckpointError", "SmallCapacityWarning",
-                          "UnsafePathError", "UserCodeError"}
+    assert set(homer) == {"CapacityTooSmall", "CheckpointError", "PsdpFallbackWarning",
+                          "SmallCapacityWarning", "UnsafePathError", "UserCodeError"}
 
 
 

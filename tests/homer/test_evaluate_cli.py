@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from homer.cli import EVALUATE_OUTPUTS, main
+from homer.cli import main
+from homer.commands import EVALUATE_OUTPUTS
 from homer.compare import compare_run
 from homer.evaluate import KINDS, exact_partitions
 from kinematic.cli import main as kinematic_main
@@ -103,10 +104,10 @@ def test_evaluate_and_its_plots_run_without_importing_torch(files):
 def test_a_ctrl_c_during_evaluate_imports_no_torch_either(files):
     """The message after a Ctrl-C says how to go on without importing a run's modules: a
     second Ctrl-C during a seconds-long torch import would print a traceback."""
-    code = ("import sys\nimport homer.cli\n"
+    code = ("import sys\nimport homer.cli\nimport homer.commands\n"
             "def interrupted(*arguments, **keywords):\n"
             "    raise KeyboardInterrupt\n"
-            "homer.cli.evaluate_abstraction = interrupted\n"
+            "homer.commands.evaluate_abstraction = interrupted\n"
             "status = homer.cli.main(['evaluate', '--spec', 'lock.json', '--abstraction', "
             "'oracle', '--samples', '5'])\n"
             "print(status, sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")

@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 import homer.compare
 import homer.process_state
-from homer import algorithm, cli, counterexamples
+from homer import algorithm, cli, commands, counterexamples
 from homer.algorithm import run_homer
 from homer.baselines import pcid
 from homer.baselines.actor_critic import ActorCriticConfig, run_actor_critic
@@ -158,13 +158,13 @@ def test_homer_evaluate_computes_with_one_blas_thread_and_restores_the_count(tmp
                                                                              monkeypatch):
     (tmp_path / "lock.json").write_text(dumps_spec(combination_lock(2, actions=2, seed=0)))
     seen: list = []
-    original = cli.evaluate_abstraction
+    original = commands.evaluate_abstraction
 
     def recording(*args, **kwargs):
         seen.append(set(blas_threads()))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(cli, "evaluate_abstraction", recording)
+    monkeypatch.setattr(commands, "evaluate_abstraction", recording)
     assert cli.main(["evaluate", "--spec", str(tmp_path / "lock.json"), "--abstraction",
                      "oracle", "--samples", "5", "--json"]) == 0
     assert seen == [{1}]

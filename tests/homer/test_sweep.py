@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import homer.algorithm as algorithm
-from homer import cli
+from homer import cli, commands
 from homer.algorithm import run_homer
 from homer.cli import main
 from homer.config import HomerConfig
@@ -405,7 +405,7 @@ def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypat
     def disk_full(path, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(cli, "write_atomically", disk_full)
+    monkeypatch.setattr(commands, "write_atomically", disk_full)
     assert main([*SWEEP, "--out", str(out)]) == 2  # every task done: none runs again
     captured = capsys.readouterr()
     assert captured.out.startswith("lock")  # the table is not lost
@@ -415,7 +415,7 @@ def test_a_table_that_cannot_be_written_is_printed_and_named(tmp_path, monkeypat
 
 
 def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypatch, capsys):
-    real_run_sweep = cli.run_sweep
+    real_run_sweep = commands.run_sweep
 
     def interrupted_after_the_first_record(*args, **kwargs):
         def report_then_interrupt(record: dict) -> None:
@@ -424,7 +424,7 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
         return real_run_sweep(*args[:5], "local", None, 1, runner=counting_runner,
                               on_record=report_then_interrupt)
 
-    monkeypatch.setattr(cli, "run_sweep", interrupted_after_the_first_record)
+    monkeypatch.setattr(commands, "run_sweep", interrupted_after_the_first_record)
     out = tmp_path / "sweep"
     assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
                      "--out", str(out), "--executor", "local"]) == 130
@@ -433,7 +433,7 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
         "same command to run the others"]
     [kept] = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     finished = f"a-paper-H{kept['horizon']}-seed0-budget100000"  # either run may finish first
-    monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: real_run_sweep(
+    monkeypatch.setattr(commands, "run_sweep", lambda *args, **kwargs: real_run_sweep(
         *args[:5], "local", None, 1, runner=counting_runner))
     assert cli.main(["sweep", "--algorithms", "a", "--horizons", "3,4", "--seeds", "1",
                      "--out", str(out), "--executor", "local"]) == 0
@@ -443,7 +443,7 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(tmp_path, monkeypa
 
 
 def test_the_sweep_command_prints_a_warning_as_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "run_sweep", lambda *args, **kwargs: run_sweep(
+    monkeypatch.setattr(commands, "run_sweep", lambda *args, **kwargs: run_sweep(
         *args[:5], "local", None, 1, runner=counting_runner, on_record=kwargs["on_record"]))
     out = tmp_path / "sweep"
     arguments = ["sweep", "--algorithms", "a", "--horizons", "3", "--seeds", "1", "--out",

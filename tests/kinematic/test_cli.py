@@ -100,7 +100,7 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path, monkeypatch, capsys):
     spec = tmp_path / "lock.json"
     assert main(["family", "combolock", "--horizon", "3", "--actions", "2", "--out",
                  str(spec)]) == 0
-    monkeypatch.setattr("kinematic.cli.analyze", interrupted)
+    monkeypatch.setattr("kinematic.commands.analyze", interrupted)
     assert main(["analyze", str(spec)]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == (

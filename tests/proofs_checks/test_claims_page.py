@@ -13,7 +13,7 @@ with :func:`page_verdicts` (that test runs every claim anyway). Regenerate the p
 import re
 from pathlib import Path
 
-from proofs_checks.cli import markdown_table
+from proofs_checks.commands import markdown_table
 from proofs_checks.registry import ClaimReport, all_claims
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "claims.md"

@@ -90,7 +90,7 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("proofs_checks.cli._sample_sizes", interrupted)
+    monkeypatch.setattr("proofs_checks.commands.sample_sizes", interrupted)
     assert main(["sample-sizes", "-N", "3", "--horizon", "3", "--actions", "2", "--eta", "0.1",
                  "--log-policies", "1", "--log-abstractions", "1"]) == 130
     assert capsys.readouterr().err == (
