@@ -141,8 +141,11 @@ def latex_names(names: Iterable[str], labels: Mapping[str, str] | None = None) -
       is italic (a variable), a longer run upright (``\mathrm``), in the tail too;
     - any other name, and names that would read alike (``s1`` and ``s_1``, both ``s_{1}``), is
       text: ``\text{...}`` (``amsmath``) around :func:`latex_escape`'s escaping;
-    - ``labels`` maps a name to its own math, used as it is; a label for a name not among
-      ``names`` is refused (:class:`kinematic.UnknownName`).
+    - ``labels`` maps a name to its own math, used as it is; the drawing functions' form with
+      dollars (``"$s_{2,a}$"``) is read as the math between them, so one mapping serves the
+      table and the figure. A label for a name not among ``names`` is refused
+      (:class:`kinematic.UnknownName`), and one that is not a string or holds a ``$`` other
+      than the two around it (:class:`ValueError`).
 
     >>> for name, math in latex_names(["s2a", "s1_0", "s3_12_end", "start", "x_t", "s2a.x0",
     ...                                "s 1", "a1"], labels={"a1": "a^{(1)}"}).items():
@@ -155,6 +158,8 @@ def latex_names(names: Iterable[str], labels: Mapping[str, str] | None = None) -
     s2a.x0 -> \text{s2a.x0}
     s 1 -> \text{s 1}
     a1 -> a^{(1)}
+    >>> latex_names(["s2a"], labels={"s2a": "$s_{2,a}$"})
+    {'s2a': 's_{2,a}'}
     >>> latex_names(["s1", "s_1", "s2"])
     {'s1': '\\text{s1}', 's_1': '\\text{s\\_1}', 's2': 's_{2}'}
     """
@@ -163,11 +168,24 @@ def latex_names(names: Iterable[str], labels: Mapping[str, str] | None = None) -
     for name in labels:
         if name not in math:
             raise unknown_name("name", name, list(math), "labels")
+    own = {name: _label_math(name, label) for name, label in labels.items()}
     alike = Counter(math.values())
-    return {name: labels[name] if name in labels
+    return {name: own[name] if name in own
             else text if text is not None and alike[text] == 1
             else rf"\text{{{latex_escape(name)}}}"
             for name, text in math.items()}
+
+
+def _label_math(name: str, label: object) -> str:
+    """A label of :func:`latex_names` as the math to put between dollars."""
+    if not isinstance(label, str):
+        raise ValueError(f"labels[{name!r}]: the math of a name is a string, got "
+                         f"{type(label).__name__}")
+    inner = label[1:-1] if len(label) >= 2 and label[0] == label[-1] == "$" else label
+    if "$" in inner.replace(r"\$", ""):
+        raise ValueError(f"labels[{name!r}]: {label!r} holds '$' inside: give the math alone "
+                         "(or between one pair of dollars, as for the drawings)")
+    return inner
 
 
 def markdown_escape(text: str) -> str:
@@ -274,8 +292,9 @@ def _summary(analysis: dict) -> list[tuple[str, str | float]]:
 
 
 _MARKDOWN_QUANTITIES = {"V*": r"V\*"}
-_LATEX_QUANTITIES = {"eta_min": r"\eta_{\min}", "N_BD": "N_{BD}", "N_FD": "N_{FD}",
-                     "N_KD": "N_{KD}", "V*": "V^*"}
+_LATEX_QUANTITIES = {"eta_min": r"\eta_{\min}", "N_BD": r"\mathrm{N}_{\mathrm{BD}}",
+                     "N_FD": r"\mathrm{N}_{\mathrm{FD}}", "N_KD": r"\mathrm{N}_{\mathrm{KD}}",
+                     "V*": "V^*"}
 
 
 def markdown_report(analysis: dict, merged_only: bool = False) -> str:
@@ -409,7 +428,8 @@ def latex_report(analysis: dict, merged_only: bool = False,
     \medskip
     {\renewcommand{\arraystretch}{1.3}\noindent\begin{tabular}{rrrrrr}
     \toprule
-    layer & states & $N_{BD}$ & $N_{FD}$ & $N_{KD}$ & $\eta_{\min}$ \\
+    layer & states & $\mathrm{N}_{\mathrm{BD}}$ & $\mathrm{N}_{\mathrm{FD}}$
+    & $\mathrm{N}_{\mathrm{KD}}$ & $\eta_{\min}$ \\
     \midrule
     1 & 2 & 1 & 1 & 1 & $\frac{1}{2}$ \\
     2 & 3 & 2 & 1 & 2 & $\frac{1}{2}$ \\
@@ -447,9 +467,10 @@ def latex_report(analysis: dict, merged_only: bool = False,
     \end{tabular}}
     <BLANKLINE>
     \medskip
-    $\eta_{\min} = \frac{1}{2}$, $N_{BD} = 3$, $N_{FD} = 2$, $N_{KD} = 3$, $V^* = 1$.
+    \noindent $\eta_{\min} = \frac{1}{2}$, $\mathrm{N}_{\mathrm{BD}} = 3$,
+    $\mathrm{N}_{\mathrm{FD}} = 2$, $\mathrm{N}_{\mathrm{KD}} = 3$, $V^* = 1$.
     $\eta_{\min}$ is attained by 4 states: layer 1: $s_{1a}$, $s_{1b}$; layer 2: $s_{2a}$,
-    $s_{2b}$.
+    $s_{2b}$.\par
     """
     name = latex_escape(analysis["name"])
     math = latex_names(_report_names(analysis), labels).__getitem__
@@ -465,7 +486,8 @@ def latex_report(analysis: dict, merged_only: bool = False,
              rf"% needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"]
     rows = _layer_rows(analysis, latex_number)
     lines += _tabular("per layer: the states, the numbers of blocks of the partitions, eta_min",
-                      "rrrrrr", ["layer", "states", "$N_{BD}$", "$N_{FD}$", "$N_{KD}$",
+                      "rrrrrr", ["layer", "states", r"$\mathrm{N}_{\mathrm{BD}}$",
+                                 r"$\mathrm{N}_{\mathrm{FD}}$", r"$\mathrm{N}_{\mathrm{KD}}$",
                                  r"$\eta_{\min}$"], rows[:-1], rows[-1:])
     lines += _tabular(_partitions_note(merged_only), "r" + _WRAPPED * 3,
                       ["layer", *(label for _, label in _KINDS)],
@@ -497,5 +519,5 @@ def latex_report(analysis: dict, merged_only: bool = False,
         summary += (f"; every $\\eta$ within {latex_number(analysis['eta_error'])} of its "
                     "exact value")
     attained = attained_text(analysis["eta_min_states"], lambda state: f"${math(state)}$")
-    return "\n".join([*lines, "", r"\medskip", summary + ".",
-                      rf"$\eta_{{\min}}$ is attained by {attained}."])
+    return "\n".join([*lines, "", r"\medskip", r"\noindent " + summary + ".",
+                      rf"$\eta_{{\min}}$ is attained by {attained}.\par"])

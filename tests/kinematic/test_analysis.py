@@ -291,3 +291,18 @@ def test_analyze_gives_v_star_of_every_state():
     analysis = analyze(from_spec(REWARDED_SPEC))
     assert analysis["optimal_state_values"] == {"s1": "3/2", "s2a": "1", "s2b": "1"}
     assert "optimal_state_values" not in analyze(figure2_split())
+
+
+def test_latex_labels_take_the_drawings_form_with_dollars_and_refuse_a_stray_dollar():
+    """One mapping serves the figure (mathtext between dollars) and the table: ``$G$`` is the
+    math ``G``, not ``$$G$$`` (display math in a cell, which broke the table silently)."""
+    from kinematic.analysis_tables import latex_names
+
+    assert latex_names(["goal", "s2a"], labels={"goal": "$G$", "s2a": "s_{2,a}"}) == {
+        "goal": "G", "s2a": "s_{2,a}"}
+    report = latex_report(analyze(combination_lock(2, 2, seed=0)), labels={"s2a": "$s_{2,a}$"})
+    assert "$s_{2,a}$" in report and "$$" not in report
+    with pytest.raises(ValueError, match=r"labels\['s2a'\]: '\$a\$b\$' holds '\$' inside"):
+        latex_names(["s2a"], labels={"s2a": "$a$b$"})
+    with pytest.raises(ValueError, match=r"labels\['s2a'\]: the math of a name is a string"):
+        latex_names(["s2a"], labels={"s2a": 3})

@@ -27,7 +27,7 @@ def test_the_lock_attains_eta_min_at_both_live_states_of_every_layer():
             "s3a, s3b") in markdown_report(analysis).split("\n")
     assert latex_report(analysis).endswith(
         r"$\eta_{\min}$ is attained by 6 states: layer 1: $s_{1a}$, $s_{1b}$; layer 2: $s_{2a}$, "
-        r"$s_{2b}$; layer 3: $s_{3a}$, $s_{3b}$.")
+        r"$s_{2b}$; layer 3: $s_{3a}$, $s_{3b}$.\par")
 
 
 def test_a_long_list_is_cut_after_the_first_states_with_a_count():

@@ -483,7 +483,8 @@ def check_latex_report(analysis: dict, merged_only: bool = False) -> None:
     report = latex_report(analysis, merged_only=merged_only)
     for line in report.split("\n"):
         assert (line.isascii() and line.isprintable()) or line == "", line
-        assert line.startswith(("%", r"\medskip", r"{\renewcommand{\arraystretch}", "$"))\
+        assert line.startswith(("%", r"\medskip", r"{\renewcommand{\arraystretch}", "$",
+                                r"\noindent $"))\
             or line in ("", *LATEX_RULES) or line.endswith((r" \\", r"\end{tabular}}",
                                                            r"\end{tabularx}}")), line
     comment = report.split("\n")[0]
@@ -523,8 +524,8 @@ def check_latex_report(analysis: dict, merged_only: bool = False) -> None:
         for row, state in zip(rows[-1][1:], analysis["homing_policies"], strict=True):
             assert latex_name_reads_as(latex_math_name(row[0]), state)
     last = report.split("\n")[-1]
-    assert last.startswith(r"$\eta_{\min}$ is attained by ") and last.endswith(".")
-    read_latex_attained(last.removeprefix(r"$\eta_{\min}$ is attained by ")[:-1], analysis)
+    assert last.startswith(r"$\eta_{\min}$ is attained by ") and last.endswith(r".\par")
+    read_latex_attained(last.removeprefix(r"$\eta_{\min}$ is attained by ")[:-5], analysis)
 
 
 @settings(max_examples=40, deadline=None, database=None,
