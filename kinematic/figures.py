@@ -110,14 +110,15 @@ def draw_partitions(
     axes: Sequence[Axes] | None = None,
     width: float | None = None,
     size: str | None = None,
+    title: str | None = None,
     **options: Any,
 ) -> Figure | SubFigure:
     """Drawings of ``mdp`` with each of ``partitions``, in one figure (default: its backward,
     forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
 
     A block found in several partitions has the same colour in each panel, so that a split or a
-    merge shows as a change of colour. The panels of a new figure, titled by the MDP's name,
-    stand in one row when it fits in 18 inches, and one above the other otherwise (a long MDP:
+    merge shows as a change of colour. The panels of a new figure, titled by ``title`` (default:
+    the MDP's name; ``""`` for none, as under a caption), stand in one row when it fits in 18 inches, and one above the other otherwise (a long MDP:
     each panel keeps the width its layers need); ``columns`` fills rows of that many panels
     instead. Or they go to the given ``axes`` (one per partition, for a figure of your own;
     then its figure, or subfigure, is returned, its title left alone).
@@ -155,17 +156,21 @@ def draw_partitions(
     if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int)
                                 or columns < 1):
         raise ValueError(f"columns must be a positive int, got {columns!r}")
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"title must be a string ('' for none), got {short_repr(title)}")
+    heading = mdp.name if title is None else title
     final = final_width(width, size)
     if final is not None:
         if axes is not None:
             raise ValueError("axes: a figure at a given width or size is laid out here (to "
                              "draw into your own axes, give neither)")
         asked = f"width={width!r}" if width is not None else f"size={size!r}"
-        return _paper_panels(mdp, partitions, columns, 72 * final, asked, options)
+        return _paper_panels(mdp, partitions, columns, 72 * final, asked, heading, options)
     figure: Figure | SubFigure
     if axes is None:
         figure, panels = _panel_grid(mdp, len(partitions), columns, options)
-        figure.suptitle(mdp.name)
+        if heading:
+            figure.suptitle(heading)
     else:
         panels = _given_axes(axes, len(partitions), columns)
         figure = panels[0].figure
@@ -177,7 +182,7 @@ def draw_partitions(
 
 
 def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int | None,
-                  width: float, asked: str, options: dict[str, Any]) -> Figure:
+                  width: float, asked: str, heading: str, options: dict[str, Any]) -> Figure:
     """The panels in a new figure ``width`` points wide (``asked`` for, to name in an error),
     at their final size: in one row if they fit side by side (their layers, titles and
     legends), else in one column; or in rows of ``columns``."""
@@ -188,20 +193,21 @@ def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int |
                 for partition in partitions]
     if columns is not None:
         return _paper_figure(mdp, partitions, contents, placed, min(columns, len(partitions)),
-                             width, asked, options)[0]
+                             width, asked, heading, options)[0]
     row = len(partitions)
     if row > 1 and _fits(mdp, contents[0], placed, panel_width(width, row)):
         figure, fits = _paper_figure(mdp, partitions, contents, placed, row, width, asked,
-                                     options)
+                                     heading, options)
         if fits:
             return figure
-    return _paper_figure(mdp, partitions, contents, placed, 1, width, asked, options)[0]
+    return _paper_figure(mdp, partitions, contents, placed, 1, width, asked, heading,
+                         options)[0]
 
 
 def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
                   contents: Sequence[PanelContent], placed: dict[str, tuple[float, float]],
-                  columns: int, width: float, asked: str, options: dict[str, Any]
-                  ) -> tuple[Figure, bool]:
+                  columns: int, width: float, asked: str, heading: str,
+                  options: dict[str, Any]) -> tuple[Figure, bool]:
     """The figure of :func:`_paper_panels` in rows of ``columns``, and whether every panel (its
     title and legend too) fits in its share of a row."""
     what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
@@ -216,11 +222,12 @@ def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
                              legend=options.get("legend", True), block_colours=colours,
                              layer_ticks=options.get("layer_ticks", True) is not False)
         slots.append(panel_slot(drawing, plan))
-    title = wrap_text(mdp.name, float(PAPER.title_font), width)
-    header = text_size(title, float(PAPER.title_font))[1] + _SUPTITLE_GAP
+    title = wrap_text(heading, float(PAPER.title_font), width) if heading else ""
+    header = text_size(title, float(PAPER.title_font))[1] + _SUPTITLE_GAP if title else 0.0
     rows = [slots[k:k + columns] for k in range(0, len(slots), columns)]
     total = arrange(figure, rows, width, columns, header)
-    figure.suptitle(title, fontsize=PAPER.title_font, y=1 - 2 / total, va="top")
+    if title:
+        figure.suptitle(title, fontsize=PAPER.title_font, y=1 - 2 / total, va="top")
     return figure, all(slot.extent <= share + 0.5 for slot in slots)
 
 

@@ -81,10 +81,13 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     span = max(xs) - min(xs)
     needed = x_pitch * span + 2 * side
     if needed > width + 1e-9:
+        fewer = [option for option, shown in (("edge_labels=False", edge_labels),
+                                              ("observations=False", under)) if shown]
         raise ValueError(
             f"{what} needs {math.ceil(needed / 7.2) / 10} inches to draw {len(layers)} layers "
             f"with text of at least 7 points, not {round(width / 72, 2)}: give a width of at "
-            "least that, or fewer labels (edge_labels=False, observations=False)")
+            "least that" + (f", or fewer labels ({', '.join(fewer)})" if fewer else
+                            ", or shorter names (labels=)"))
     x_scale = (width - 2 * side) / span if span else 1.0
     ys = [y for _, y in positions.values()]
     y_pitch = max(diameters[s] + under.get(s, (0.0, 0.0))[1] + UNDER_GAP + _ROW_GAP

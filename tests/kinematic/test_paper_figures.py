@@ -228,6 +228,32 @@ def test_an_mdp_too_long_for_the_width_is_refused_with_the_width_it_needs():
     assert draw_block_mdp(lock, size="page").axes.figure.get_size_inches()[0] == PAGE_WIDTH
 
 
+def test_the_refusal_suggests_turning_off_only_the_labels_that_are_on():
+    lock = combination_lock(horizon=10, actions=10, seed=0)
+    with pytest.raises(ValueError, match=r"or fewer labels \(edge_labels=False\)$"):
+        draw_block_mdp(lock, edge_labels=True, size="column")
+    with pytest.raises(ValueError, match=r"or shorter names \(labels=\)$"):
+        draw_block_mdp(lock, width=1.5)
+
+
+@pytest.mark.parametrize("options", [{}, {"size": "column"}])
+def test_draw_partitions_takes_a_title_and_none_with_an_empty_one(options):
+    """A figure under a caption has no title of its own (``title=""``)."""
+    def titles(figure):
+        return [text.get_text() for text in figure.texts]
+
+    assert titles(draw_partitions(LOCK, **options)) == [LOCK.name]
+    assert titles(draw_partitions(LOCK, title="The lock", **options)) == ["The lock"]
+    untitled = draw_partitions(LOCK, title="", **options)
+    assert titles(untitled) == []
+    if options:
+        assert layout_problems(untitled) == []
+        titled = draw_partitions(LOCK, **options)
+        assert untitled.get_size_inches()[1] < titled.get_size_inches()[1]
+    with pytest.raises(ValueError, match=r"^title must be a string \('' for none\), got 3$"):
+        draw_partitions(LOCK, title=3, **options)
+
+
 @pytest.mark.parametrize("draw", [
     lambda: draw_block_mdp(LOCK), lambda: draw_block_mdp(LOCK, size="column"),
     lambda: draw_partitions(LOCK, size="column")])
