@@ -117,11 +117,12 @@ def draw_partitions(
     forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
 
     A block found in several partitions has the same colour in each panel, so that a split or a
-    merge shows as a change of colour. The panels of a new figure, titled by ``title`` (default:
-    the MDP's name; ``""`` for none, as under a caption), stand in one row when it fits in 18 inches, and one above the other otherwise (a long MDP:
-    each panel keeps the width its layers need); ``columns`` fills rows of that many panels
-    instead. Or they go to the given ``axes`` (one per partition, for a figure of your own;
-    then its figure, or subfigure, is returned, its title left alone).
+    merge shows as a change of colour. The panels of a new figure, titled by ``title``
+    (default: the MDP's name; ``""`` for none, as under a caption), stand in one row when it
+    fits in 18 inches, and one above the other otherwise (a long MDP: each panel keeps the width
+    its layers need); ``columns`` fills rows of that many panels instead. Or they go to the
+    given ``axes`` (one per partition, for a figure of your own; then its figure, or subfigure,
+    is returned, its title left alone).
     ``options`` go to :func:`kinematic.graph.draw_block_mdp` (``edge_labels``,
     ``observations``, ``positions``, ``legend``, ``labels``, ``layer_ticks``).
 
