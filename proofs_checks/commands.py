@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from kinematic.display import name_text
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
+from kinematic.lookup import closest_names, unknown_name
 from kinematic.model import BlockMDP
 from kinematic.spec import load_spec
 from proofs_checks.given_mdp import check_claim
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import RESULT_KINDS, label_index
-from proofs_checks.registry import ClaimReport, all_claims, run_claim
+from proofs_checks.registry import Claim, ClaimReport, all_claims, run_claim
 from proofs_checks.sample_sizes import exp_oracle_sample_sizes, homer_sample_sizes
 
 __all__ = ["check_claims", "coverage_line", "markdown_table", "sample_sizes"]
@@ -58,6 +59,17 @@ def check_claims(args: argparse.Namespace) -> int:
     """The claims of ``args.only`` (default: all) on ``args.examples`` generated instances, or
     on ``args.spec``'s Block MDP and instances derived from it; a line per claim, JSON or the
     Markdown table, then exit status 1 if a claim failed, 2 on invalid input."""
+    claims = all_claims()
+    if args.only:
+        known = [claim.label for claim in claims]
+        unknown = [label for label in args.only if label not in known]
+        if unknown:
+            hint = ("" if closest_names(unknown[0], known)
+                    else f" (the labels: {', '.join(sorted(known))})")
+            print(f"error: --only: {unknown_name('label', unknown[0], known)}{hint}",
+                  file=sys.stderr)
+            return 2
+        claims = [claim for claim in claims if claim.label in args.only]
     mdp = None
     if args.spec is not None:
         try:
@@ -72,19 +84,10 @@ def check_claims(args: argparse.Namespace) -> int:
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
               f"{'seconds':>8}  statement")
     with hypothesis_files_in_user_cache():
-        return _run(args, mdp)
+        return _run(args, claims, mdp)
 
 
-def _run(args: argparse.Namespace, mdp: BlockMDP | None) -> int:
-    claims = all_claims()
-    if args.only:
-        known = {c.label for c in claims}
-        unknown = [label for label in args.only if label not in known]
-        if unknown:
-            print(f"error: unknown label {unknown[0]!r}; known: {', '.join(sorted(known))}",
-                  file=sys.stderr)
-            return 2
-        claims = [c for c in claims if c.label in args.only]
+def _run(args: argparse.Namespace, claims: Sequence[Claim], mdp: BlockMDP | None) -> int:
     reports = []
     for claim in claims:
         report = (run_claim(claim, args.examples) if mdp is None

@@ -111,3 +111,14 @@ def test_help_shows_each_default_once_and_none_or_false_never(capsys, argv, defa
         assert default in text
     assert text.count("default") == len(defaults)
     assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def test_an_unknown_label_is_refused_before_any_output_with_the_closest_labels(capsys):
+    assert main(["--only", "lem:p-from"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # not the table's header first
+    assert err == ("error: --only: unknown label 'lem:p-from' (did you mean 'lem:p-form' or "
+                   "'lem:bki-ratio'?)\n")
+    assert main(["--only", "zzz"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: --only: unknown label 'zzz' (the labels: alg:learn_homing_policy, ")
