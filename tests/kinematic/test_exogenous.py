@@ -1,0 +1,159 @@
+"""Exogenous Block MDPs: the product of an endogenous Block MDP and an exogenous chain, the exact
+check of a declared factorisation (which recovers both parts) and the endogenous partition."""
+
+from fractions import Fraction
+
+import pytest
+
+from kinematic import (
+    InvalidBlockMDP,
+    NotFactorised,
+    Partition,
+    block_mdp,
+    check_factorisation,
+    combination_lock,
+    endogenous_partition,
+    exogenous_block_mdp,
+    exogenous_chain,
+    figure2_canonical,
+    ki_partition,
+    quotient,
+)
+from kinematic.spec import to_spec
+
+
+def flips(p: str, horizon: int = 3):
+    """One exogenous bit that flips with probability ``p`` at every step."""
+    q = str(1 - Fraction(p))
+    return exogenous_chain(["0", "1"], {"0": "1/2", "1": "1/2"},
+                           {"0": {"0": q, "1": p}, "1": {"0": p, "1": q}}, horizon=horizon)
+
+
+LOCK = combination_lock(3, 2, seed=0)
+
+
+def labels(model):
+    return ({z: parts[0] for z, parts in model.parts.items()},
+            {z: parts[1] for z, parts in model.parts.items()})
+
+
+def test_the_product_multiplies_start_transitions_and_keeps_the_rewards():
+    noisy = exogenous_block_mdp(LOCK, flips("1/10")).mdp
+    assert noisy.layers[0] == ("s1a|0", "s1a|1", "s1b|0", "s1b|1")
+    spec, lock = to_spec(noisy), to_spec(LOCK)
+    for nxt, p in lock["transitions"]["s1a"]["a1"].items():
+        assert Fraction(spec["transitions"]["s1a|0"]["a1"][f"{nxt}|1"]) == \
+            Fraction(p) * Fraction(1, 10)
+    assert spec["start"] == {z: "1/4" for z in noisy.layers[0]}
+    assert spec["rewards"]["s3a|0"] == spec["rewards"]["s3a|1"] == to_spec(LOCK)["rewards"]["s3a"]
+
+
+def test_checking_the_product_recovers_both_parts():
+    model = exogenous_block_mdp(LOCK, flips("1/10"))
+    recovered = check_factorisation(model.mdp, *labels(model))
+    assert recovered.chain == model.chain
+    assert recovered.parts == model.parts
+    assert recovered.endogenous.layers == LOCK.layers
+    for h, (mine, theirs) in enumerate(zip(recovered.endogenous.transitions, LOCK.transitions,
+                                           strict=True)):
+        assert (mine == theirs).all(), h
+    # rewards: the expected ones (the lock's rewards are coins; their means are kept)
+    assert recovered.endogenous.rewards[2].tolist() == LOCK.rewards[2].tolist()
+
+
+def test_observations_of_the_endogenous_part_carry_the_exogenous_value():
+    mdp = figure2_canonical()
+    model = exogenous_block_mdp(mdp, flips("1/2", mdp.horizon))
+    state = next(s for s in mdp.states if len(mdp.observations_of(s)) > 1)
+    assert model.mdp.observations_of(f"{state}|1") == {
+        f"{x}|1": p for x, p in mdp.observations_of(state).items()}
+
+
+def test_the_endogenous_partition_groups_each_endogenous_state_and_works_as_a_partition():
+    model = exogenous_block_mdp(LOCK, flips("1/10"))
+    partition = endogenous_partition(model)
+    assert partition.kind == "endogenous"
+    assert partition.blocks(3) == [["s3a|0", "s3a|1"], ["s3b|0", "s3b|1"], ["s3c|0", "s3c|1"]]
+    assert partition == Partition.from_labels(model.mdp, labels(model)[0])
+    # with i.i.d. noise the exogenous values of a state are forward KI, so the quotient by the
+    # endogenous partition is defined: the lock again
+    iid = exogenous_block_mdp(LOCK, flips("1/2"))
+    merged = quotient(iid.mdp, endogenous_partition(iid))
+    assert [len(layer) for layer in merged.mdp.layers] == [2, 3, 3]
+
+
+@pytest.mark.parametrize(("flip", "classes"), [("1/10", [4, 6, 4]), ("1/2", [2, 3, 2])])
+def test_ki_separates_exogenous_values_with_memory_and_merges_iid_ones(flip, classes):
+    """One bit on the H = 3 lock: flipping with probability 1/10 it has memory and KI keeps its
+    two values apart under every KI class of the lock (2, 3, 2 classes); flipping with 1/2 it is
+    i.i.d. and KI is the lock's own, lifted."""
+    model = exogenous_block_mdp(LOCK, flips(flip))
+    partition = ki_partition(model.mdp)
+    assert [len(partition.blocks(h)) for h in (1, 2, 3)] == classes
+    assert [len(endogenous_partition(model).blocks(h)) for h in (1, 2, 3)] == [2, 3, 3]
+
+
+def test_a_chain_is_checked_naming_the_entry():
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous transitions\[1\]\['0'\]: the "
+                                              r"probabilities sum to 9/10, not 1$"):
+        exogenous_chain(["0", "1"], {"0": "1"}, {"0": {"0": "9/10"}, "1": {"1": "1"}},
+                        horizon=2)
+    with pytest.raises(InvalidBlockMDP, match=r"'2' is not a value of this layer"):
+        exogenous_chain(["0", "1"], {"0": "1", "2": "0"}, {}, horizon=1)
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous value '1' of layer 2 has probability "
+                                              r"0: its product states would be unreachable$"):
+        exogenous_chain(["0", "1"], {"0": "1/2", "1": "1/2"},
+                        {"0": {"0": "1"}, "1": {"0": "1"}}, horizon=2)
+    with pytest.raises(InvalidBlockMDP, match=r"needs horizon"):
+        exogenous_chain(["0"], {"0": "1"}, {})
+    with pytest.raises(InvalidBlockMDP, match=r"horizon 2, but the endogenous Block MDP"):
+        exogenous_block_mdp(LOCK, flips("1/2", horizon=2))
+
+
+def test_a_chain_given_layer_by_layer():
+    chain = exogenous_chain([["x"], ["y", "z"]], {"x": 1},
+                            [{"x": {"y": "1/3", "z": "2/3"}}])
+    assert chain.layers == (("x",), ("y", "z"))
+    assert chain.transitions[0]["x"] == {"y": Fraction(1, 3), "z": Fraction(2, 3)}
+
+
+def two_by_two(weights, other=None):
+    """Layer 1: one state; layer 2: four states ``ij``, reached from ``s`` with ``weights``
+    under action ``a`` (``other`` under ``b``); a factorisation labels them ``(i, j)``."""
+    return block_mdp("grid", [["s"], ["00", "01", "10", "11"]], ["a", "b"], {"s": 1},
+                     {"s": {"a": weights, "b": other or weights}})
+
+
+def test_a_broken_factorisation_is_refused_naming_the_entry():
+    correlated = two_by_two({"00": "1/2", "11": "1/2"}, {"01": "1/2", "10": "1/2"})
+    first = {z: z[0] for z in correlated.states if len(z) == 2} | {"s": "s"}
+    second = {z: z[1] for z in correlated.states if len(z) == 2} | {"s": "-"}
+    with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['a'\]\['00'\]: 1/2 is not "
+                                            r"T_en\('0' \| 's', 'a'\) T_ex\('0' \| '-'\) = "
+                                            r"1/2 \* 1/2 "):
+        check_factorisation(correlated, first, second)
+    independent = two_by_two({"00": "1/4", "01": "1/4", "10": "1/4", "11": "1/4"})
+    assert check_factorisation(independent, first, second).chain.layers == (("-",), ("0", "1"))
+    with pytest.raises(NotFactorised, match=r"^layer 2: no state has the labels \('0', '2'\)"):
+        check_factorisation(independent, first, second | {"11": "2"})
+    with pytest.raises(NotFactorised, match=r"^layer 2: states '00' and '01' have the same "
+                                            r"labels \('0', '0'\)$"):
+        check_factorisation(independent, first, second | {"01": "0"})
+
+
+def test_an_exogenous_part_that_the_action_moves_is_refused():
+    moved = block_mdp("moved", [["s"], ["x", "y"]], ["a", "b"], {"s": 1},
+                      {"s": {"a": {"x": 1}, "b": {"y": 1}}})
+    with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['b'\]\['x'\]: 0 is not "
+                                            r"T_en\('e' \| 's', 'b'\) T_ex\('x' \| '-'\)"):
+        check_factorisation(moved, {"s": "s", "x": "e", "y": "e"},
+                            {"s": "-", "x": "x", "y": "y"})
+
+
+def test_rewards_that_depend_on_the_exogenous_part_are_refused():
+    independent = block_mdp("r", [["s"], ["00", "01"]], ["a"], {"s": 1},
+                            {"s": {"a": {"00": "1/2", "01": "1/2"}}}, rewards={"01": {"a": 1}})
+    with pytest.raises(NotFactorised, match=r"^rewards of '01' with action 'a': expected 1, but "
+                                            r"0 for '00' \(both endogenous label '0'\)"):
+        check_factorisation(independent, {"s": "s", "00": "0", "01": "0"},
+                            {"s": "-", "00": "0", "01": "1"})
