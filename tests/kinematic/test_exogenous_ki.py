@@ -109,6 +109,23 @@ def test_the_lock_with_one_exogenous_bit(flip, backward, forward, ki):
     assert endogenous_partition(model).blocks_per_layer == (2, 3, 3)
 
 
+def test_k_bits_with_memory_multiply_the_locks_ki_classes_by_2_to_the_k():
+    """docs/concepts/exogenous.md: two bits flipping independently with probability 1/10 give
+    N_KD = 7 * 2^2 on the H = 3 lock, and a third bit 7 * 2^3 (the theorem: the chain's 2^k
+    classes per layer times the lock's 2, 3, 2)."""
+    for k in (2, 3):
+        values = [format(i, f"0{k}b") for i in range(2 ** k)]
+        flips = {(v, w): sum(a != b for a, b in zip(v, w, strict=True))
+                 for v in values for w in values}
+        chain = exogenous_chain(
+            values, dict.fromkeys(values, Fraction(1, 2 ** k)),
+            {v: {w: Fraction(1, 10) ** flips[v, w] * Fraction(9, 10) ** (k - flips[v, w])
+                 for w in values} for v in values}, horizon=3)
+        model = exogenous_block_mdp(LOCK, chain)
+        assert ki_partition(model.mdp).blocks_per_layer == (2 * 2 ** k, 3 * 2 ** k, 2 * 2 ** k)
+        assert predicted_ki_partitions(model).ki.number_of_blocks == 7 * 2 ** k
+
+
 def test_proportional_columns_are_one_backward_class_and_equal_rows_one_forward_class():
     """A value ``y`` split into ``y1``, ``y2`` by weights 1/3, 2/3 has columns proportional, not
     equal: one backward class (a chain comparing columns unnormalised splits it). ``a`` and
