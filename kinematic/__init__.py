@@ -52,6 +52,12 @@ from kinematic.exogenous import (
     exogenous_chain,
 )
 from kinematic.exogenous_check import NotFactorised, check_factorisation
+from kinematic.exogenous_ki import (
+    KIPartitions,
+    chain_partitions,
+    predicted_ki_partitions,
+    product_partition,
+)
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
@@ -96,6 +102,7 @@ __all__ = [
     "InvalidBlockMDP",
     "InvalidPartition",
     "InvalidPolicy",
+    "KIPartitions",
     "NotFactorised",
     "NumberMode",
     "ObservationValues",
@@ -114,6 +121,7 @@ __all__ = [
     "bayes_optimal_predictor",
     "block_mdp",
     "canonical_form",
+    "chain_partitions",
     "check_factorisation",
     "combination_lock",
     "contrastive_distribution",
@@ -149,6 +157,8 @@ __all__ = [
     "optimal_values",
     "policy_cover_alpha",
     "policy_value",
+    "predicted_ki_partitions",
+    "product_partition",
     "psdp_exact",
     "quotient",
     "random_sparse_mdp",

@@ -19,6 +19,10 @@ earlier state of their layer (forward KI pairs) and some states are split in two
 :func:`kinematic.families.split_state` (KI pairs): the halves of ``s2_0`` are ``s2_0/a`` and
 ``s2_0/b``, and a canonical form (:func:`kinematic.canonical.canonical_form`) names the state
 it merges them into by joining their names with ``+``: ``s2_0/a+s2_0/b``.
+
+Exogenous Block MDPs (:mod:`kinematic.exogenous`) are drawn by :func:`exogenous_block_mdps`: an
+endogenous Block MDP from :func:`block_mdps` and an exact exogenous chain
+(:func:`exogenous_chains`) whose values are named ``x{k}`` in every layer.
 """
 
 from __future__ import annotations
@@ -28,13 +32,21 @@ from fractions import Fraction
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from kinematic.errors import short_repr
+from kinematic.exogenous import (
+    ExogenousBlockMDP,
+    ExogenousChain,
+    exogenous_block_mdp,
+    exogenous_chain,
+)
 from kinematic.families import split_state, unequal_split
 from kinematic.homing import homing_policy_choices
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.policies import Policy, state_policy
 from kinematic.spec import to_spec
 
-__all__ = ["block_mdps", "policies", "separable_pairs", "split_states"]
+__all__ = ["NOISE_KINDS", "block_mdps", "exogenous_block_mdps", "exogenous_chains", "policies",
+           "separable_pairs", "split_states"]
 
 
 def _distribution(draw: st.DrawFn, support: list[str], max_weight: int) -> dict[str, str]:
@@ -239,3 +251,121 @@ def separable_pairs(
     first_policy = state_policy(separable, {**prefix, x: a0}, default_action=default)
     second_policy = state_policy(separable, {**prefix, x: a1}, default_action=default)
     return separable, first, second, first_policy, second_policy
+
+
+NOISE_KINDS = ("any", "iid", "deterministic")
+"""The kinds of exogenous chain :func:`exogenous_chains` draws: ``"iid"``, every step's rows
+equal (``T_ex(. | xi)`` the same for all ``xi``); ``"deterministic"``, every row a point mass;
+``"any"``, each step one of those or a random step with forward KI twins (a row copied) and
+backward KI values (proportional columns)."""
+
+
+def _random_step(draw: st.DrawFn, values: list[str], following: list[str],
+                 max_weight: int) -> dict[str, dict[str, str]]:
+    """Rows over ``following`` with backward KI values (proportional columns: each value of
+    ``following`` is in a group that shares the rows' mass by fixed weights), forward KI twins (a
+    row copied from an earlier value) and rows with the support of an earlier one but their own
+    probabilities; every value of ``following`` has an incoming entry."""
+    groups: list[list[str]] = []
+    weight: dict[str, int] = {}
+    for value in following:
+        group = draw(st.integers(0, len(groups)))
+        if group == len(groups):
+            groups.append([])
+        groups[group].append(value)
+        weight[value] = draw(st.integers(1, max_weight))
+    supports: dict[str, list[int]] = {}
+    twin_of: dict[str, str] = {}
+    for i, value in enumerate(values):
+        twin = draw(st.sampled_from([None, *values[:i]]))
+        if twin is not None and draw(st.booleans()):
+            twin_of[value] = twin_of.get(twin, twin)
+            continue
+        # a value that copies only the support of an earlier one is not its twin
+        supports[value] = (list(supports[twin_of.get(twin, twin)]) if twin is not None else
+                           sorted(draw(st.sets(st.integers(0, len(groups) - 1), min_size=1))))
+    for g in range(len(groups)):
+        if not any(g in support for support in supports.values()):
+            owner = draw(st.sampled_from(sorted(supports, key=values.index)))
+            supports[owner] = sorted({*supports[owner], g})
+    rows: dict[str, dict[str, str]] = {}
+    for value in values:
+        if value in twin_of:
+            rows[value] = dict(rows[twin_of[value]])
+            continue
+        masses = _distribution(draw, [str(g) for g in supports[value]], max_weight)
+        row = {}
+        for g in supports[value]:
+            total = sum(weight[member] for member in groups[g])
+            for member in groups[g]:
+                row[member] = str(Fraction(masses[str(g)]) * Fraction(weight[member], total))
+        rows[value] = row
+    return rows
+
+
+def _deterministic_step(draw: st.DrawFn, values: list[str],
+                        following: list[str]) -> dict[str, dict[str, str]]:
+    """Point masses onto ``following`` (no more values than ``values``), every one hit."""
+    images = list(range(len(following)))
+    images += [draw(st.integers(0, len(following) - 1))
+               for _ in range(len(values) - len(following))]
+    images = draw(st.permutations(images))
+    return {value: {following[image]: "1"} for value, image in zip(values, images, strict=True)}
+
+
+@st.composite
+def exogenous_chains(draw: st.DrawFn, horizon: int, max_values: int = 3, noise: str = "any",
+                     max_weight: int = 4) -> ExogenousChain:
+    """Random exact exogenous chains (:func:`kinematic.exogenous.exogenous_chain`) of
+    ``horizon`` layers of 1 to ``max_values`` values ``x0, x1, ...``, every value reachable; of
+    the kind ``noise`` (:data:`NOISE_KINDS`; deterministic chains have no more values in a layer
+    than in the one before).
+
+    >>> from hypothesis import find, settings
+    >>> quiet = settings(database=None, derandomize=True)
+    >>> chain = find(exogenous_chains(2, noise="iid"), lambda c: len(c.layers[0]) > 1,
+    ...              settings=quiet)
+    >>> chain.transitions[0]["x0"] == chain.transitions[0]["x1"]
+    True
+    """
+    if noise not in NOISE_KINDS:
+        raise ValueError(f"noise must be one of {', '.join(NOISE_KINDS)}, got {short_repr(noise)}")
+    sizes = [draw(st.integers(1, max_values))]
+    for _ in range(horizon - 1):
+        sizes.append(draw(st.integers(1, sizes[-1] if noise == "deterministic" else max_values)))
+    layers = [[f"x{k}" for k in range(size)] for size in sizes]
+    steps = []
+    for h in range(horizon - 1):
+        kinds = ["iid"] if noise == "iid" else ["deterministic"] if noise == "deterministic" \
+            else ["random", "iid"] + (["deterministic"] if sizes[h + 1] <= sizes[h] else [])
+        kind = draw(st.sampled_from(kinds))
+        if kind == "iid":
+            row = _distribution(draw, layers[h + 1], max_weight)
+            steps.append({value: dict(row) for value in layers[h]})
+        elif kind == "deterministic":
+            steps.append(_deterministic_step(draw, layers[h], layers[h + 1]))
+        else:
+            steps.append(_random_step(draw, layers[h], layers[h + 1], max_weight))
+    return exogenous_chain(layers, _distribution(draw, layers[0], max_weight), steps)
+
+
+@st.composite
+def exogenous_block_mdps(draw: st.DrawFn, endogenous: st.SearchStrategy[BlockMDP] | None = None,
+                         max_values: int = 3, noise: str = "any",
+                         max_weight: int = 4) -> ExogenousBlockMDP:
+    """Random exact exogenous Block MDPs (:func:`kinematic.exogenous.exogenous_block_mdp`): an
+    endogenous Block MDP drawn from ``endogenous`` (default: small :func:`block_mdps` of
+    horizon 1 to 3, widths up to 2, up to 2 actions, one split at most, so that the product's
+    exact KI partitions take milliseconds) and a chain from :func:`exogenous_chains` of its
+    horizon. States are named ``"s2_0|x1"``.
+
+    >>> from hypothesis import find, settings
+    >>> quiet = settings(database=None, derandomize=True)
+    >>> model = find(exogenous_block_mdps(), lambda m: m.mdp.horizon > 1, settings=quiet)
+    >>> model.mdp.layers[1]
+    ('s2_0|x0',)
+    """
+    mdp = draw(block_mdps(max_horizon=3, max_width=2, max_actions=2, max_splits=1)
+               if endogenous is None else endogenous)
+    chain = draw(exogenous_chains(mdp.horizon, max_values, noise, max_weight))
+    return exogenous_block_mdp(mdp, chain)

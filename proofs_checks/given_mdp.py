@@ -276,6 +276,9 @@ SKIPPED: dict[str, str] = {
                       "MDP",
     "prop:sq-loss": "a statement about square-loss regression over a function class, not about "
                     "a Block MDP",
+    **dict.fromkeys(("exo:bki-product", "exo:fki-product", "exo:ki-product", "exo:iid-noise"),
+                    "a statement about exogenous Block MDPs, whose factorisation a spec does "
+                    "not declare"),
 }
 """Claims that are not about one given Block MDP, with why."""
 

@@ -7,6 +7,10 @@ beside it knows what ``python -m proofs_checks`` has to cover. Results the paper
 label are listed under a label of ours (``in_source=False``) or, where the project registered
 them earlier, under the label of the section that holds them.
 
+Results beyond the paper (:data:`BEYOND_THE_PAPER`) carry labels whose prefix names their topic
+(:data:`BEYOND_THE_PAPER_TOPICS`: ``exo:`` for exogenous Block MDPs), never a prefix of the
+paper's, so that no label of ours passes for the paper's; :func:`label_index` holds both.
+
 ``tests/proofs_checks/test_registry.py`` checks that every entry is a registered claim, and
 compares this index with the paper's LaTeX source when the environment variable
 ``KINEMATIC_REFERENCE`` names it (a ``.tex`` file or a folder of them).
@@ -17,12 +21,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["REFERENCE_LABELS", "RESULT_KINDS", "ReferenceLabel", "label_index"]
+__all__ = ["BEYOND_THE_PAPER", "BEYOND_THE_PAPER_TOPICS", "REFERENCE_LABELS", "RESULT_KINDS",
+           "ReferenceLabel", "label_index"]
 
 RESULT_KINDS = ("def", "lem", "prop", "thm", "corr", "fact", "alg")
 """Label prefixes of the statements that must each be a registered claim."""
 
-Kind = Literal["def", "lem", "prop", "thm", "corr", "fact", "alg", "app", "sec", "fig"]
+Kind = Literal["def", "lem", "prop", "thm", "corr", "fact", "alg", "app", "sec", "fig", "exo"]
+
+BEYOND_THE_PAPER_TOPICS = {
+    "exo": "exogenous Block MDPs (Efroni, Misra, Krishnamurthy, Agarwal, Langford, ICLR 2022): "
+           "kinematic inseparability of the product, proved in docs/concepts/exogenous.md",
+}
+"""Label prefixes of the results beyond the paper (the ``kind`` of their entries), with what
+they cover."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +156,25 @@ REFERENCE_LABELS: tuple[ReferenceLabel, ...] = (
 )
 
 
+BEYOND_THE_PAPER: tuple[ReferenceLabel, ...] = (
+    ReferenceLabel("exo:bki-product", "exo",
+                   "(s1', xi1'), (s2', xi2') are backward KI iff s1', s2' are backward KI in the "
+                   "endogenous Block MDP and the columns T_ex(xi1' | .), T_ex(xi2' | .) are "
+                   "proportional",
+                   in_source=False),
+    ReferenceLabel("exo:fki-product", "exo",
+                   "(s1, xi1), (s2, xi2) are forward KI iff s1, s2 are forward KI in the "
+                   "endogenous Block MDP and T_ex(. | xi1) = T_ex(. | xi2)", in_source=False),
+    ReferenceLabel("exo:ki-product", "exo",
+                   "the KI partition of an exogenous Block MDP is the product of its endogenous "
+                   "Block MDP's and its exogenous chain's", in_source=False),
+    ReferenceLabel("exo:iid-noise", "exo",
+                   "the three KI partitions are the endogenous Block MDP's, lifted to every "
+                   "exogenous value, iff the exogenous noise is i.i.d.", in_source=False),
+)
+"""Results of this project beyond the paper, each a registered claim like the paper's."""
+
+
 def label_index() -> dict[str, ReferenceLabel]:
-    """The index keyed by label."""
-    return {entry.label: entry for entry in REFERENCE_LABELS}
+    """The index keyed by label: the paper's results, then those beyond it."""
+    return {entry.label: entry for entry in (*REFERENCE_LABELS, *BEYOND_THE_PAPER)}

@@ -44,7 +44,9 @@ class Claim:
     Attributes
     ----------
     label : str
-        Its label in the reference source (``lem:bki-ratio``).
+        Its label in the reference source (``lem:bki-ratio``), or, for a result beyond the
+        paper, a label of ours with a topic prefix (``exo:ki-product``;
+        :data:`proofs_checks.reference_labels.BEYOND_THE_PAPER`).
     statement : str
         One line.
     instances : callable
@@ -142,10 +144,11 @@ def register(claim: Claim) -> Claim:
 
 SECTIONS = (
     "definitions", "planning", "preliminaries", "inseparability", "homer_analysis",
-    "homer_guarantees", "supporting",
+    "homer_guarantees", "supporting", "exogenous",
 )
 """The modules holding the claims, each registering on import, in the order of
-docs/claims.md: the paper's, with the planning claims right after the definitions."""
+docs/claims.md: the paper's, with the planning claims right after the definitions, then the
+results beyond the paper."""
 
 
 def all_claims() -> list[Claim]:

@@ -12,7 +12,7 @@ from pathlib import Path
 DRAW = """
 from hypothesis import Phase, given, seed, settings, strategies as st
 from kinematic.spec import dumps_spec
-from kinematic.strategies import block_mdps, policies, split_states
+from kinematic.strategies import block_mdps, exogenous_block_mdps, policies, split_states
 
 @settings(max_examples=40, database=None, phases=[Phase.generate], deadline=None)
 @seed(20261124)
@@ -21,7 +21,9 @@ def draw(data):
     mdp = data.draw(block_mdps(max_horizon=3))
     _, split, state = data.draw(split_states())
     policy = data.draw(policies(mdp))
-    print(dumps_spec(mdp), dumps_spec(split), state, repr(policy.action_probabilities))
+    exogenous = data.draw(exogenous_block_mdps())
+    print(dumps_spec(mdp), dumps_spec(split), state, repr(policy.action_probabilities),
+          dumps_spec(exogenous.mdp))
 
 draw()
 """
