@@ -55,6 +55,7 @@ from kinematic.exogenous_check import NotFactorised, check_factorisation
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
+    exogenous_combination_lock,
     figure2_canonical,
     figure2_split,
     random_sparse_mdp,
@@ -126,6 +127,7 @@ __all__ = [
     "eta_min_states",
     "exogenous_block_mdp",
     "exogenous_chain",
+    "exogenous_combination_lock",
     "exp_oracle_exact",
     "f_rho",
     "figure2_canonical",
