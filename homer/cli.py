@@ -39,7 +39,13 @@ from homer.settings import (
 )
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive, random_seed
-from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
+from kinematic.cli import (
+    EXOGENOUS_BITS_HELP,
+    FLIP_HELP,
+    LOCK_VARIANT_HELP,
+    DefaultsHelpFormatter,
+    flip_probability,
+)
 from kinematic.families import LOCK_VARIANTS
 
 __all__ = ["MAX_BUDGET", "MAX_SEEDS", "MAX_WORKERS", "main"]
@@ -122,6 +128,10 @@ def _parser() -> argparse.ArgumentParser:
                           "of --seed)")
     run.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                      help=LOCK_VARIANT_HELP)
+    run.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="K",
+                     help=EXOGENOUS_BITS_HELP + "; the observations carry the bits as K "
+                          "coordinates beside the endogenous one-hot (layout exogenous-bits)")
+    run.add_argument("--flip", type=flip_probability, default=None, metavar="P", help=FLIP_HELP)
     run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=DEFAULT_NOISE_VARIANCE,
