@@ -7,6 +7,7 @@ Sylvester matrix), written out here; HOMER and ``homer run --exogenous-bits`` on
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +170,34 @@ def test_run_refuses_the_exogenous_flags_where_they_do_not_apply(argv, message, 
     assert status == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "standard-environments.md"
+DOCUMENTED_ROW = ("| any H >= 2 | `2^ceil(log2(H + 4 + k))` | `0 .. 2` | `h + 2` | "
+                  "`H + 4 .. H + 3 + k` | `0 .. H + 3 + k` | all but `H + 3` |")
+
+
+@pytest.mark.parametrize(("horizon", "bits"), [(2, 1), (3, 2), (5, 3), (9, 4)])
+def test_the_guide_s_row_is_what_the_encoder_does(horizon, bits):
+    """The guide's table of the exogenous lock's layout, measured: kills a table (or an
+    encoder) with another dimension, time slot, bit slot or noised set."""
+    assert DOCUMENTED_ROW in GUIDE.read_text()
+    mdp = exogenous_combination_lock(horizon, 2, 0, bits).mdp
+    d = 2 ** math.ceil(math.log2(horizon + 4 + bits))
+    for encoding, noised in (("authors", set(range(horizon + 4 + bits))),
+                             ("orthonormal", set(range(horizon + 4 + bits)) - {horizon + 3})):
+        noisy = HadamardNoise(1.0, encoding, "exogenous-bits")
+        clean = HadamardNoise(0.0, encoding, "exogenous-bits")
+        assert clean.dimension(mdp) == d
+        moved: set[int] = set()
+        for layer, observations in enumerate(mdp.observations):
+            ids = np.repeat(np.arange(len(observations)), 10)
+            exact = unrotated(clean, mdp, layer, ids)
+            moved |= set(np.flatnonzero(
+                np.abs(unrotated(noisy, mdp, layer, ids) - exact).max(axis=0) > 1e-3).tolist())
+            # step h = layer + 1 in slot h + 2
+            np.testing.assert_allclose(exact[:, layer + 3], 1.0, atol=1e-5)
+            ones = np.flatnonzero(np.abs(exact[-1]) > 0.5)  # the last observation: s..c|11..1
+            assert ones.tolist() == [len(observations) // 2 ** bits - 1, layer + 3,
+                                     *range(horizon + 4, horizon + 4 + bits)]
+        assert moved == noised, encoding
