@@ -28,7 +28,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from homer.config import OBJECTIVES, RANGES, HomerConfig
-from homer.encoders import DEFAULT_NOISE_VARIANCE, ENCODINGS
+from homer.encoders import DEFAULT_NOISE_VARIANCE, ENCODINGS, LAYOUTS
 from homer.settings import (
     DEFAULT_INTRINSIC_COEFFICIENT,
     DEFAULT_LEARNING_RATE,
@@ -81,6 +81,12 @@ ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester H
                  "of the paper's footnote and the authors' code; noise on the m + H + 1 "
                  "one-hot coordinates) or orthonormal (the same matrix divided by sqrt(d), noise "
                  "on m + H coordinates: every run written before encodings were named)")
+
+
+LAYOUT_HELP = ("what the vector before the matrix holds: one-hot (a coordinate per observation "
+               "of a layer) or exogenous-bits (observations named like s2a|0101: the one-hot "
+               "of s2a among the layer's endogenous observations, then the bits as "
+               "coordinates, as Intrepid's exogenous lock)")
 
 
 def _numbers(check: NumberRange[float], what: str) -> Callable[[str], list[float]]:
@@ -137,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
                      default=DEFAULT_NOISE_VARIANCE,
                      help="variance of the Gaussian noise of the encoder")
     run.add_argument("--encoding", choices=ENCODINGS, default="authors", help=ENCODING_HELP)
+    run.add_argument("--layout", choices=LAYOUTS, default=None,
+                     help=LAYOUT_HELP + " (default: exogenous-bits with --exogenous-bits, else "
+                                        "one-hot)")
     run.add_argument("--expected-rewards", action="store_true",
                      help="give the agent each reward's expected value instead of drawing "
                           "stochastic rewards from their distribution")
@@ -198,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
                           help="variance of the Gaussian noise of the encoder")
     evaluate.add_argument("--encoding", choices=ENCODINGS, default="authors",
                           help=ENCODING_HELP)
+    evaluate.add_argument("--layout", choices=LAYOUTS, default="one-hot", help=LAYOUT_HELP)
     evaluate.add_argument("--json", action="store_true",
                           help="print report.json instead of the summary")
     evaluate.add_argument("--out", type=_output_path, default=None, metavar="DIR",

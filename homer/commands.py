@@ -200,7 +200,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             for name in EVALUATE_OUTPUTS:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
-        encoder = HadamardNoise(args.noise_variance, args.encoding)
+        encoder = HadamardNoise(args.noise_variance, args.encoding, args.layout)
         with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
             partitions = exact_partitions(mdp)
             phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
@@ -317,8 +317,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
         bits = args.exogenous_bits
-        encoder = HadamardNoise(args.noise_variance, args.encoding,
-                                "one-hot" if bits is None else "exogenous-bits")
+        layout = args.layout or ("one-hot" if bits is None else "exogenous-bits")
+        encoder = HadamardNoise(args.noise_variance, args.encoding, layout)
         if args.flip is not None and bits is None:
             raise ValueError("--flip applies with --exogenous-bits only (the probability that "
                              "each exogenous bit flips)")
@@ -326,7 +326,8 @@ def _run(args: argparse.Namespace) -> int:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
             variant = args.lock_variant or "paper"
             # before building a lock that cannot run
-            encoder.check_fits(3 + (bits or 0), args.horizon)
+            encoder.check_fits(3 + (bits or 0) if layout == "exogenous-bits"
+                               else 3 * 2 ** (bits or 0), args.horizon)
             mdp = (combination_lock(args.horizon, args.actions, lock_seed, variant=variant)
                    if bits is None else exogenous_combination_lock(
                        args.horizon, args.actions, lock_seed, bits,

@@ -201,3 +201,20 @@ def test_the_guide_s_row_is_what_the_encoder_does(horizon, bits):
             assert ones.tolist() == [len(observations) // 2 ** bits - 1, layer + 3,
                                      *range(horizon + 4, horizon + 4 + bits)]
         assert moved == noised, encoding
+
+
+def test_evaluate_scores_with_the_layout_asked_for(tmp_path, capsys):
+    from kinematic.cli import main as kinematic_main
+
+    spec = tmp_path / "exo.json"
+    assert kinematic_main(["family", "combolock", "--horizon", "3", "--actions", "2",
+                           "--exogenous-bits", "2", "--out", str(spec)]) == 0
+    assert main(["evaluate", "--spec", str(spec), "--layout", "exogenous-bits",
+                 "--abstraction", "oracle", "--samples", "20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["mdp"] == "combolock-H3-K2-seed0-exo2-flip1/10"
+    lock = tmp_path / "lock.json"
+    assert kinematic_main(["family", "combolock", "--horizon", "3", "--out", str(lock)]) == 0
+    assert main(["evaluate", "--spec", str(lock), "--layout", "exogenous-bits",
+                 "--abstraction", "oracle"]) == 2
+    assert "observation 's1a' of layer 1 is not named 'x|bits'" in capsys.readouterr().err
