@@ -135,8 +135,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                      help=LOCK_VARIANT_HELP)
     run.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="K",
-                     help=EXOGENOUS_BITS_HELP + "; the observations carry the bits as K "
-                          "coordinates beside the endogenous one-hot (layout exogenous-bits)")
+                     help=EXOGENOUS_BITS_HELP + ", and the rich observations carry the bits "
+                          "as K coordinates beside the endogenous one-hot (--layout "
+                          "exogenous-bits) (default: none)")
     run.add_argument("--flip", type=flip_probability, default=None, metavar="P", help=FLIP_HELP)
     run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),

@@ -56,7 +56,7 @@ shared by every command that builds the lock."""
 EXOGENOUS_BITS_HELP = (
     "combolock: add K exogenous noise bits, each flipping with probability --flip at every "
     "step whatever the action (the temporal diabolical lock of microsoft/Intrepid); states "
-    "and observations are then named like s2a|0101 (default: none)")
+    "and observations are then named like s2a|0101")
 """``--help`` of ``--exogenous-bits`` (:func:`kinematic.families.exogenous_combination_lock`'s
 ``bits``), shared by every command that builds the lock."""
 
@@ -161,7 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     family_cmd.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                             help=LOCK_VARIANT_HELP)
     family_cmd.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="K",
-                            help=EXOGENOUS_BITS_HELP)
+                            help=EXOGENOUS_BITS_HELP + " (default: none)")
     family_cmd.add_argument("--flip", type=flip_probability, default=None, metavar="P",
                             help=FLIP_HELP)
     family_cmd.add_argument(
