@@ -218,3 +218,20 @@ def test_evaluate_scores_with_the_layout_asked_for(tmp_path, capsys):
     assert main(["evaluate", "--spec", str(lock), "--layout", "exogenous-bits",
                  "--abstraction", "oracle"]) == 2
     assert "observation 's1a' of layer 1 is not named 'x|bits'" in capsys.readouterr().err
+
+
+def test_a_run_written_before_layouts_were_named_resumes_as_one_hot_only(tmp_path):
+    """Its ``config.json`` names an encoding but no layout (every run written before the
+    layouts): it reads as one-hot, and a resume with the exogenous-bits layout is refused."""
+    from homer.config import HomerConfig
+    from homer.run_directory import CONFIG, RunIdentity, claim_run_directory
+
+    lock = exogenous_combination_lock(2, 2, 0, 1).mdp
+    one_hot = RunIdentity.of(lock, HomerConfig(), 0, HadamardNoise(), True)
+    stored = one_hot.to_json()
+    del stored["encoder"]["layout"]
+    (tmp_path / CONFIG).write_text(json.dumps(stored))
+    claim_run_directory(tmp_path, one_hot, resume=True, force=False)
+    bits = RunIdentity.of(lock, HomerConfig(), 0, HadamardNoise(layout="exogenous-bits"), True)
+    with pytest.raises(ValueError, match="encoder differs"):
+        claim_run_directory(tmp_path, bits, resume=True, force=False)
