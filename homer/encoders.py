@@ -184,11 +184,6 @@ class HadamardNoise:
         scale = math.sqrt(d) if self.encoding == "orthonormal" else 1.0
         return (hadamard(d) / scale).astype(np.float32)
 
-    def noised_coordinates(self, width: int, horizon: int) -> int:
-        """How many leading coordinates of the padded vector get noise: ``width + H + 1``
-        (the authors', the last time slot included) or ``width + H`` (orthonormal)."""
-        return width + horizon + (1 if self.encoding == "authors" else 0)
-
     def _factors(self, mdp: BlockMDP) -> _Factors:
         """Where each observation's coordinates are, by :attr:`layout`."""
         if self.layout == "one-hot":
