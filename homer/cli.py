@@ -28,7 +28,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from homer.config import OBJECTIVES, RANGES, HomerConfig
-from homer.encoders import DEFAULT_NOISE_VARIANCE, ENCODINGS
+from homer.encoders import DEFAULT_NOISE_VARIANCE, ENCODINGS, LAYOUTS
 from homer.settings import (
     DEFAULT_INTRINSIC_COEFFICIENT,
     DEFAULT_LEARNING_RATE,
@@ -39,7 +39,13 @@ from homer.settings import (
 )
 from homer.wording import command_line_wording, flag_of
 from kinematic.arguments import NumberRange, at_least, nonnegative, positive, random_seed
-from kinematic.cli import LOCK_VARIANT_HELP, DefaultsHelpFormatter
+from kinematic.cli import (
+    EXOGENOUS_BITS_HELP,
+    FLIP_HELP,
+    LOCK_VARIANT_HELP,
+    DefaultsHelpFormatter,
+    flip_probability,
+)
 from kinematic.families import LOCK_VARIANTS
 
 __all__ = ["MAX_BUDGET", "MAX_SEEDS", "MAX_WORKERS", "main"]
@@ -75,6 +81,12 @@ ENCODING_HELP = ("the observation encoder's matrix: authors (the +-1 Sylvester H
                  "of the paper's footnote and the authors' code; noise on the m + H + 1 "
                  "one-hot coordinates) or orthonormal (the same matrix divided by sqrt(d), noise "
                  "on m + H coordinates: every run written before encodings were named)")
+
+
+LAYOUT_HELP = ("what the vector before the matrix holds: one-hot (a coordinate per observation "
+               "of a layer) or exogenous-bits (observations named like s2a|0101: the one-hot "
+               "of s2a among the layer's endogenous observations, then the bits as "
+               "coordinates, as Intrepid's exogenous lock)")
 
 
 def _numbers(check: NumberRange[float], what: str) -> Callable[[str], list[float]]:
@@ -122,11 +134,19 @@ def _parser() -> argparse.ArgumentParser:
                           "of --seed)")
     run.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                      help=LOCK_VARIANT_HELP)
+    run.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="K",
+                     help=EXOGENOUS_BITS_HELP + ", and the rich observations carry the bits "
+                          "as K coordinates beside the endogenous one-hot (--layout "
+                          "exogenous-bits) (default: none)")
+    run.add_argument("--flip", type=flip_probability, default=None, metavar="P", help=FLIP_HELP)
     run.add_argument("--seed", type=random_seed(), default=0, help="seed of the run")
     run.add_argument("--noise-variance", type=nonnegative(),
                      default=DEFAULT_NOISE_VARIANCE,
                      help="variance of the Gaussian noise of the encoder")
     run.add_argument("--encoding", choices=ENCODINGS, default="authors", help=ENCODING_HELP)
+    run.add_argument("--layout", choices=LAYOUTS, default=None,
+                     help=LAYOUT_HELP + " (default: exogenous-bits with --exogenous-bits, else "
+                                        "one-hot)")
     run.add_argument("--expected-rewards", action="store_true",
                      help="give the agent each reward's expected value instead of drawing "
                           "stochastic rewards from their distribution")
@@ -188,6 +208,7 @@ def _parser() -> argparse.ArgumentParser:
                           help="variance of the Gaussian noise of the encoder")
     evaluate.add_argument("--encoding", choices=ENCODINGS, default="authors",
                           help=ENCODING_HELP)
+    evaluate.add_argument("--layout", choices=LAYOUTS, default="one-hot", help=LAYOUT_HELP)
     evaluate.add_argument("--json", action="store_true",
                           help="print report.json instead of the summary")
     evaluate.add_argument("--out", type=_output_path, default=None, metavar="DIR",

@@ -45,7 +45,7 @@ from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
 from homer.user_code import flag_text, load_abstraction, load_policies
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
-from kinematic.families import combination_lock
+from kinematic.families import combination_lock, exogenous_combination_lock
 from kinematic.json_input import display_path
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
@@ -200,7 +200,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             for name in EVALUATE_OUTPUTS:
                 check_own_path(args.out / name)
         mdp = load_spec(args.spec)
-        encoder = HadamardNoise(args.noise_variance, args.encoding)
+        encoder = HadamardNoise(args.noise_variance, args.encoding, args.layout)
         with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
             partitions = exact_partitions(mdp)
             phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
@@ -316,15 +316,28 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         config = HomerConfig(**{f.name: getattr(args, f.name) for f in fields(HomerConfig)})
-        encoder = HadamardNoise(args.noise_variance, args.encoding)
+        bits = args.exogenous_bits
+        layout = args.layout or ("one-hot" if bits is None else "exogenous-bits")
+        encoder = HadamardNoise(args.noise_variance, args.encoding, layout)
+        if args.flip is not None and bits is None:
+            raise ValueError("--flip applies with --exogenous-bits only (the probability that "
+                             "each exogenous bit flips)")
         if args.env:
             lock_seed = args.seed if args.lock_seed is None else args.lock_seed
-            encoder.check_fits(3, args.horizon)  # before building a lock that cannot run
-            mdp = combination_lock(args.horizon, args.actions, lock_seed,
-                                   variant=args.lock_variant or "paper")
+            variant = args.lock_variant or "paper"
+            # before building a lock that cannot run
+            encoder.check_fits(3 + (bits or 0) if layout == "exogenous-bits"
+                               else 3 * 2 ** (bits or 0), args.horizon)
+            mdp = (combination_lock(args.horizon, args.actions, lock_seed, variant=variant)
+                   if bits is None else exogenous_combination_lock(
+                       args.horizon, args.actions, lock_seed, bits,
+                       "1/10" if args.flip is None else args.flip, variant).mdp)
         elif args.lock_variant is not None:
             raise ValueError("--lock-variant applies to --env combolock only; a --spec file "
                              "holds its own rewards")
+        elif bits is not None:
+            raise ValueError("--exogenous-bits applies to --env combolock only; a --spec file "
+                             "holds its own MDP")
         else:
             mdp = load_spec(args.spec)
         result = run_homer(mdp, args.out, config, seed=args.seed,

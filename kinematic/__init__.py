@@ -61,6 +61,7 @@ from kinematic.exogenous_ki import (
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
+    exogenous_combination_lock,
     figure2_canonical,
     figure2_split,
     random_sparse_mdp,
@@ -134,6 +135,7 @@ __all__ = [
     "eta_min_states",
     "exogenous_block_mdp",
     "exogenous_chain",
+    "exogenous_combination_lock",
     "exp_oracle_exact",
     "f_rho",
     "figure2_canonical",

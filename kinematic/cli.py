@@ -25,7 +25,8 @@ from kinematic.families import LOCK_VARIANTS
 from kinematic.gymnasium_family import env_argument
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 
-__all__ = ["MAX_EXAMPLES", "CommandLine", "DefaultsHelpFormatter", "interruptible", "main"]
+__all__ = ["MAX_EXAMPLES", "CommandLine", "DefaultsHelpFormatter", "flip_probability",
+           "interruptible", "main"]
 
 MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
 """``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
@@ -51,6 +52,35 @@ LOCK_VARIANT_HELP = (
     "(default: paper)")
 """``--help`` of ``--lock-variant`` (:func:`kinematic.families.combination_lock`'s ``variant``),
 shared by every command that builds the lock."""
+
+EXOGENOUS_BITS_HELP = (
+    "combolock: add K exogenous noise bits, each flipping with probability --flip at every "
+    "step whatever the action (the temporal diabolical lock of microsoft/Intrepid); states "
+    "and observations are then named like s2a|0101")
+"""``--help`` of ``--exogenous-bits`` (:func:`kinematic.families.exogenous_combination_lock`'s
+``bits``), shared by every command that builds the lock."""
+
+FLIP_HELP = ("with --exogenous-bits: the probability that each bit flips at a step, exact "
+             "('1/10' or '0.1') in [0, 1]; 1/2 makes the bits i.i.d. (default: 1/10, "
+             "Intrepid's exo_flip_prob)")
+"""``--help`` of ``--flip``."""
+
+
+def flip_probability(text: str) -> Fraction:
+    """argparse ``type=`` of ``--flip``: an exact number in [0, 1] (``"1/10"``, ``"0.1"``), read
+    under the guards of spec numbers (:func:`kinematic.numbers.parse_exact`).
+
+    >>> flip_probability("0.1")
+    Fraction(1, 10)
+    """
+    try:
+        value = parse_exact(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text!r}")
+    return value
+
 
 def _threshold(text: str) -> Fraction:
     """argparse ``type=`` of ``--threshold``: an exact number in (0, 1] (``"1/2"``, ``"0.25"``),
@@ -130,6 +160,10 @@ def _parser() -> argparse.ArgumentParser:
                                  "needs one")
     family_cmd.add_argument("--lock-variant", choices=LOCK_VARIANTS, default=None,
                             help=LOCK_VARIANT_HELP)
+    family_cmd.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="K",
+                            help=EXOGENOUS_BITS_HELP + " (default: none)")
+    family_cmd.add_argument("--flip", type=flip_probability, default=None, metavar="P",
+                            help=FLIP_HELP)
     family_cmd.add_argument(
         "--split", action="store_true", help="figure2: the split (non-canonical) MDP"
     )

@@ -14,7 +14,12 @@ from contextlib import contextmanager
 from kinematic.analysis import analyze, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
-from kinematic.families import combination_lock, figure2_canonical, figure2_split
+from kinematic.families import (
+    combination_lock,
+    exogenous_combination_lock,
+    figure2_canonical,
+    figure2_split,
+)
 from kinematic.gymnasium_family import gymnasium_family
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
@@ -92,13 +97,22 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _family(args: argparse.Namespace) -> int:
-    if args.lock_variant is not None and args.family != "combolock":
-        raise ValueError(f"--lock-variant applies to family combolock only, not to "
-                         f"family {args.family}")
+    for flag, value in (("--lock-variant", args.lock_variant),
+                        ("--exogenous-bits", args.exogenous_bits), ("--flip", args.flip)):
+        if value is not None and args.family != "combolock":
+            raise ValueError(f"{flag} applies to family combolock only, not to "
+                             f"family {args.family}")
+    if args.flip is not None and args.exogenous_bits is None:
+        raise ValueError("--flip applies with --exogenous-bits only (the probability that each "
+                         "exogenous bit flips)")
     if args.family == "combolock":
-        mdp = combination_lock(args.horizon, args.actions,
-                               0 if args.seed is None else args.seed,
-                               variant=args.lock_variant or "paper")
+        seed, variant = 0 if args.seed is None else args.seed, args.lock_variant or "paper"
+        if args.exogenous_bits is None:
+            mdp = combination_lock(args.horizon, args.actions, seed, variant=variant)
+        else:
+            mdp = exogenous_combination_lock(
+                args.horizon, args.actions, seed, args.exogenous_bits,
+                "1/10" if args.flip is None else args.flip, variant=variant).mdp
     elif args.family == "gymnasium":
         with _warnings_as_lines(""):
             mdp = gymnasium_family(args)

@@ -3,6 +3,8 @@
 - the diabolical combination lock of Section 7 (:func:`combination_lock`, with the rewards of
   the paper's text or of the authors' released code, :data:`LOCK_VARIANTS`; its good actions and
   optimal policy: :func:`combination_lock_good_actions`, :func:`combination_lock_optimal_choices`);
+- the lock with the exogenous noise bits of the authors' later library
+  (:func:`exogenous_combination_lock`, an :class:`~kinematic.exogenous.ExogenousBlockMDP`);
 - the pair of Figure ``fig:mdp-canonical`` (Section 3): :func:`figure2_canonical` and its
   non-canonical :func:`figure2_split`;
 - random layered MDPs for scale: :func:`random_sparse_mdp` (float mode) and
@@ -18,14 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from itertools import product
 
 import numpy as np
 import scipy.sparse as sp
 
 from kinematic.arrays import block_mdp_from_arrays
+from kinematic.exogenous import ExogenousBlockMDP, exogenous_block_mdp, exogenous_chain
 from kinematic.lookup import find
 from kinematic.model import BlockMDP
-from kinematic.numbers import Number, parse_number
+from kinematic.numbers import Number, number_text, parse_number
 from kinematic.resources import check_memory
 from kinematic.spec import from_spec, to_spec
 
@@ -34,6 +38,7 @@ __all__ = [
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
+    "exogenous_combination_lock",
     "figure2_canonical",
     "figure2_split",
     "random_exact_mdp",
@@ -175,6 +180,70 @@ def combination_lock(horizon: int, actions: int, seed: int, variant: str = "pape
             "rewards": rewards,
         }
     )
+
+
+EXOGENOUS_LOCK_BYTES_PER_ENTRY = 400
+"""Peak memory of building :func:`exogenous_combination_lock` per transition entry of the
+product, of which there are at most ``6 K (H - 1) 4^k`` (measured with ``tracemalloc`` at
+H = 3-6, K = 2-10, k = 2-6: 183-336 bytes)."""
+
+
+def exogenous_combination_lock(horizon: int, actions: int, seed: int, bits: int,
+                               flip: object = "1/10", variant: str = "paper"
+                               ) -> ExogenousBlockMDP:
+    """The diabolical combination lock with ``bits`` exogenous noise bits, each flipping with
+    probability ``flip`` at every step whatever the action: the exogenous Block MDP of the
+    authors' later library (microsoft/Intrepid, ``temporal_diabcombolock.py``: its ``exo_dim``
+    and ``exo_flip_prob``, 1/10 in its configurations), with this project's lock as the
+    endogenous part.
+
+    The endogenous part is :func:`combination_lock` ``(horizon, actions, seed, variant)``
+    unchanged. The exogenous part is a stationary chain over the ``2^bits`` bit strings
+    (``"0101"``: bit ``i`` is character ``i``), uniform at layer 1 (each bit a fair coin, as
+    Intrepid draws them) and moving from ``xi`` to ``xi'`` with probability ``flip^d (1 -
+    flip)^(bits - d)``, ``d`` the number of bits in which they differ: the bits flip
+    independently at every transition, together with the endogenous step. The product
+    (:func:`kinematic.exogenous.exogenous_block_mdp`) has the states ``"s{h}a|0101"`` and the
+    observations of the same names, each emitted by its state alone; its rewards are the
+    lock's. Its name is the lock's followed by ``-exo{bits}-flip{flip}``. With ``flip = 1/2``
+    the bits are i.i.d. at every layer.
+
+    ``flip`` must be exact (``"1/10"``, ``Fraction(1, 10)``, ``0``, ``1``; a float is refused,
+    since it would make the product a float-mode MDP) and lie in ``[0, 1]``. How this lock
+    differs from Intrepid's: ``docs/guide/standard-environments.md``.
+
+    >>> noisy = exogenous_combination_lock(horizon=3, actions=2, seed=0, bits=2)
+    >>> noisy.mdp.name, noisy.mdp.layers[0][:3]
+    ('combolock-H3-K2-seed0-exo2-flip1/10', ('s1a|00', 's1a|01', 's1a|10'))
+    >>> noisy.chain.transitions[0]["00"]["01"], noisy.chain.transitions[0]["00"]["11"]
+    (Fraction(9, 100), Fraction(1, 100))
+
+    Raises ``ValueError`` naming ``bits`` (not an int >= 1), ``flip`` (not an exact number in
+    ``[0, 1]``) or ``variant``, and :class:`~kinematic.errors.TooLarge` at once when the
+    product would not fit in memory.
+    """
+    if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
+        raise ValueError(f"bits must be an int >= 1 (the number of exogenous bits), got "
+                         f"{bits!r}")
+    if isinstance(flip, float):
+        raise ValueError(f"flip must be exact ('1/10', Fraction(1, 10)), not the float {flip!r}")
+    p = parse_number(flip, "flip")
+    if not 0 <= p <= 1:
+        raise ValueError(f"flip must lie in [0, 1], got {number_text(p)}")
+    check_memory(EXOGENOUS_LOCK_BYTES_PER_ENTRY * 6 * actions * max(horizon - 1, 1) * 4 ** bits,
+                 f"exogenous_combination_lock(horizon={horizon}, actions={actions}, "
+                 f"bits={bits})")
+    lock = combination_lock(horizon, actions, seed, variant)
+    values = ["".join(digits) for digits in product("01", repeat=bits)]
+    by_distance = [p ** d * (1 - p) ** (bits - d) for d in range(bits + 1)]
+    step = {xi: {xi2: by_distance[d] for xi2 in values
+                 for d in [sum(a != b for a, b in zip(xi, xi2, strict=True))]
+                 if by_distance[d]}
+            for xi in values}
+    chain = exogenous_chain(values, dict.fromkeys(values, Fraction(1, 2 ** bits)), step,
+                            horizon=horizon)
+    return exogenous_block_mdp(lock, chain,
+                               name=f"{lock.name}-exo{bits}-flip{number_text(p)}")
 
 
 def random_sparse_mdp(

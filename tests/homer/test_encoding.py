@@ -70,7 +70,8 @@ def test_a_stored_encoder_without_an_encoding_is_the_orthonormal_one():
         HadamardNoise(0.0))
     old = {"seed": 0, "encoder": {"noise_variance": 0.01}}
     assert with_named_encoding(old)["encoder"] == {"noise_variance": 0.01,
-                                                  "encoding": "orthonormal"}
+                                                  "encoding": "orthonormal",
+                                                  "layout": "one-hot"}
     assert with_named_encoding([1]) == [1] and with_named_encoding({"encoder": 3}) == {
         "encoder": 3}
 
