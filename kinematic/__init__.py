@@ -52,6 +52,12 @@ from kinematic.exogenous import (
     exogenous_chain,
 )
 from kinematic.exogenous_check import NotFactorised, check_factorisation
+from kinematic.exogenous_spec import (
+    dumps_exogenous_spec,
+    from_exogenous_spec,
+    load_exogenous_spec,
+    to_exogenous_spec,
+)
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
@@ -119,6 +125,7 @@ __all__ = [
     "contrastive_distribution",
     "draw_block_mdp",
     "draw_partitions",
+    "dumps_exogenous_spec",
     "dumps_spec",
     "endogenous_partition",
     "eta",
@@ -132,6 +139,7 @@ __all__ = [
     "figure2_split",
     "format_report",
     "forward_ki_partition",
+    "from_exogenous_spec",
     "from_gymnasium",
     "from_spec",
     "homing_policies",
@@ -140,6 +148,7 @@ __all__ = [
     "is_policy_cover",
     "ki_partition",
     "level_sets",
+    "load_exogenous_spec",
     "load_spec",
     "n_bd",
     "n_fd",
@@ -155,6 +164,7 @@ __all__ = [
     "relabel_states",
     "state_policy",
     "state_visitation",
+    "to_exogenous_spec",
     "to_networkx",
     "to_spec",
     "uniform_policy",
