@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from kinematic.analysis import analyze, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
+from kinematic.exogenous_spec import load_with_factorisation
 from kinematic.families import combination_lock, figure2_canonical, figure2_split
 from kinematic.gymnasium_family import gymnasium_family
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
-from kinematic.spec import dumps_spec, load_spec
+from kinematic.spec import dumps_spec
 
 __all__ = ["run_command"]
 
@@ -76,11 +77,12 @@ def _find(args: argparse.Namespace) -> int:
 def _analyze(args: argparse.Namespace) -> int:
     if args.merged_only and not any(getattr(args, flag) for flag in _TABLES):
         raise ValueError("--merged-only applies to --markdown and --latex only")
-    mdp = load_spec(args.spec, atol=args.atol)
+    mdp, factorisation = load_with_factorisation(args.spec, atol=args.atol)
     spec = display_path(args.spec)
     with _warnings_as_lines(f"{spec}: "):  # one line on stderr, then the work
         try:
-            result = analyze(mdp, policies=args.policies, eta_error=args.eta_error)
+            result = analyze(mdp if factorisation is None else factorisation,
+                             policies=args.policies, eta_error=args.eta_error)
         except AmbiguousTolerance as error:
             raise AmbiguousTolerance(f"{spec}: {error}") from None
     chosen = [flag for flag in _REPORTS if getattr(args, flag)]
