@@ -32,6 +32,7 @@ from homer.encoders import DEFAULT_NOISE_VARIANCE, ENCODINGS, LAYOUTS
 from homer.settings import (
     DEFAULT_INTRINSIC_COEFFICIENT,
     DEFAULT_LEARNING_RATE,
+    EVALUATE_AGAINST,
     MERGE_THRESHOLD,
     MERGE_THRESHOLDS,
     REFERENCE_CAPACITY,
@@ -203,6 +204,10 @@ def _parser() -> argparse.ArgumentParser:
                           help="seed of the encodings and of the reference learners")
     evaluate.add_argument("--merge-threshold", type=MERGE_THRESHOLDS, default=MERGE_THRESHOLD,
                           help=MERGE_THRESHOLD_HELP)
+    evaluate.add_argument("--against", choices=EVALUATE_AGAINST, default=None,
+                          help="also score against this exact partition: endogenous, the "
+                               "endogenous partition of an exogenous Block MDP, whose --spec "
+                               "declares the factorisation (default: the KI partitions only)")
     evaluate.add_argument("--noise-variance", type=nonnegative(),
                           default=DEFAULT_NOISE_VARIANCE,
                           help="variance of the Gaussian noise of the encoder")

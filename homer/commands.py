@@ -45,6 +45,8 @@ from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
 from homer.user_code import flag_text, load_abstraction, load_policies
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
+from kinematic.exogenous import endogenous_partition
+from kinematic.exogenous_spec import load_with_factorisation
 from kinematic.families import combination_lock, exogenous_combination_lock
 from kinematic.json_input import display_path
 from kinematic.lookup import find
@@ -169,6 +171,21 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
     return load_abstraction(args.abstraction, "--abstraction", mdp), None
 
 
+def _evaluated_spec(args: argparse.Namespace) -> tuple[BlockMDP, Partition | None]:
+    """``--spec``'s Block MDP and, with ``--against endogenous``, its endogenous partition: the
+    spec must declare a factorisation (:mod:`kinematic.exogenous_spec`)."""
+    if args.against is None:
+        return load_spec(args.spec), None
+    mdp, factorisation = load_with_factorisation(args.spec)
+    if factorisation is None:
+        raise ValueError(
+            f"--against {args.against}: --spec {display_path(args.spec)} declares no "
+            "factorisation, so it has no endogenous partition; give the spec of an exogenous "
+            "Block MDP ('endogenous' and 'exogenous', or a Block MDP with its 'factorisation': "
+            "docs/guide/spec-format.md)")
+    return mdp, endogenous_partition(factorisation)
+
+
 def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[str, Any]:
     """Write the plots, ``report.json`` and ``summary.txt`` into ``out``; the report's JSON
     document (with the plots' paths)."""
@@ -199,10 +216,10 @@ def _evaluate(args: argparse.Namespace) -> int:
                 raise UnsafePathError(f"--out {args.out} is a file, not a directory")
             for name in EVALUATE_OUTPUTS:
                 check_own_path(args.out / name)
-        mdp = load_spec(args.spec)
+        mdp, endogenous = _evaluated_spec(args)
         encoder = HadamardNoise(args.noise_variance, args.encoding, args.layout)
         with threadpool_limits(limits=DEFAULT_TORCH_THREADS):  # the threads of a run
-            partitions = exact_partitions(mdp)
+            partitions = exact_partitions(mdp, endogenous)
             phi, capacity = _evaluate_abstraction(args, mdp, encoder, partitions["ki"])
             policies = (None if args.policies is None
                         else load_policies(args.policies, "--policies", mdp))

@@ -7,7 +7,8 @@ the result ``n`` integer classes. Every latent observation ``o`` of step ``h`` i
 ``samples`` fresh encodings (:class:`homer.encoded.EncodedObservations`; the paper's encoder
 :class:`homer.encoders.HadamardNoise` unless another is given) and ``phi``'s classes of them are
 compared with each exact partition of the step - backward KI (``def:bki``), forward KI
-(``def:fki``) and KI (``def:ki``):
+(``def:fki``) and KI (``def:ki``), and for an exogenous Block MDP, when asked, its endogenous
+partition (``exact_partitions(mdp, endogenous=...)``, ``homer evaluate --against endogenous``):
 
 - the **confusion** matrix (learned class x exact class, sample counts), **purity** and the
   **adjusted Rand index** over the samples;
@@ -80,7 +81,7 @@ from homer.policy_evaluation import (
     float_model,
     returned_array,
 )
-from homer.settings import MERGE_THRESHOLD, MERGE_THRESHOLDS
+from homer.settings import EVALUATE_AGAINST, MERGE_THRESHOLD, MERGE_THRESHOLDS
 from kinematic.homing import homing_policies
 from kinematic.inseparability import backward_ki_partition, forward_ki_partition, ki_partition
 from kinematic.model import BlockMDP
@@ -88,7 +89,8 @@ from kinematic.partition import Partition
 from kinematic.visitation import observation_visitation
 
 __all__ = [
-    "KINDS", "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "Abstraction", "AbstractionComparison",
+    "EVALUATE_AGAINST", "KINDS", "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "Abstraction",
+    "AbstractionComparison",
     "AbstractionReport", "CoverReport", "EncodedObservations", "Encoder", "Leak", "MergeRate",
     "ObservationPolicy", "compare_classes", "cover_roll_in", "evaluate_abstraction",
     "evaluate_policies", "exact_partitions", "learned_classes", "merge_rates",
@@ -198,7 +200,7 @@ class AbstractionComparison:
     """Learned classes of one time step against one exact partition of it."""
 
     kind: str
-    """``backward``, ``forward`` or ``ki``: the exact partition compared with."""
+    """``backward``, ``forward``, ``ki`` or ``endogenous``: the exact partition compared with."""
     exact_classes: list[list[str]]
     learned_classes: list[int]
     confusion: np.ndarray
@@ -365,11 +367,37 @@ def compare_classes(mdp: BlockMDP, step: int, kind: str, exact_classes: list[lis
     )
 
 
-def exact_partitions(mdp: BlockMDP) -> dict[str, Partition]:
-    """The backward KI, forward KI and KI partitions of ``mdp``, by :data:`KINDS`."""
+def exact_partitions(mdp: BlockMDP, endogenous: Partition | None = None
+                     ) -> dict[str, Partition]:
+    """The backward KI, forward KI and KI partitions of ``mdp``, by :data:`KINDS`, and
+    ``endogenous`` (the endogenous partition of an exogenous Block MDP,
+    :func:`kinematic.endogenous_partition`) as ``"endogenous"`` when given.
+
+    >>> from kinematic import (combination_lock, endogenous_partition, exogenous_block_mdp,
+    ...                        exogenous_chain)
+    >>> coin = exogenous_chain(["h", "t"], {"h": "1/2", "t": "1/2"},
+    ...                        {"h": {"h": "1/2", "t": "1/2"}, "t": {"h": "1/2", "t": "1/2"}},
+    ...                        horizon=3)
+    >>> noisy = exogenous_block_mdp(combination_lock(3, 2, seed=0), coin)
+    >>> list(exact_partitions(noisy.mdp, endogenous_partition(noisy)))
+    ['backward', 'forward', 'ki', 'endogenous']
+    """
     backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
-    return {"backward": backward, "forward": forward,
-            "ki": ki_partition(mdp, backward, forward)}
+    partitions = {"backward": backward, "forward": forward,
+                  "ki": ki_partition(mdp, backward, forward)}
+    if endogenous is not None:
+        if endogenous.kind != "endogenous":
+            raise ValueError(f"endogenous: a partition of kind 'endogenous' "
+                             f"(kinematic.endogenous_partition), got kind {endogenous.kind!r}")
+        partitions["endogenous"] = endogenous
+    return partitions
+
+
+def _kinds(steps: list[dict[str, AbstractionComparison]]) -> tuple[str, ...]:
+    """The exact partitions the steps were compared with: :data:`KINDS` and those of
+    :data:`EVALUATE_AGAINST` present."""
+    present = {kind for step in steps for kind in step}
+    return (*KINDS, *(kind for kind in EVALUATE_AGAINST if kind in present))
 
 
 def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
@@ -393,7 +421,7 @@ def cover_roll_in(mdp: BlockMDP) -> list[np.ndarray]:
 @dataclass(frozen=True)
 class AbstractionReport:
     """:func:`evaluate_abstraction`'s result: per time step (``steps[h - 1]``), the learned
-    classes against each exact partition (:data:`KINDS`)."""
+    classes against each exact partition (:data:`KINDS`, and ``endogenous`` when given)."""
 
     mdp: str
     samples: int
@@ -406,7 +434,7 @@ class AbstractionReport:
         """One line: where the wrong merges are against each exact partition (the numbers are in
         :attr:`steps`, the text summary is ``homer evaluate``'s)."""
         merges = ", ".join(f"{kind} {self.steps_with_wrong_merges(kind) or 'none'}"
-                           for kind in KINDS)
+                           for kind in _kinds(self.steps))
         return (f"<AbstractionReport on {self.mdp!r}: {len(self.steps)} steps, {self.samples} "
                 f"encodings per observation (seed {self.seed}); steps with wrong merges (merge "
                 f"rate above {self.merge_threshold}) vs {merges}>")
@@ -425,7 +453,7 @@ class AbstractionReport:
             "mdp": self.mdp, "samples": self.samples, "seed": self.seed,
             "merge_threshold": self.merge_threshold,
             "steps_with_wrong_merges": {kind: len(self.steps_with_wrong_merges(kind))
-                                        for kind in KINDS},
+                                        for kind in _kinds(self.steps)},
             "steps": [{"step": h, "wrong_merges": step["ki"].wrong_merges,
                        "splits": step["ki"].splits,
                        "abstractions": {kind: c.to_json() for kind, c in step.items()}}
@@ -469,7 +497,8 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
                          partitions: Mapping[str, Partition] | None = None,
                          merge_threshold: float = MERGE_THRESHOLD) -> AbstractionReport:
     """Score the abstraction ``phi(observations, step) -> classes`` at every time step of
-    ``mdp`` against its backward KI, forward KI and KI partitions (module docstring):
+    ``mdp`` against its backward KI, forward KI and KI partitions (module docstring), and its
+    endogenous partition when ``partitions`` has one (:func:`exact_partitions`):
     ``samples`` encodings of each latent observation by ``encoder``
     (:class:`homer.encoders.HadamardNoise` when None), drawn from ``seed``; ``name`` names
     ``phi`` in errors (a result that is not one integer class per row); ``partitions`` are
@@ -487,9 +516,11 @@ def evaluate_abstraction(mdp: BlockMDP, phi: Abstraction, encoder: Encoder | Non
     encoder = HadamardNoise() if encoder is None else encoder
     encoded = EncodedObservations(mdp, encoder, samples, seed)
     encoded.check_fits(doing="scoring an abstraction")
+    partitions = exact_partitions(mdp) if partitions is None else partitions
+    kinds = [*KINDS, *(kind for kind in EVALUATE_AGAINST if kind in partitions)]
     steps = range(1, mdp.horizon + 1)
-    compared = compare_steps(mdp, encoded, {h: dict.fromkeys(KINDS, phi) for h in steps},
-                             partitions, names=dict.fromkeys(KINDS, name),
+    compared = compare_steps(mdp, encoded, {h: dict.fromkeys(kinds, phi) for h in steps},
+                             partitions, names=dict.fromkeys(kinds, name),
                              merge_threshold=merge_threshold)
     return AbstractionReport(mdp.name, samples, seed, [compared[h] for h in steps],
                              merge_threshold)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from kinematic.arguments import NumberRange
 
-__all__ = ["DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE", "MERGE_THRESHOLD",
-           "MERGE_THRESHOLDS", "REFERENCE_CAPACITY", "REFERENCE_LEARNERS"]
+__all__ = ["DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE", "EVALUATE_AGAINST",
+           "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "REFERENCE_CAPACITY", "REFERENCE_LEARNERS"]
 
 MERGE_THRESHOLD = 0.05
 """The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
@@ -37,6 +37,11 @@ REFERENCE_LEARNERS = {
     "pca-kmeans": "k-means after projecting on the leading principal components",
 }
 """The reference abstractions by name, each with what it is."""
+
+EVALUATE_AGAINST = ("endogenous",)
+"""The exact partitions ``homer evaluate --against`` adds to the backward KI, forward KI and KI
+ones: ``endogenous``, the endogenous partition of an exogenous Block MDP (its spec declares the
+factorisation: :mod:`kinematic.exogenous_spec`)."""
 
 REFERENCE_CAPACITY = NumberRange(int, low=1, high=10**9)
 """The classes a reference learner may have (``--capacity``): from 1 to 10^9, far more than the

@@ -63,8 +63,9 @@ def table_legend(merge_threshold: float) -> tuple[str, ...]:
     )
 
 EVALUATION_NAMES = {"ki": "phi vs KI", "backward": "phi vs backward KI",
-                    "forward": "phi vs forward KI"}
-"""The rows of ``homer evaluate``'s table: the one abstraction against each exact partition."""
+                    "forward": "phi vs forward KI", "endogenous": "phi vs endogenous"}
+"""The rows of ``homer evaluate``'s table: the one abstraction against each exact partition it
+was compared with (``endogenous`` with ``--against endogenous`` only)."""
 
 
 def steps_phrase(hits: Sequence[int], total: int, shown: int = 3) -> str:
@@ -279,7 +280,7 @@ def format_evaluation(evaluation: Evaluation) -> str:
     first has no policies: those steps are named instead) and their values against V*."""
     report = evaluation.report
     capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
-    rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1)}
+    rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1) if kind in step}
             for kind, name in EVALUATION_NAMES.items()}
     lines = [f"phi = {display_path(evaluation.abstraction)}{capacity} on "
              f"{display_path(report.mdp)} vs the exact answers:",

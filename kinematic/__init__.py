@@ -58,6 +58,12 @@ from kinematic.exogenous_ki import (
     predicted_ki_partitions,
     product_partition,
 )
+from kinematic.exogenous_spec import (
+    dumps_exogenous_spec,
+    from_exogenous_spec,
+    load_exogenous_spec,
+    to_exogenous_spec,
+)
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
@@ -128,6 +134,7 @@ __all__ = [
     "contrastive_distribution",
     "draw_block_mdp",
     "draw_partitions",
+    "dumps_exogenous_spec",
     "dumps_spec",
     "endogenous_partition",
     "eta",
@@ -142,6 +149,7 @@ __all__ = [
     "figure2_split",
     "format_report",
     "forward_ki_partition",
+    "from_exogenous_spec",
     "from_gymnasium",
     "from_spec",
     "homing_policies",
@@ -150,6 +158,7 @@ __all__ = [
     "is_policy_cover",
     "ki_partition",
     "level_sets",
+    "load_exogenous_spec",
     "load_spec",
     "n_bd",
     "n_fd",
@@ -167,6 +176,7 @@ __all__ = [
     "relabel_states",
     "state_policy",
     "state_visitation",
+    "to_exogenous_spec",
     "to_networkx",
     "to_spec",
     "uniform_policy",

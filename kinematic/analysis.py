@@ -1,17 +1,23 @@
 """One call that computes every exact quantity of Sections 2-3 for a Block MDP, as JSON-ready data
 (the output of ``python -m kinematic analyze --json``), and its readable text report.
+
+An exogenous Block MDP (:class:`kinematic.exogenous.ExogenousBlockMDP`, or a spec that declares a
+factorisation) adds its endogenous partition beside the KI partitions, and whether KI
+separates exogenous values (:func:`ki_separation`).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from kinematic.canonical import canonical_form
 from kinematic.certified_induction import exact_operations
 from kinematic.display import LISTED, listed, name_text
+from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.homing import eta, eta_error_bound, homing_policy_choices
 from kinematic.inseparability import (
     Partition,
@@ -27,7 +33,7 @@ from kinematic.spec import to_spec
 
 __all__ = ["ETA_MIN_LISTED", "SLOW_EXACT_SECONDS", "SlowExactAnalysis", "analyze",
            "attained_text", "eta_min_states", "exact_operations", "format_report", "has_rewards",
-           "merged_blocks", "tie_rule"]
+           "ki_separation", "ki_separation_text", "merged_blocks", "tie_rule"]
 
 EXACT_SECONDS_PER_OPERATION = 2.5e-7
 """Seconds of exact eta per integer multiply-add of :func:`exact_operations`, everything
@@ -137,10 +143,57 @@ def attained_text(groups: list[dict], name: Callable[[str], str] = name_text,
     return text + (f", ... ({total - shown:,} more)" if total > shown else "")
 
 
-def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = None) -> dict:
+def ki_separation(ki: Partition, endogenous: Partition) -> dict | None:
+    """Where the KI partition ``ki`` first separates exogenous values: the first layer at which
+    two states of one block of ``endogenous`` (one endogenous state with two exogenous values)
+    lie in two KI classes, as ``{"layer": h, "states": [z1, z2]}`` (the first such block, its
+    first state and the first of its states outside that one's KI class); None when every
+    endogenous class lies within one KI class. At a layer with more KI classes than endogenous
+    ones there is always such a pair; a layer with fewer may have one too.
+
+    >>> from kinematic import combination_lock, exogenous_block_mdp, exogenous_chain, ki_partition
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> flip = exogenous_chain(["0", "1"], {"0": "1/2", "1": "1/2"},
+    ...                        {"0": {"0": "9/10", "1": "1/10"}, "1": {"0": "1/10", "1": "9/10"}},
+    ...                        horizon=3)
+    >>> noisy = exogenous_block_mdp(lock, flip)
+    >>> ki_separation(ki_partition(noisy.mdp), endogenous_partition(noisy))
+    {'layer': 1, 'states': ['s1a|0', 's1a|1']}
+    """
+    for h in range(len(ki.layers)):
+        class_of = dict(zip(ki.layers[h], ki.labels[h].tolist(), strict=True))
+        for block in endogenous.blocks(h + 1):
+            apart = [state for state in block if class_of[state] != class_of[block[0]]]
+            if apart:
+                return {"layer": h + 1, "states": [block[0], apart[0]]}
+    return None
+
+
+def ki_separation_text(separation: dict | None, name: Callable[[str], str] = name_text) -> str:
+    """:func:`ki_separation`'s result as the reports' one line, states written by ``name``.
+
+    >>> print(ki_separation_text({"layer": 2, "states": ["s|0", "s|1"]}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    KI separates exogenous values: first at layer 2, where s|0 and s|1 (one endogenous state)
+    are in two KI classes
+    >>> ki_separation_text(None)
+    'KI separates no exogenous values: every endogenous class lies within one KI class'
+    """
+    if separation is None:
+        return ("KI separates no exogenous values: every endogenous class lies within one KI "
+                "class")
+    first, second = map(name, separation["states"])
+    return (f"KI separates exogenous values: first at layer {separation['layer']}, where "
+            f"{first} and {second} (one endogenous state) are in two KI classes")
+
+
+def analyze(mdp: BlockMDP | ExogenousBlockMDP, policies: bool = False,
+            eta_error: float | None = None) -> dict:
     """eta, eta_min, the three KI partitions and their sizes, per-layer counts, the canonical form,
     the optimal value ``V*`` when the MDP has rewards, and (with ``policies``) a deterministic
-    homing policy for every state (``def:homing``) and an optimal policy.
+    homing policy for every state (``def:homing``) and an optimal policy; for an exogenous Block
+    MDP (an :class:`~kinematic.exogenous.ExogenousBlockMDP`: its ``.mdp`` is analysed), its
+    endogenous partition too.
 
     Float mode: every eta is within ``eta_error`` (default ``1e-3 atol``, recorded as
     ``"eta_error"``) plus rounding of its exact value (``kinematic.homing.eta``);
@@ -167,6 +220,11 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
       optimal expected total reward from ``s`` at its layer on;
     - ``homing_policies`` (with ``policies``): state ``s`` -> {earlier state: action} of a
       deterministic policy reaching ``s`` with probability ``eta(s)``;
+    - for an exogenous Block MDP only: ``partitions["endogenous"]`` (the endogenous partition,
+      :func:`kinematic.exogenous.endogenous_partition`), ``n_endogenous`` its number of blocks,
+      ``"endogenous"`` in each ``per_layer`` row (its number of blocks there), and
+      ``ki_separates_exogenous`` (:func:`ki_separation`: ``{"layer", "states"}`` where KI first
+      separates two exogenous values of one endogenous state, or null);
     - ``optimal_policy`` (with ``policies``, when ``optimal_value`` is there): per layer
       ``{"layer": 1, "decisions": {observation: action}}``, a deterministic policy attaining
       ``V*``; ties go to the action listed first in the spec. In float mode every action within
@@ -185,6 +243,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     >>> [block for block in result["partitions"]["ki"] if len(block["states"]) > 1]
     [{'layer': 2, 'states': ['s2a', 's2b']}]
     """
+    model = mdp if isinstance(mdp, ExogenousBlockMDP) else None
+    mdp = mdp.mdp if isinstance(mdp, ExogenousBlockMDP) else mdp
     _warn_if_slow(mdp)
     number = mdp.mode.to_json
     eta_per_layer = eta(mdp, error=eta_error)
@@ -192,7 +252,9 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
     forward = forward_ki_partition(mdp)
     ki = ki_partition(mdp, backward, forward)
     canonical = canonical_form(mdp, ki)
-    result = {
+    endogenous = None if model is None else endogenous_partition(model)
+    partitions = [backward, forward, ki, *([] if endogenous is None else [endogenous])]
+    result: dict[str, Any] = {
         "name": mdp.name,
         "mode": "exact" if mdp.mode.exact else "float",
         "horizon": mdp.horizon,
@@ -204,7 +266,7 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
         },
         "eta_min": number(min(min(values) for values in eta_per_layer)),
         "eta_min_states": _attaining(mdp, eta_per_layer),
-        "partitions": {p.kind: _blocks_with_layers(p) for p in (backward, forward, ki)},
+        "partitions": {p.kind: _blocks_with_layers(p) for p in partitions},
         "n_bd": backward.number_of_blocks,
         "n_fd": forward.number_of_blocks,
         "n_kd": ki.number_of_blocks,
@@ -215,6 +277,8 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
                 "n_bd": backward.blocks_per_layer[h],
                 "n_fd": forward.blocks_per_layer[h],
                 "n_kd": ki.blocks_per_layer[h],
+                **({} if endogenous is None
+                   else {"endogenous": endogenous.blocks_per_layer[h]}),
                 "eta_min": number(min(eta_per_layer[h])),
             }
             for h in range(mdp.horizon)
@@ -222,6 +286,9 @@ def analyze(mdp: BlockMDP, policies: bool = False, eta_error: float | None = Non
         "canonical": to_spec(canonical.mdp),
         "canonical_state_map": canonical.state_map,
     }
+    if endogenous is not None:
+        result["n_endogenous"] = endogenous.number_of_blocks
+        result["ki_separates_exogenous"] = ki_separation(ki, endogenous)
     if not mdp.mode.exact:
         result["eta_error"] = eta_error_bound(mdp, eta_error)
     optimum = optimal_values(mdp) if has_rewards(mdp) else None
@@ -303,27 +370,34 @@ def format_report(analysis: dict) -> str:
       s1: 1/2
       'A\\neta_min = 1': 1/2
     """
+    exogenous = "n_endogenous" in analysis
     lines = [
         f"Block MDP {analysis['name']!r}: horizon {analysis['horizon']}, "
         f"{analysis['states']} states, {analysis['mode']} arithmetic",
         f"eta_min = {analysis['eta_min']}",
         f"eta_min attained by {attained_text(analysis['eta_min_states'])}",
         f"N_BD = {analysis['n_bd']}, N_FD = {analysis['n_fd']}, N_KD = {analysis['n_kd']}, "
-        f"|S| = {analysis['states']}",
+        f"|S| = {analysis['states']}"
+        + (f", endogenous classes = {analysis['n_endogenous']}" if exogenous else ""),
     ]
+    if exogenous:
+        lines.append(ki_separation_text(analysis["ki_separates_exogenous"]))
     if "optimal_value" in analysis:
         lines.append(f"V* = {analysis['optimal_value']} (the optimal expected total reward "
                      "from the start distribution)")
-    lines += ["", f"{'layer':>5} {'states':>6} {'N_BD':>5} {'N_FD':>5} {'N_KD':>5}  eta_min"]
+    endogenous = f" {'endogenous':>10}" if exogenous else ""
+    lines += ["", f"{'layer':>5} {'states':>6} {'N_BD':>5} {'N_FD':>5} {'N_KD':>5}{endogenous}"
+                  "  eta_min"]
     for row in analysis["per_layer"]:
+        endogenous = f" {row['endogenous']:>10}" if exogenous else ""
         lines.append(
             f"{row['layer']:>5} {row['states']:>6} {row['n_bd']:>5} {row['n_fd']:>5} "
-            f"{row['n_kd']:>5}  {row['eta_min']}"
+            f"{row['n_kd']:>5}{endogenous}  {row['eta_min']}"
         )
     lines += ["", "eta(s):"]
     lines += [f"  {name_text(state)}: {value}" for state, value in analysis["eta"].items()]
-    for kind in ("backward", "forward", "ki"):
-        label = "KI" if kind == "ki" else f"{kind} KI"
+    for kind in ("backward", "forward", "ki", *(["endogenous"] if exogenous else [])):
+        label = {"ki": "KI", "endogenous": "endogenous partition"}.get(kind, f"{kind} KI")
         lines.append(f"{label} blocks with more than one state: "
                      f"{merged_blocks(analysis['partitions'][kind])}")
     canonical_size = sum(len(layer) for layer in analysis["canonical"]["layers"])

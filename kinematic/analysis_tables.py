@@ -10,6 +10,10 @@ a line naming the states that attain ``eta_min`` with their layers
 (:func:`kinematic.analysis.attained_text`: the first :data:`kinematic.analysis.ETA_MIN_LISTED`
 and a count), and the policies when the analysis has them. Exact numbers are ``p/q`` in Markdown
 and ``\\frac{p}{q}`` in LaTeX, floats are rounded to :data:`FLOAT_DIGITS` significant digits.
+The analysis of an exogenous Block MDP adds a column ``endogenous`` to both tables (the number
+of endogenous classes after ``N_KD``, the endogenous partition after KI), their total to the
+summary and a line saying whether KI separates exogenous values
+(:func:`kinematic.analysis.ki_separation_text`); other reports are unchanged.
 
 Markdown: a name is escaped (:func:`markdown_escape`); in the ``eta_min`` line it is first
 written as the text report writes it (:func:`kinematic.display.name_text`: quoted when it holds
@@ -43,7 +47,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
-from kinematic.analysis import attained_text, tie_rule
+from kinematic.analysis import attained_text, ki_separation_text, tie_rule
 from kinematic.display import name_text
 from kinematic.lookup import unknown_name
 from kinematic.numbers import number_text
@@ -76,6 +80,14 @@ _ROW_STRETCH = 1.3
 fractions (``\\frac{p}{q}``) of two rows do not touch."""
 
 _KINDS = (("backward", "backward KI"), ("forward", "forward KI"), ("ki", "KI"))
+
+_NARROW_GAP = "4pt"
+"""``\\tabcolsep`` of the per-layer table of an exogenous Block MDP (LaTeX's default: 6pt): its
+seven columns then fit a column of a two-column paper."""
+
+_HYPHENATED = {"backward KI": r"back\-ward KI", "endogenous": r"endo\-genous"}
+"""Headers of the partitions table of an exogenous Block MDP that may break: its four columns
+of a two-column paper are narrower than ``backward`` and ``endogenous``."""
 
 _LATEX_SPECIAL = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "#": r"\#", "%": r"\%",
@@ -227,6 +239,14 @@ def latex_number(value: str | float) -> str:
     return f"${_latex_math(value)}$"
 
 
+def _kinds(analysis: dict) -> tuple[tuple[str, str], ...]:
+    """The partitions of the tables: :data:`_KINDS`, and the endogenous partition of an
+    exogenous Block MDP."""
+    if "n_endogenous" in analysis:
+        return (*_KINDS, ("endogenous", "endogenous"))
+    return _KINDS
+
+
 def _blocks_by_layer(analysis: dict, kind: str) -> dict[int, list[list[str]]]:
     per_layer: dict[int, list[list[str]]] = {row["layer"]: [] for row in analysis["per_layer"]}
     for block in analysis["partitions"][kind]:
@@ -246,7 +266,7 @@ def _partition_cells(analysis: dict, block_text: Callable[[list[str]], str],
                      bold: Callable[[str], str], merged_only: bool) -> list[list[str]]:
     """One row per layer: the layer, then the blocks of each partition (``block_text``), merged
     ones in ``bold``; with ``merged_only``, only those (not bold) and a count of the rest."""
-    columns = [_blocks_by_layer(analysis, kind) for kind, _ in _KINDS]
+    columns = [_blocks_by_layer(analysis, kind) for kind, _ in _kinds(analysis)]
     rows = []
     for row in analysis["per_layer"]:
         cells = [str(row["layer"])]
@@ -269,11 +289,25 @@ def _partitions_note(merged_only: bool) -> str:
 
 
 def _layer_rows(analysis: dict, number: Callable[[str | float], str]) -> list[list[str]]:
+    """The per-layer table's rows and the row ``all`` (with a column ``endogenous`` after
+    ``N_KD`` for an exogenous Block MDP)."""
+    exogenous = "n_endogenous" in analysis
     rows = [[str(row["layer"]), str(row["states"]), str(row["n_bd"]), str(row["n_fd"]),
-             str(row["n_kd"]), number(row["eta_min"])] for row in analysis["per_layer"]]
+             str(row["n_kd"]), *([str(row["endogenous"])] if exogenous else []),
+             number(row["eta_min"])] for row in analysis["per_layer"]]
     rows.append(["all", str(analysis["states"]), str(analysis["n_bd"]), str(analysis["n_fd"]),
-                 str(analysis["n_kd"]), number(analysis["eta_min"])])
+                 str(analysis["n_kd"]), *([str(analysis["n_endogenous"])] if exogenous else []),
+                 number(analysis["eta_min"])])
     return rows
+
+
+def _layer_header(analysis: dict, quantities: list[str]) -> list[str]:
+    """The per-layer table's header: ``quantities`` (``N_BD``, ``N_FD``, ``N_KD``, ``eta_min``
+    as the table writes them) with ``endogenous`` before the last for an exogenous Block
+    MDP."""
+    if "n_endogenous" in analysis:
+        quantities = [*quantities[:-1], "endogenous", quantities[-1]]
+    return ["layer", "states", *quantities]
 
 
 def _markdown_table(header: list[str], rows: list[list[str]], right: int) -> list[str]:
@@ -286,6 +320,8 @@ def _summary(analysis: dict) -> list[tuple[str, str | float]]:
     """``(quantity, value)`` for eta_min, N_BD, N_FD, N_KD and V* when present."""
     pairs = [("eta_min", analysis["eta_min"])]
     pairs += [(f"N_{kind}", analysis["n_" + kind.lower()]) for kind in ("BD", "FD", "KD")]
+    if "n_endogenous" in analysis:
+        pairs.append(("endogenous classes", analysis["n_endogenous"]))
     if "optimal_value" in analysis:
         pairs.append(("V*", analysis["optimal_value"]))
     return pairs
@@ -294,6 +330,7 @@ def _summary(analysis: dict) -> list[tuple[str, str | float]]:
 _MARKDOWN_QUANTITIES = {"V*": r"V\*"}
 _LATEX_QUANTITIES = {"eta_min": r"\eta_{\min}", "N_BD": r"\mathrm{N}_{\mathrm{BD}}",
                      "N_FD": r"\mathrm{N}_{\mathrm{FD}}", "N_KD": r"\mathrm{N}_{\mathrm{KD}}",
+                     "endogenous classes": r"\text{endogenous classes}",
                      "V*": "V^*"}
 
 
@@ -342,11 +379,16 @@ def markdown_report(analysis: dict, merged_only: bool = False) -> str:
     attained = attained_text(analysis["eta_min_states"],
                              lambda state: markdown_escape(name_text(state)))
     lines = [header, "", f"eta_min is attained by {attained}", ""]
-    lines += _markdown_table(["layer", "states", "N_BD", "N_FD", "N_KD", "eta_min"],
-                             _layer_rows(analysis, _plain_number), right=6)
+    if "ki_separates_exogenous" in analysis:
+        separation = ki_separation_text(analysis["ki_separates_exogenous"],
+                                        lambda state: markdown_escape(name_text(state)))
+        lines += [separation, ""]
+    header_cells = _layer_header(analysis, ["N_BD", "N_FD", "N_KD", "eta_min"])
+    lines += _markdown_table(header_cells, _layer_rows(analysis, _plain_number),
+                             right=len(header_cells))
     lines += ["", f"Blocks of the partitions ({_partitions_note(merged_only)}):", ""]
     lines += _markdown_table(
-        ["layer", *(label for _, label in _KINDS)],
+        ["layer", *(label for _, label in _kinds(analysis))],
         _partition_cells(analysis, lambda block: "{" + ", ".join(map(markdown_escape, block)) + "}",
                          lambda text: f"**{text}**", merged_only), right=1)
     if "optimal_policy" in analysis:
@@ -366,17 +408,19 @@ def markdown_report(analysis: dict, merged_only: bool = False) -> str:
 
 
 def _tabular(note: str, columns: str, header: list[str], rows: list[list[str]],
-             last_rows: list[list[str]] | None = None) -> list[str]:
+             last_rows: list[list[str]] | None = None, column_gap: str = "") -> list[str]:
     """A table as a paragraph of its own: a blank line, ``% note``, ``\\medskip``, then a
     ``tabular`` environment with ``booktabs`` rules (``last_rows`` after a ``\\midrule``), or,
     with a column :data:`_WRAPPED`, a ``tabularx`` as wide as the line; not indented, and in a
-    group that stretches its rows by :data:`_ROW_STRETCH`."""
+    group that stretches its rows by :data:`_ROW_STRETCH` (and sets ``\\tabcolsep`` to
+    ``column_gap`` when given)."""
     def line(cells: list[str]) -> str:
         return " & ".join(cells) + r" \\"
 
     wide = _WRAPPED in columns
     environment = "tabularx" if wide else "tabular"
-    begin = (rf"{{\renewcommand{{\arraystretch}}{{{_ROW_STRETCH}}}\noindent"
+    gap = rf"\setlength{{\tabcolsep}}{{{column_gap}}}" if column_gap else ""
+    begin = (rf"{{\renewcommand{{\arraystretch}}{{{_ROW_STRETCH}}}{gap}\noindent"
              rf"\begin{{{environment}}}" + (r"{\linewidth}" if wide else "") + f"{{{columns}}}")
     lines = ["", f"% {note}", r"\medskip", begin, r"\toprule", line(header), r"\midrule",
              *(line(cells) for cells in rows)]
@@ -485,12 +529,19 @@ def latex_report(analysis: dict, merged_only: bool = False,
              f"{analysis['states']} states, {analysis['mode']} arithmetic)",
              rf"% needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"]
     rows = _layer_rows(analysis, latex_number)
-    lines += _tabular("per layer: the states, the numbers of blocks of the partitions, eta_min",
-                      "rrrrrr", ["layer", "states", r"$\mathrm{N}_{\mathrm{BD}}$",
-                                 r"$\mathrm{N}_{\mathrm{FD}}$", r"$\mathrm{N}_{\mathrm{KD}}$",
-                                 r"$\eta_{\min}$"], rows[:-1], rows[-1:])
-    lines += _tabular(_partitions_note(merged_only), "r" + _WRAPPED * 3,
-                      ["layer", *(label for _, label in _KINDS)],
+    exogenous = "n_endogenous" in analysis
+    header = _layer_header(analysis, [r"$\mathrm{N}_{\mathrm{BD}}$", r"$\mathrm{N}_{\mathrm{FD}}$",
+                                      r"$\mathrm{N}_{\mathrm{KD}}$", r"$\eta_{\min}$"])
+    if exogenous:  # seven columns: narrower, to fit a column of a two-column paper
+        header[-2] = r"\shortstack[r]{endo-\\genous}"
+    lines += _tabular("per layer: the states, the numbers of blocks of the partitions"
+                      + (", the endogenous classes" if exogenous else "") + ", eta_min",
+                      "r" * len(header), header, rows[:-1], rows[-1:],
+                      column_gap=_NARROW_GAP if exogenous else "")
+    kinds = _kinds(analysis)
+    lines += _tabular(_partitions_note(merged_only), "r" + _WRAPPED * len(kinds),
+                      ["layer", *(_HYPHENATED.get(label, label) if exogenous else label
+                                  for _, label in kinds)],
                       _partition_cells(analysis, block_text,
                                        lambda text: rf"{{\bfseries\boldmath {text}}}",
                                        merged_only))
@@ -519,5 +570,9 @@ def latex_report(analysis: dict, merged_only: bool = False,
         summary += (f"; every $\\eta$ within {latex_number(analysis['eta_error'])} of its "
                     "exact value")
     attained = attained_text(analysis["eta_min_states"], lambda state: f"${math(state)}$")
-    return "\n".join([*lines, "", r"\medskip", r"\noindent " + summary + ".",
-                      rf"$\eta_{{\min}}$ is attained by {attained}.\par"])
+    separation = ([ki_separation_text(analysis["ki_separates_exogenous"],
+                                      lambda state: f"${math(state)}$") + "."]
+                  if "ki_separates_exogenous" in analysis else [])
+    closing = [rf"$\eta_{{\min}}$ is attained by {attained}.", *separation]
+    closing[-1] += r"\par"
+    return "\n".join([*lines, "", r"\medskip", r"\noindent " + summary + ".", *closing])

@@ -107,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
         "analyze", help="eta, eta_min, KI partitions, canonical form and V* of a JSON spec",
         description="Every exact quantity of Sections 2-3 for the Block MDP of a JSON spec: "
                     "eta and eta_min, the backward, forward and full KI partitions, the "
-                    "canonical form and, when the spec has rewards, the optimal value V*.",
+                    "canonical form and, when the spec has rewards, the optimal value V*; "
+                    "for an exogenous Block MDP's spec, its endogenous partition too.",
         formatter_class=DefaultsHelpFormatter,
     )
     analyze_cmd.add_argument(

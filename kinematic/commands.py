@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from kinematic.analysis import analyze, format_report
 from kinematic.analysis_tables import latex_report, markdown_report
 from kinematic.errors import AmbiguousTolerance, InvalidBlockMDP
+from kinematic.exogenous_spec import load_with_factorisation, to_compact_exogenous_spec
 from kinematic.families import (
     combination_lock,
     exogenous_combination_lock,
@@ -23,7 +24,7 @@ from kinematic.families import (
 from kinematic.gymnasium_family import gymnasium_family
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
-from kinematic.spec import dumps_spec, load_spec
+from kinematic.spec import dumps_spec
 
 __all__ = ["run_command"]
 
@@ -81,11 +82,12 @@ def _find(args: argparse.Namespace) -> int:
 def _analyze(args: argparse.Namespace) -> int:
     if args.merged_only and not any(getattr(args, flag) for flag in _TABLES):
         raise ValueError("--merged-only applies to --markdown and --latex only")
-    mdp = load_spec(args.spec, atol=args.atol)
+    mdp, factorisation = load_with_factorisation(args.spec, atol=args.atol)
     spec = display_path(args.spec)
     with _warnings_as_lines(f"{spec}: "):  # one line on stderr, then the work
         try:
-            result = analyze(mdp, policies=args.policies, eta_error=args.eta_error)
+            result = analyze(mdp if factorisation is None else factorisation,
+                             policies=args.policies, eta_error=args.eta_error)
         except AmbiguousTolerance as error:
             raise AmbiguousTolerance(f"{spec}: {error}") from None
     chosen = [flag for flag in _REPORTS if getattr(args, flag)]
@@ -107,18 +109,22 @@ def _family(args: argparse.Namespace) -> int:
                          "exogenous bit flips)")
     if args.family == "combolock":
         seed, variant = 0 if args.seed is None else args.seed, args.lock_variant or "paper"
-        if args.exogenous_bits is None:
-            mdp = combination_lock(args.horizon, args.actions, seed, variant=variant)
-        else:
-            mdp = exogenous_combination_lock(
+        if args.exogenous_bits is not None:  # the compact form: the lock and the chain
+            model = exogenous_combination_lock(
                 args.horizon, args.actions, seed, args.exogenous_bits,
-                "1/10" if args.flip is None else args.flip, variant=variant).mdp
+                "1/10" if args.flip is None else args.flip, variant=variant)
+            return _write(args, json.dumps(to_compact_exogenous_spec(model), indent=1) + "\n")
+        mdp = combination_lock(args.horizon, args.actions, seed, variant=variant)
     elif args.family == "gymnasium":
         with _warnings_as_lines(""):
             mdp = gymnasium_family(args)
     else:
         mdp = figure2_split() if args.split else figure2_canonical()
-    text = dumps_spec(mdp) + "\n"
+    return _write(args, dumps_spec(mdp) + "\n")
+
+
+def _write(args: argparse.Namespace, text: str) -> int:
+    """``family``'s spec to ``--out`` or standard output."""
     if args.out:
         args.out.write_text(text)
     else:

@@ -164,8 +164,8 @@ def exogenous_chain(values: Sequence[str] | Sequence[Sequence[str]], start: Mapp
     for h, step in enumerate(steps):
         step = require_mapping(step, f"exogenous transitions[{h + 1}]")
         for value in step:
-            find({v: v for v in layers[h]}, value, f"exogenous value of layer {h + 1}",
-                 f"exogenous transitions[{h + 1}]")
+            find({v: v for v in layers[h]}, value, "exogenous value",
+                 f"exogenous transitions[{h + 1}] (from layer {h + 1})")
         missing = [value for value in layers[h] if value not in step]
         if missing:
             raise InvalidBlockMDP(f"exogenous transitions[{h + 1}]: no row for value(s) "

@@ -23,9 +23,11 @@ from kinematic.numbers import Number, number_text
 __all__ = ["NotFactorised", "check_factorisation"]
 
 
-class NotFactorised(ValueError):
+class NotFactorised(InvalidBlockMDP):
     """A Block MDP does not factorise as declared; the message names the first state or entry
-    that breaks the factorisation and the numbers that should be equal."""
+    that breaks the factorisation and the numbers that should be equal. An
+    :class:`~kinematic.errors.InvalidBlockMDP`: a spec that declares a factorisation that does
+    not hold is refused as any invalid spec is."""
 
 
 def _labels(mdp: BlockMDP, labels: object, part: str) -> dict[str, Hashable]:

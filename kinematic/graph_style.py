@@ -121,12 +121,13 @@ def final_width(width: object, size: object) -> float | None:
 _DIGITS = 3  # significant digits of a float probability on an edge or under a node
 
 _DESCRIPTIONS = {"backward": "backward KI partition", "forward": "forward KI partition",
-                 "ki": "KI partition"}
+                 "ki": "KI partition", "endogenous": "endogenous partition"}
 
 
 def partition_description(partition: Partition) -> str:
     """What a partition is, for a title: ``"KI partition"`` for kind ``"ki"``, ``"backward KI
-    partition"``, ``"forward KI partition"``, otherwise the kind itself.
+    partition"``, ``"forward KI partition"``, ``"endogenous partition"`` (of an exogenous Block
+    MDP, :func:`kinematic.exogenous.endogenous_partition`), otherwise the kind itself.
 
     >>> from kinematic import combination_lock, ki_partition
     >>> partition_description(ki_partition(combination_lock(3, 2, seed=0)))

@@ -292,6 +292,17 @@ def _merged_names(mdp: BlockMDP, partition: Partition) -> tuple[list[tuple[str, 
     return names, state_map
 
 
+_ENDOGENOUS_HINT = (
+    "An endogenous partition has a quotient only when the exogenous values of each endogenous "
+    "state are KI, that is when the next exogenous value does not depend on the current one "
+    "(i.i.d. noise); this exogenous part has memory: quotient by the KI partition (or a "
+    "refinement of it) instead")
+"""Added to the error of a quotient by a partition of kind ``"endogenous"``
+(:func:`kinematic.exogenous.endogenous_partition`): two states with one endogenous state and two
+exogenous values are forward KI iff the exogenous chain's rows from the two values are equal,
+and all of them are also backward KI when every step's rows are equal."""
+
+
 def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
     """Merge the states of each block of ``partition`` into one state (see the module
     docstring for the merge and for when it is defined).
@@ -303,7 +314,8 @@ def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
     ------
     UndefinedQuotient
         Naming two states of a block that cannot be merged, and the action or incoming pairs
-        that tell them apart.
+        that tell them apart; for an endogenous partition (kind ``"endogenous"``), saying why
+        the exogenous part's memory forbids the quotient.
     InvalidPartition
         When ``partition`` is not a Partition of the states of ``mdp``.
     InvalidBlockMDP
@@ -323,11 +335,16 @@ def quotient(mdp: BlockMDP, partition: Partition) -> Quotient:
     representatives = [np.unique(labels, return_index=True)[1] for labels in partition.labels]
     weights = [_member_weights(mdp, h) for h in range(mdp.horizon)]
     merged_layers = []
-    for h in range(mdp.horizon):
-        if h > 0:
-            _check_columns(mdp, h, partition.labels[h], representatives[h], weights[h])
-        if h + 1 < mdp.horizon:
-            merged_layers.append(_merged_transitions(mdp, h, partition, representatives[h]))
+    try:
+        for h in range(mdp.horizon):
+            if h > 0:
+                _check_columns(mdp, h, partition.labels[h], representatives[h], weights[h])
+            if h + 1 < mdp.horizon:
+                merged_layers.append(_merged_transitions(mdp, h, partition, representatives[h]))
+    except UndefinedQuotient as error:
+        if partition.kind != "endogenous":
+            raise
+        raise UndefinedQuotient(f"{error}. {_ENDOGENOUS_HINT}") from None
 
     emission_state, emission_probability = [], []
     for h in range(mdp.horizon):

@@ -3,6 +3,11 @@
 Exact numbers travel as ``"p/q"`` strings (or ints), floats as JSON numbers. ``emissions`` and
 ``rewards`` are optional. :func:`to_spec` writes only non-default, non-zero entries, so
 ``to_spec(from_spec(s))`` is a normal form that can be compared with ``==``.
+
+A spec of an exogenous Block MDP (either form of :mod:`kinematic.exogenous_spec`: an
+endogenous Block MDP and an exogenous chain, or a Block MDP with a declared ``factorisation``)
+reads as its product Block MDP here, so every tool takes it;
+:func:`kinematic.exogenous_spec.from_exogenous_spec` gives the factorisation too.
 """
 
 from __future__ import annotations
@@ -11,24 +16,34 @@ import itertools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
-from kinematic.errors import InvalidBlockMDP
+from kinematic.errors import InvalidBlockMDP, TooLarge
 from kinematic.json_input import display_path, read_json_file
 from kinematic.lookup import unknown_entry
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number
 
-__all__ = ["dumps_spec", "from_spec", "load_spec", "to_spec"]
+__all__ = ["EXOGENOUS_KEYS", "dumps_spec", "from_spec", "load_spec", "read_spec_file",
+           "to_spec"]
+
+EXOGENOUS_KEYS = ("endogenous", "exogenous", "factorisation")
+"""Top-level keys that make a spec one of an exogenous Block MDP (:mod:`kinematic.exogenous_spec`):
+``endogenous`` and ``exogenous`` (the compact form), ``factorisation`` (a declared one)."""
 
 _REQUIRED = ("name", "horizon", "actions", "layers", "start", "transitions")
-_KNOWN = (*_REQUIRED, "emissions", "rewards")
+_KNOWN = (*_REQUIRED, "emissions", "rewards", *EXOGENOUS_KEYS)
+
+Built = TypeVar("Built")
 
 
 def from_spec(spec: object, atol: float = DEFAULT_ATOL) -> BlockMDP:
-    """Build a validated :class:`BlockMDP` from a parsed JSON spec.
+    """Build a validated :class:`BlockMDP` from a parsed JSON spec; the spec of an exogenous
+    Block MDP (a key of :data:`EXOGENOUS_KEYS`) gives its product Block MDP
+    (:func:`kinematic.exogenous_spec.from_exogenous_spec`'s ``.mdp``).
 
     Raises
     ------
@@ -36,10 +51,17 @@ def from_spec(spec: object, atol: float = DEFAULT_ATOL) -> BlockMDP:
         On an unknown top-level key (with the closest known one: ``spec: unknown key
         'transitons' (did you mean 'transitions'?)``), then a missing one, a ``horizon`` that
         does not match the number of layers, or any model error of
-        :func:`kinematic.model.block_mdp`.
+        :func:`kinematic.model.block_mdp`; for an exogenous spec, as
+        :func:`~kinematic.exogenous_spec.from_exogenous_spec`.
+    TooLarge
+        When an exogenous spec's product would not fit in memory.
     """
     if not isinstance(spec, Mapping):
         raise InvalidBlockMDP(f"spec must be a JSON object, got {type(spec).__name__}")
+    if any(key in spec for key in EXOGENOUS_KEYS):
+        from kinematic.exogenous_spec import from_exogenous_spec  # it builds on this module
+
+        return from_exogenous_spec(spec, atol).mdp
     unknown = [key for key in spec if key not in _KNOWN]
     if unknown:  # before the missing keys: 'transitons' is why 'transitions' is missing
         raise unknown_entry("spec", "key", unknown[0], _KNOWN)
@@ -66,18 +88,27 @@ def from_spec(spec: object, atol: float = DEFAULT_ATOL) -> BlockMDP:
     )
 
 
-def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
-    """Read a JSON spec file (:func:`kinematic.json_input.read_json_file`: bounded depth, no
-    duplicate keys); every error is an :class:`InvalidBlockMDP` naming the file."""
+def read_spec_file(path: str | Path, build: Callable[[object], Built]) -> Built:
+    """``build`` applied to the JSON of the spec file ``path``
+    (:func:`kinematic.json_input.read_json_file`: bounded depth, no duplicate keys); every
+    error names the file: an :class:`InvalidBlockMDP` (or the subclass ``build`` raised), or
+    :class:`~kinematic.errors.TooLarge`."""
     path = Path(path)
     try:
         spec = read_json_file(path)
     except ValueError as error:
         raise InvalidBlockMDP(str(error)) from None
     try:
-        return from_spec(spec, atol=atol)
-    except InvalidBlockMDP as error:
-        raise InvalidBlockMDP(f"{display_path(path)}: {error}") from None
+        return build(spec)
+    except (InvalidBlockMDP, TooLarge) as error:
+        raise type(error)(f"{display_path(path)}: {error}") from None
+
+
+def load_spec(path: str | Path, atol: float = DEFAULT_ATOL) -> BlockMDP:
+    """Read a JSON spec file (:func:`read_spec_file`: bounded depth, no duplicate keys); every
+    error is an :class:`InvalidBlockMDP` naming the file (:class:`~kinematic.errors.TooLarge`
+    for an exogenous spec whose product would not fit in memory)."""
+    return read_spec_file(path, lambda spec: from_spec(spec, atol=atol))
 
 
 def _reward(mdp: BlockMDP, layer: int, observation: int, action: int,

@@ -14,11 +14,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kinematic import cli as kinematic_cli
+from kinematic.exogenous_spec import from_exogenous_spec, to_exogenous_spec
 from kinematic.families import combination_lock, figure2_split
 from kinematic.spec import to_spec
 
+EXOGENOUS = {"endogenous": to_spec(combination_lock(3, 2, 0)),
+             "exogenous": {"values": ["0", "1"], "start": {"0": "1/2", "1": "1/2"},
+                           "transitions": {"0": {"0": "9/10", "1": "1/10"},
+                                           "1": {"0": "1/10", "1": "9/10"}}}}
+"""An exogenous Block MDP in the compact form; :data:`SPECS` has it in the declared form too."""
+
 SPECS = [to_spec(combination_lock(3, 2, 0)), to_spec(figure2_split()),
-         to_spec(combination_lock(8, 6, 1))]
+         to_spec(combination_lock(8, 6, 1)), EXOGENOUS,
+         to_exogenous_spec(from_exogenous_spec(EXOGENOUS))]
 
 UNDERSCORED = ["1_000", "1/1_0", "0.5_0", "1e-99_999_999", "1E1_0", "_1", "1_"]
 """Numbers with digit separators, which ``Fraction`` reads and a spec refuses (one hung)."""

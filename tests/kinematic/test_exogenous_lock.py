@@ -11,7 +11,7 @@ from itertools import product
 
 import pytest
 
-from kinematic import TooLarge, endogenous_partition, eta, eta_min
+from kinematic import TooLarge, endogenous_partition, eta, eta_min, load_exogenous_spec
 from kinematic.cli import main
 from kinematic.exogenous import SEPARATOR
 from kinematic.families import combination_lock, exogenous_combination_lock
@@ -169,8 +169,11 @@ def test_family_combolock_writes_the_exogenous_lock(tmp_path, capsys):
     assert main(["family", "combolock", "--horizon", "3", "--actions", "2", "--seed", "1",
                  "--exogenous-bits", "2", "--flip", "0.25", "--lock-variant", "released",
                  "--out", str(out)]) == 0
-    expected = exogenous_combination_lock(3, 2, 1, 2, "1/4", "released").mdp
-    assert out.read_text() == dumps_spec(expected) + "\n"
+    expected = exogenous_combination_lock(3, 2, 1, 2, "1/4", "released")
+    written = load_exogenous_spec(out)  # the compact form: the lock and the chain
+    assert dumps_spec(written.mdp) == dumps_spec(expected.mdp)
+    assert written.chain == expected.chain and written.parts == expected.parts
+    assert set(json.loads(out.read_text())) == {"name", "endogenous", "exogenous"}
     assert main(["family", "combolock", "--horizon", "2", "--exogenous-bits", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == "combolock-H2-K10-seed0-exo1-flip1/10"
 
