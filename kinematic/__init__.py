@@ -52,6 +52,7 @@ from kinematic.exogenous import (
     exogenous_chain,
 )
 from kinematic.exogenous_check import NotFactorised, check_factorisation
+from kinematic.exogenous_search import EndogenousFactorisations, endogenous_factorisations
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
@@ -90,6 +91,7 @@ __all__ = [
     "BlockMDP",
     "ContrastiveDistribution",
     "CoverReport",
+    "EndogenousFactorisations",
     "ExogenousBlockMDP",
     "ExogenousChain",
     "InexactTable",
@@ -120,6 +122,7 @@ __all__ = [
     "draw_block_mdp",
     "draw_partitions",
     "dumps_spec",
+    "endogenous_factorisations",
     "endogenous_partition",
     "eta",
     "eta_min",
