@@ -56,11 +56,14 @@ from kinematic.exogenous_check import NotFactorised, check_factorisation
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
 
-__all__ = ["MAX_STATES_PER_LAYER", "SLACK", "EndogenousFactorisations",
+__all__ = ["MAX_PARTITIONS", "MAX_STATES_PER_LAYER", "SLACK", "EndogenousFactorisations",
            "endogenous_factorisations"]
 
 MAX_STATES_PER_LAYER = 12
 """The widest layer :func:`endogenous_factorisations` searches by default."""
+
+MAX_PARTITIONS = 1000
+"""The most coarsest endogenous partitions :func:`endogenous_factorisations` lists by default."""
 
 SLACK = 4
 """Float mode: the search compares within ``SLACK * width * atol``."""
@@ -210,6 +213,20 @@ class _Layer:
         self.same_rewards = rewards.together(expected)
         self.cache: dict[tuple[int, bytes], list[_Grid]] = {}
         self.subsets: dict[int, tuple[list[int], np.ndarray]] = {}
+        self.marginals: dict[tuple[tuple[int, ...], bool], np.ndarray] = {}
+
+    def together(self, blocks: tuple[int, ...], exogenous: bool) -> np.ndarray:
+        """Which states of the layer before this one have the same probabilities of ``blocks``
+        (the exogenous blocks of a grid of this layer: under the first action, which is every
+        action's; the endogenous ones: under every action)."""
+        key = (blocks, exogenous)
+        if key not in self.marginals:
+            incoming = self.incoming
+            indicator = _indicator(blocks, self.n, incoming.dtype)
+            marginals = (incoming[:, 0, :] @ indicator.T if exogenous else
+                         (incoming @ indicator.T).reshape(incoming.shape[0], -1))
+            self.marginals[key] = self.numbers.together(marginals)
+        return self.marginals[key]
 
     def grids(self, size: int, together: tuple[np.ndarray, np.ndarray] | None) -> list[_Grid]:
         """The grids whose exogenous blocks have ``size`` states (``size`` endogenous classes)
@@ -223,6 +240,9 @@ class _Layer:
     def _build(self, size: int,
                together: tuple[np.ndarray, np.ndarray] | None) -> Iterator[_Grid]:
         n = self.n
+        partners = self.same_rewards if together is None else self.same_rewards & together[1]
+        if partners.sum(axis=1).min() < n // size:
+            return  # an endogenous block holds n / size states that may share one
         subsets, indicator = self._exogenous_blocks(size)
         valid = np.ones(len(subsets), dtype=bool)
         if together is not None:
@@ -251,8 +271,11 @@ class _Layer:
         """The endogenous partitions beside ``exogenous``: exact covers by its transversals on
         which every incoming row is the product of its marginals and the rewards are equal."""
         n = self.n
-        transversals = [sum(1 << i for i in pick) for pick in
-                        itertools.product(*(_members(block, n) for block in exogenous))]
+        picks = np.zeros(1, dtype=np.int64)
+        for block in exogenous:
+            bits = np.array([1 << i for i in _members(block, n)], dtype=np.int64)
+            picks = (picks[:, None] + bits[None, :]).ravel()
+        transversals = picks.tolist()
         indicator = _indicator(transversals, n)
         same_block = (_indicator(exogenous, n).T @ _indicator(exogenous, n))
         rows = self.rows
@@ -278,14 +301,8 @@ def _together(layer: _Layer, grid: _Grid) -> tuple[np.ndarray, np.ndarray]:
     """Which states of the layer before ``layer`` may share an exogenous block (same
     probabilities of ``grid``'s exogenous blocks) and an endogenous one (same probabilities of
     its endogenous blocks under every action)."""
-    incoming = layer.incoming
-    sources = incoming.shape[0]
-    exogenous = _indicator(grid.exogenous, layer.n, incoming.dtype)
-    endogenous = _indicator(grid.endogenous, layer.n, incoming.dtype)
-    exogenous_marginals = incoming[:, 0, :] @ exogenous.T
-    endogenous_marginals = (incoming @ endogenous.T).reshape(sources, -1)
-    return (layer.numbers.together(exogenous_marginals),
-            layer.numbers.together(endogenous_marginals))
+    return (layer.together(grid.exogenous, exogenous=True),
+            layer.together(grid.endogenous, exogenous=False))
 
 
 @dataclass
@@ -419,8 +436,8 @@ def _labels(layers: list[_Layer], prefix: _Prefix,
     return endogenous, exogenous
 
 
-def endogenous_factorisations(mdp: BlockMDP, max_states_per_layer: int = MAX_STATES_PER_LAYER
-                              ) -> EndogenousFactorisations:
+def endogenous_factorisations(mdp: BlockMDP, max_states_per_layer: int = MAX_STATES_PER_LAYER,
+                              max_partitions: int = MAX_PARTITIONS) -> EndogenousFactorisations:
     """The coarsest factorisations of ``mdp`` into an endogenous Block MDP and an exogenous
     Markov chain, by exact search (see the module's docstring): every coarsest endogenous
     partition (fewest endogenous classes summed over the layers), one factorisation of each,
@@ -430,7 +447,13 @@ def endogenous_factorisations(mdp: BlockMDP, max_states_per_layer: int = MAX_STA
     ------
     TooLarge
         When a layer has more than ``max_states_per_layer`` states (naming it): the search
-        enumerates subsets of a layer's states, ``2^width`` of them.
+        enumerates subsets of a layer's states, ``2^width`` of them; or when there are more
+        than ``max_partitions`` coarsest endogenous partitions (each is checked and built:
+        about a millisecond each at 10 states per layer).
+    NotFactorised
+        In float mode only, when ``check_factorisation`` (within ``atol``) rejects every
+        coarsest factorisation the search found (within ``SLACK * width * atol``); a coarsest
+        partition it rejects is left out.
 
     >>> from kinematic import combination_lock, exogenous_block_mdp, exogenous_chain
     >>> lock = combination_lock(3, 2, seed=0)
@@ -454,15 +477,20 @@ def endogenous_factorisations(mdp: BlockMDP, max_states_per_layer: int = MAX_STA
         tol = 0.0 if mdp.mode.exact else SLACK * len(states) * mdp.mode.atol
         layers.append(_Layer(mdp, h, _Numbers(mdp.mode.exact, tol)))
     found = _search(layers)
+    chains = list(itertools.islice(((prefix, chain) for prefix in found
+                                    for chain in _endogenous_paths(prefix)), max_partitions + 1))
+    if len(chains) > max_partitions:
+        raise TooLarge(f"{mdp.name!r} has more than max_partitions = {max_partitions} coarsest "
+                       f"endogenous partitions ({sum(found[0].classes)} classes in all); raise "
+                       "max_partitions to list them")
     models: list[ExogenousBlockMDP] = []
-    for prefix in found:
-        for chain in _endogenous_paths(prefix):
-            endogenous, exogenous = _labels(layers, prefix, chain)
-            try:
-                models.append(check_factorisation(mdp, endogenous, exogenous))
-            except NotFactorised:
-                if mdp.mode.exact:
-                    raise
+    for prefix, chain in chains:
+        endogenous, exogenous = _labels(layers, prefix, chain)
+        try:
+            models.append(check_factorisation(mdp, endogenous, exogenous))
+        except NotFactorised:
+            if mdp.mode.exact:
+                raise
     if not models:
         raise NotFactorised(f"{mdp.name!r}: the coarsest factorisations the search found (within "
                             f"{SLACK} * width * atol) fail check_factorisation within atol; "

@@ -187,3 +187,10 @@ def test_exact_covers_lists_each_partition_once():
     covers = list(exact_covers(6, pairs))
     assert len(covers) == len(set(covers)) == 15  # 5 * 3 * 1 perfect matchings of 6
     assert all(sum(cover) == 0b111111 for cover in covers)
+
+
+def test_more_coarsest_partitions_than_the_limit_are_refused_naming_it():
+    with pytest.raises(TooLarge, match=r"^'twins\+exogenous' has more than max_partitions = 1 "
+                                       r"coarsest endogenous partitions \(5 classes in all\)"):
+        endogenous_factorisations(twins().mdp, max_partitions=1)
+    assert len(endogenous_factorisations(twins().mdp, max_partitions=2).coarsest) == 2
