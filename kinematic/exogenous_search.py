@@ -108,11 +108,14 @@ class EndogenousFactorisations:
         return [endogenous_partition(model) for model in self.coarsest]
 
     def __repr__(self) -> str:
-        classes = "/".join(str(len(layer)) for layer in self.coarsest[0].endogenous.layers)
+        classes = " or ".join(dict.fromkeys(
+            "/".join(str(len(layer)) for layer in model.endogenous.layers)
+            for model in self.coarsest))
         which = ("unique" if self.unique else
                  f"{len(self.coarsest)} coarsest endogenous partitions")
+        count = f"{self.factorisations:,} factorisation{'s' if self.factorisations > 1 else ''}"
         return (f"<EndogenousFactorisations {self.mdp.name!r}: endogenous classes {classes} "
-                f"per layer ({which}; {self.factorisations} factorisations)>")
+                f"per layer ({which}; {count})>")
 
 
 class _Numbers:
@@ -463,7 +466,7 @@ def endogenous_factorisations(mdp: BlockMDP, max_states_per_layer: int = MAX_STA
     >>> found = endogenous_factorisations(exogenous_block_mdp(lock, flip).mdp)
     >>> found  # doctest: +NORMALIZE_WHITESPACE
     <EndogenousFactorisations 'combolock-H3-K2-seed0+exogenous': endogenous classes 2/3/3 per
-     layer (unique; 1 factorisations)>
+     layer (unique; 1 factorisation)>
     >>> found.partitions()[0].blocks(2)
     [['s2a|0', 's2a|1'], ['s2b|0', 's2b|1'], ['s2c|0', 's2c|1']]
     """

@@ -6,6 +6,8 @@ import itertools
 from fractions import Fraction
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from kinematic import (
     NotFactorised,
@@ -19,9 +21,16 @@ from kinematic import (
     exogenous_chain,
     with_float_numbers,
 )
-from kinematic.exogenous_search import endogenous_factorisations, exact_covers
+from kinematic.exogenous_search import (
+    _endogenous_paths,
+    _Grid,
+    _Prefix,
+    endogenous_factorisations,
+    exact_covers,
+)
 from kinematic.families import random_exact_mdp
 from kinematic.spec import from_spec, to_spec
+from kinematic.strategies import block_mdps
 
 
 def flips(p: str, horizon: int, start: str = "1/2"):
@@ -163,6 +172,11 @@ def test_rewards_belong_to_the_endogenous_part():
     found = endogenous_factorisations(paid)
     assert [partition.blocks_per_layer for partition in found.partitions()] == [(4, 4)]
     assert plain_enumeration(paid)[0] == 4 + 4
+    spec["rewards"] = {"s2_0|0": {"a1": 1}, "s2_1|1": {"a1": 1}}  # two states alike in reward
+    crossed = from_spec(spec)
+    fewest, coarsest, _ = plain_enumeration(crossed)
+    found = endogenous_factorisations(crossed)
+    assert found.endogenous_classes == fewest and set(found.partitions()) == coarsest
 
 
 def test_float_mode_finds_the_same_partitions():
@@ -194,3 +208,45 @@ def test_more_coarsest_partitions_than_the_limit_are_refused_naming_it():
                                        r"coarsest endogenous partitions \(5 classes in all\)"):
         endogenous_factorisations(twins().mdp, max_partitions=1)
     assert len(endogenous_factorisations(twins().mdp, max_partitions=2).coarsest) == 2
+
+
+@st.composite
+def small_mdps(draw):
+    """Block MDPs of up to 4 states per layer and 2 layers: products of a generated MDP of
+    width up to 2 and a generated 2-valued chain (zeros, ties and uniform rows included), and
+    generated MDPs of width up to 4 with no declared structure (rewards, several observations
+    per state, split states)."""
+    if draw(st.booleans()):
+        return draw(block_mdps(min_horizon=2, max_horizon=2, max_width=4, min_actions=2,
+                               max_actions=2))
+    endogenous = draw(block_mdps(min_horizon=2, max_horizon=2, max_width=2, min_actions=2,
+                                 max_actions=2, max_splits=0))
+    weights = [[draw(st.integers(0, 2)) for _ in range(2)] for _ in range(2)]
+    rows = {value: {nxt: Fraction(w, sum(row)) if sum(row) else Fraction(1, 2)
+                    for nxt, w in zip("01", row, strict=True)}
+            for value, row in zip("01", weights, strict=True)}
+    assume(all(rows["0"][nxt] + rows["1"][nxt] for nxt in "01"))  # both values reachable
+    chain = exogenous_chain(["0", "1"], {"0": "1/2", "1": "1/2"}, rows, horizon=2)
+    return exogenous_block_mdp(endogenous, chain).mdp
+
+
+@settings(max_examples=25, deadline=None, database=None)
+@given(small_mdps())
+def test_the_search_agrees_with_the_plain_enumeration_on_generated_mdps(mdp):
+    fewest, coarsest, count = plain_enumeration(mdp)
+    found = endogenous_factorisations(mdp)
+    assert (found.endogenous_classes, set(found.partitions()), found.factorisations) == \
+        (fewest, coarsest, count)
+
+
+def test_endogenous_paths_follow_every_exogenous_choice_of_an_endogenous_partition():
+    """The coarsest endogenous partitions are listed by carrying the set of grids reached so far;
+    two grids of layer 1 with one endogenous partition and two exogenous ones lead to different
+    endogenous partitions of layer 2, and both must be listed (kills carrying one grid per
+    endogenous partition, which the generated MDPs above rarely tell apart)."""
+    last = _Prefix(1, (2,), [_Grid((0b01, 0b10), (0b11,)), _Grid((0b11,), (0b01, 0b10))],
+                   [[], []], None)
+    first = _Prefix(0, (2, 2), [_Grid((0b11,), (0b01, 0b10)), _Grid((0b11,), (0b10, 0b01))],
+                    [[0], [1]], last)
+    paths = list(_endogenous_paths(first))
+    assert sorted(paths) == [[0, 0], [1, 1]]
