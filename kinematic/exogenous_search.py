@@ -24,7 +24,9 @@ verifies every factorisation reported):
 - *outgoing*, to the next layer's grid: the states of one exogenous block have the same
   exogenous marginal (``T_ex`` depends on ``xi`` only), those of one endogenous block the same
   endogenous marginal under every action (``T_en`` on ``s, a`` only). Given the next layer's
-  grid these say which states may share a block, and the blocks are built within them.
+  grid these say which states may share a block, and the blocks are built within them (a size
+  is skipped at once when some state has fewer partners, alike in rewards and in endogenous
+  marginals, than an endogenous block of that size needs).
 
 The layers are searched backwards from the last one (whose grids only the incoming conditions
 restrict), each layer's grids built for each grid of the next, with the number of endogenous
