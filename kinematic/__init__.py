@@ -58,6 +58,7 @@ from kinematic.exogenous_ki import (
     predicted_ki_partitions,
     product_partition,
 )
+from kinematic.exogenous_search import EndogenousFactorisations, endogenous_factorisations
 from kinematic.exogenous_spec import (
     dumps_exogenous_spec,
     from_exogenous_spec,
@@ -103,6 +104,7 @@ __all__ = [
     "BlockMDP",
     "ContrastiveDistribution",
     "CoverReport",
+    "EndogenousFactorisations",
     "ExogenousBlockMDP",
     "ExogenousChain",
     "InexactTable",
@@ -136,6 +138,7 @@ __all__ = [
     "draw_partitions",
     "dumps_exogenous_spec",
     "dumps_spec",
+    "endogenous_factorisations",
     "endogenous_partition",
     "eta",
     "eta_min",

@@ -169,3 +169,28 @@ def test_the_start_up_benchmark_times_each_command_beside_its_baselines(tmp_path
         assert re.fullmatch(r"\| `[^`]+` \| \d+\.\d\d s \| \d+\.\d\d s \| (yes|NO) \|", row), row
     assert "timed runs of each: 1, after one unrecorded run" in page.read_text()
     assert "Also running: a test." in page.read_text()
+
+
+
+@pytest.mark.no_mutants
+def test_the_exogenous_search_benchmark_times_the_search_beside_the_plain_enumeration(tmp_path):
+    """A smoke run of ``benchmarks/exogenous_search.py`` at widths 4 and 6: a row per MDP with
+    what the search found, the plain enumeration measured at width 4 and projected at 6, and
+    sympy's count of set partitions."""
+    import subprocess
+
+    page = tmp_path / "exogenous_search.md"
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "exogenous_search.py"), "--only-small", "--repeats",
+         "1", "--baseline-max", "4", "--note", "a test", "--results", str(page)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    text = page.read_text()
+    assert "| twins | 6 | 4 | 1/1/1/3 | 3 | 12 | " in text
+    assert "| i.i.d. noise (3 x 2) | 6 | 4 | 3/3/3/3 | 1 | 256 | " in text
+    assert re.search(r"^\| 4 \(2 x 2\) \| 8 \| 64 \| \d+\.\d\d s \(measured\) \| ", text,
+                     re.MULTILINE)
+    assert re.search(r"^\| 6 \(3 x 2\) \| 122 \| 14,884 \| [\d.,]+ (s|min) \(projected\) \| ",
+                     text, re.MULTILINE)
+    assert "| 6 | 203 | " in text
+    assert "Also running: a test." in text
