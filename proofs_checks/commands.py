@@ -12,11 +12,12 @@ import sys
 from collections.abc import Sequence
 
 from kinematic.display import name_text
+from kinematic.exogenous import ExogenousBlockMDP
+from kinematic.exogenous_spec import load_with_factorisation
 from kinematic.hypothesis_files import hypothesis_files_in_user_cache
 from kinematic.json_input import display_path
 from kinematic.lookup import closest_names, unknown_name
 from kinematic.model import BlockMDP
-from kinematic.spec import load_spec
 from proofs_checks.given_mdp import check_claim
 from proofs_checks.planning import DELTA
 from proofs_checks.reference_labels import (
@@ -76,10 +77,10 @@ def check_claims(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         claims = [claim for claim in claims if claim.label in args.only]
-    mdp = None
+    mdp, model = None, None
     if args.spec is not None:
         try:
-            mdp = load_spec(args.spec)
+            mdp, model = load_with_factorisation(args.spec)
         except ValueError as error:
             print(f"error: --spec: {error}", file=sys.stderr)
             return 2
@@ -90,14 +91,15 @@ def check_claims(args: argparse.Namespace) -> int:
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
               f"{'seconds':>8}  statement")
     with hypothesis_files_in_user_cache():
-        return _run(args, claims, mdp)
+        return _run(args, claims, mdp, model)
 
 
-def _run(args: argparse.Namespace, claims: Sequence[Claim], mdp: BlockMDP | None) -> int:
+def _run(args: argparse.Namespace, claims: Sequence[Claim], mdp: BlockMDP | None,
+         model: ExogenousBlockMDP | None) -> int:
     reports = []
     for claim in claims:
         report = (run_claim(claim, args.examples) if mdp is None
-                  else check_claim(claim, mdp, args.examples))
+                  else check_claim(claim, mdp, args.examples, model=model))
         reports.append(report)
         if not (args.json or args.markdown):
             _print_line(report)

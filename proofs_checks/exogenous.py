@@ -44,7 +44,7 @@ from proofs_checks.definitions import Relation, partition_failure
 from proofs_checks.registry import Claim, Outcome, register
 from proofs_checks.witness import number, spec
 
-__all__ = ["check_iid_noise", "check_product", "iid", "sticky_exogenous_part"]
+__all__ = ["WEIGHTS", "check_iid_noise", "check_product", "iid", "sticky_exogenous_part"]
 
 ENDOGENOUS_PARTITIONS: dict[Relation, Callable[[BlockMDP], Partition]] = {
     "backward": backward_ki_partition, "forward": forward_ki_partition, "ki": ki_partition}
@@ -159,19 +159,20 @@ def _models(draw: st.DrawFn, broken: bool = False) -> tuple[BlockMDP, ExogenousB
                f"from the endogenous state {model.endogenous.layers[step][0]!r}"))
 
 
-_WEIGHTS = st.lists(st.integers(1, 5), min_size=1, max_size=4)
+WEIGHTS = st.lists(st.integers(1, 5), min_size=1, max_size=4)
+"""Prior weights of the pairs compared by the definitions (``partition_failure``)."""
 
 
 @st.composite
 def _product_cases(draw: st.DrawFn, relation: Relation, broken: bool = False):
     mdp, model, what = draw(_models(broken))
-    return relation, mdp, model, draw(_WEIGHTS), what
+    return relation, mdp, model, draw(WEIGHTS), what
 
 
 @st.composite
 def _iid_cases(draw: st.DrawFn, broken: bool = False):
     mdp, model, what = draw(_models(broken))
-    return mdp, model, draw(_WEIGHTS), what
+    return mdp, model, draw(WEIGHTS), what
 
 
 CONTROL = ("hypothesis broken: with i.i.d. noise declared, the exogenous value made sticky at one "

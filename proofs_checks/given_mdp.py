@@ -41,6 +41,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from kinematic.canonical import canonical_form
+from kinematic.exogenous import ExogenousBlockMDP
 from kinematic.families import split_state, unequal_split
 from kinematic.homing import eta, eta_min, homing_policy
 from kinematic.inseparability import backward_ki_partition, ki_partition
@@ -49,7 +50,14 @@ from kinematic.policies import Policy, state_policy, uniform_policy
 from kinematic.spec import to_spec
 from kinematic.strategies import policies, separable_pairs
 from kinematic.visitation import state_visitation
-from proofs_checks import definitions, homer_analysis, homer_guarantees, inseparability, planning
+from proofs_checks import (
+    definitions,
+    exogenous,
+    homer_analysis,
+    homer_guarantees,
+    inseparability,
+    planning,
+)
 from proofs_checks.definitions import (
     MAX_ENUMERATED_POLICIES,
     ONE_CLASS,
@@ -276,9 +284,6 @@ SKIPPED: dict[str, str] = {
                       "MDP",
     "prop:sq-loss": "a statement about square-loss regression over a function class, not about "
                     "a Block MDP",
-    **dict.fromkeys(("exo:bki-product", "exo:fki-product", "exo:ki-product", "exo:iid-noise"),
-                    "a statement about exogenous Block MDPs, whose factorisation a spec does "
-                    "not declare"),
 }
 """Claims that are not about one given Block MDP, with why."""
 
@@ -789,18 +794,28 @@ def _not_run(claim: Claim, error: _NotRun, seconds: float) -> ClaimReport:
 
 
 def check_claim(claim: Claim, mdp: BlockMDP, examples: int = 10,
-                shrink_budget: int = SHRINK_BUDGET) -> ClaimReport:
+                shrink_budget: int = SHRINK_BUDGET,
+                model: ExogenousBlockMDP | None = None) -> ClaimReport:
     """``claim`` on ``mdp`` and instances derived from it (``examples * claim.cost`` of them at
-    most; a deterministic case runs once), with its negative control where it applies."""
+    most; a deterministic case runs once), with its negative control where it applies. The
+    ``exo:`` claims run when ``model``, ``mdp``'s declared factorisation, is given."""
     start = time.perf_counter()
     try:
-        if claim.label in SKIPPED or claim.label not in PLANS:
+        if claim.label not in EXOGENOUS_PLANS and (claim.label in SKIPPED
+                                                   or claim.label not in PLANS):
             raise _NeedsFamilies("needs generated families: "
                                 + SKIPPED.get(claim.label, "no plan for one given MDP"))
         if not mdp.mode.exact:
             raise _NotRun("the spec's numbers are floats; the checks compare exact rationals "
                          "with == (write the probabilities as \"p/q\" strings)")
-        plan = PLANS[claim.label](mdp)
+        if claim.label in EXOGENOUS_PLANS:
+            if model is None:
+                raise _NotRun("the spec declares no exogenous factorisation (the compact form "
+                              "'endogenous' + 'exogenous', or 'factorisation': "
+                              "docs/guide/spec-format.md)")
+            plan = EXOGENOUS_PLANS[claim.label](model)
+        else:
+            plan = PLANS[claim.label](mdp)
     except _NotRun as error:
         return _not_run(claim, error, time.perf_counter() - start)
     except Exception as error:  # a crash of the code checked, while deriving the instances
@@ -833,9 +848,10 @@ def check_claim(claim: Claim, mdp: BlockMDP, examples: int = 10,
         control_not_applicable=not_applicable)
 
 
-def check(mdp: BlockMDP, examples: int = 10, only: Sequence[str] | None = None
-          ) -> list[ClaimReport]:
-    """Every registered claim on ``mdp`` (the labels of ``only``, in the registry's order): the
+def check(mdp: BlockMDP | ExogenousBlockMDP, examples: int = 10,
+          only: Sequence[str] | None = None) -> list[ClaimReport]:
+    """Every registered claim on ``mdp`` (the labels of ``only``, in the registry's order; the
+    ``exo:`` claims when ``mdp`` is an :class:`kinematic.ExogenousBlockMDP`): the
     reports of ``python -m proofs_checks --spec FILE --json``, one per claim, each with its
     ``status``: ``"checked"`` (with violations and the negative control), ``"not applicable"``,
     ``"skipped"`` or ``"refused"`` (with the ``reason``).
@@ -850,7 +866,54 @@ def check(mdp: BlockMDP, examples: int = 10, only: Sequence[str] | None = None
     prop:bernstein | skipped | needs generated families: a statement about sums of bounded
         random variables, not about a Block MDP
     """
+    model = mdp if isinstance(mdp, ExogenousBlockMDP) else None
+    block = mdp.mdp if isinstance(mdp, ExogenousBlockMDP) else mdp
     claims = all_claims()
     if only is not None:
         claims = [c for c in claims if c.label in only]
-    return [check_claim(claim, mdp, examples) for claim in claims]
+    return [check_claim(claim, block, examples, model=model) for claim in claims]
+
+
+# --- the exo: claims on a declared factorisation -------------------------------------------------
+
+
+def _exogenous_plan(relation: str | None) -> Callable[[ExogenousBlockMDP], Plan]:
+    """The plan of an ``exo:`` claim on a declared model: its instances are the model under
+    generated prior weights; its control makes the exogenous value sticky at one step by an
+    action or an endogenous state, which contradicts the claim for certain when the declared
+    noise is i.i.d. (:mod:`proofs_checks.exogenous`), and is not applicable otherwise."""
+
+    def plan(model: ExogenousBlockMDP) -> Plan:
+        def case(mdp: BlockMDP, weights: list[int], what: str) -> tuple:
+            return ((mdp, model, weights, what) if relation is None
+                    else (relation, mdp, model, weights, what))
+
+        instances = exogenous.WEIGHTS.map(lambda w: case(model.mdp, w, "nothing"))
+        if not exogenous.iid(model.chain):
+            return Plan(instances, None, "the control makes i.i.d. noise sticky; the declared "
+                                         "noise has memory already")
+        breaks = [(step, by) for step in range(model.mdp.horizon - 1)
+                  for by in ("action", "endogenous")
+                  if min(len(model.chain.layers[step]), len(model.chain.layers[step + 1])) > 1
+                  and (len(model.mdp.actions) > 1 if by == "action"
+                       else len(model.endogenous.layers[step]) > 1)]
+        if not breaks:
+            return Plan(instances, None, "no step has two exogenous values on both sides and "
+                                         "two actions or two endogenous states to make one "
+                                         "sticky by")
+        control = st.tuples(st.sampled_from(breaks), exogenous.WEIGHTS).map(
+            lambda drawn: case(exogenous.sticky_exogenous_part(model, *drawn[0]), drawn[1],
+                               f"the exogenous value is sticky at step {drawn[0][0] + 1} "
+                               f"by {drawn[0][1]}"))
+        return Plan(instances, control, "", control_certain=True)
+
+    return plan
+
+
+EXOGENOUS_PLANS: dict[str, Callable[[ExogenousBlockMDP], Plan]] = {
+    "exo:bki-product": _exogenous_plan("backward"),
+    "exo:fki-product": _exogenous_plan("forward"),
+    "exo:ki-product": _exogenous_plan("ki"),
+    "exo:iid-noise": _exogenous_plan(None),
+}
+"""The ``exo:`` claims, which run on a model whose factorisation the spec declares."""

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import proofs_checks
-from kinematic import combination_lock, figure2_split
+from kinematic import combination_lock, exogenous_combination_lock, figure2_split
 from kinematic.spec import dumps_spec, load_spec
 from proofs_checks.cli import main
-from proofs_checks.given_mdp import PLANS, SKIPPED, check_claim
+from proofs_checks.given_mdp import EXOGENOUS_PLANS, PLANS, SKIPPED, check, check_claim
 from proofs_checks.registry import Outcome, all_claims
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,8 +173,27 @@ def test_a_control_that_must_fail_and_does_not_is_missed_and_fails_the_run(monke
 
 def test_every_registered_claim_has_a_plan_or_says_why_it_is_skipped():
     labels = {c.label for c in all_claims()}
-    assert set(PLANS) | set(SKIPPED) == labels
+    assert set(PLANS) | set(SKIPPED) | set(EXOGENOUS_PLANS) == labels
     assert not set(PLANS) & set(SKIPPED)
+    assert not (set(PLANS) | set(SKIPPED)) & set(EXOGENOUS_PLANS)
+
+
+EXO = ["exo:bki-product", "exo:fki-product", "exo:ki-product", "exo:iid-noise"]
+
+
+def test_the_exo_claims_run_on_a_declared_factorisation_with_their_control_when_noise_is_iid():
+    iid = exogenous_combination_lock(3, 2, 0, bits=1, flip="1/2")
+    reports = check(iid, 3, EXO)
+    assert [(r.status, r.violations, r.control_verdict) for r in reports] == \
+        [("checked", 0, "caught")] * 4
+    memory = check(exogenous_combination_lock(3, 2, 0, bits=1), 3, EXO)
+    assert [(r.status, r.violations) for r in memory] == [("checked", 0)] * 4
+    assert all(r.control_not_applicable.endswith("the declared noise has memory already")
+               for r in memory)
+    plain = check(iid.mdp, 3, EXO)  # the same MDP, no factorisation declared
+    assert {(r.status, r.reason) for r in plain} == {
+        ("not applicable", "the spec declares no exogenous factorisation (the compact form "
+         "'endogenous' + 'exogenous', or 'factorisation': docs/guide/spec-format.md)")}
 
 
 def test_markdown_rows_say_why_a_claim_did_not_run(tmp_path: Path, capsys):
