@@ -191,8 +191,11 @@ def predicted_ki_partitions(model: ExogenousBlockMDP) -> KIPartitions:
     """The backward, forward and full KI partitions of ``model.mdp`` computed from its parts:
     each the :func:`product_partition` of the endogenous Block MDP's partition
     (:func:`kinematic.backward_ki_partition`, ...) and the chain's (:func:`chain_partitions`).
-    Equal to the partitions of ``model.mdp`` itself, which is the theorem; computed on the
-    parts, whose sizes add where the product's multiply.
+    Equal to the partitions of ``model.mdp`` itself in exact mode, which is the theorem;
+    computed on the parts, whose sizes add where the product's multiply. In float mode both
+    sides compare within ``atol`` but on different numbers (a chain's rows, the product's
+    rows scaled by the endogenous probabilities), so rows of the chain that differ by more
+    than ``atol`` can still give product rows within it: the two may then disagree.
 
     >>> from kinematic import (combination_lock, endogenous_partition, exogenous_block_mdp,
     ...                        exogenous_chain)
