@@ -45,7 +45,7 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
                 content: PanelContent, below: float = 0.0, width: float | None = None) -> None:
     """The legend ``below`` points under the axes (under the layer ticks): the merged blocks
     by colour (the first few, each by its first few states), the colour of a state alone in its
-    block, and what edge labels and the text under a node mean. In up to three columns; with a
+    block (when one is), and what edge labels and the text under a node mean. In up to three columns; with a
     ``width`` (points), in as many as fit in it, down to one."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -59,8 +59,10 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
         if len(blocks) > _LEGEND_BLOCKS:
             handles.append(Patch(visible=False,
                                  label=f"... {len(blocks) - _LEGEND_BLOCKS} more blocks"))
-        alone = "every state alone in its block" if not blocks else "a state alone in its block"
-        handles.append(Patch(facecolor=SINGLE_STATE_COLOUR, edgecolor="black", label=alone))
+        if any(len(block) == 1 for block in partition.blocks()):
+            alone = ("every state alone in its block" if not blocks
+                     else "a state alone in its block")
+            handles.append(Patch(facecolor=SINGLE_STATE_COLOUR, edgecolor="black", label=alone))
     if content.edge_words:
         handles.append(Line2D([], [], color=_EDGE_COLOUR,
                               label="edge s -> s': actions: T(s' | s, a)"))

@@ -273,6 +273,16 @@ def test_the_legend_names_the_merged_blocks_and_the_colour_of_lone_states():
     assert to_hex(patches[3].get_facecolor()) == SINGLE_STATE_COLOUR
 
 
+def test_the_legend_has_no_lone_state_entry_when_no_state_is_alone():
+    """The endogenous partition of an exogenous lock merges every state with another."""
+    from kinematic import endogenous_partition, exogenous_combination_lock
+
+    model = exogenous_combination_lock(3, 2, 0, bits=1)
+    drawing = draw_block_mdp(model.mdp, endogenous_partition(model), ax=axes())
+    entries = [text.get_text() for text in drawing.axes.get_legend().get_texts()]
+    assert entries and not any("alone in its block" in entry for entry in entries)
+
+
 def test_the_legend_counts_the_merged_blocks_it_does_not_name():
     lock = combination_lock(horizon=10, actions=2, seed=0)
     drawing = draw_block_mdp(lock, backward_ki_partition(lock), ax=axes())
