@@ -45,8 +45,8 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
                 content: PanelContent, below: float = 0.0, width: float | None = None) -> None:
     """The legend ``below`` points under the axes (under the layer ticks): the merged blocks
     by colour (the first few, each by its first few states), the colour of a state alone in its
-    block (when one is), and what edge labels and the text under a node mean. In up to three columns; with a
-    ``width`` (points), in as many as fit in it, down to one."""
+    block (when one is), and what edge labels and the text under a node mean. In up to three
+    columns; with a ``width`` (points), in as many as fit in it, down to one."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
