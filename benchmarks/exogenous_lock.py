@@ -252,7 +252,7 @@ def per_step(values: list) -> str:
 def exact_lines(rows: list[dict]) -> list[str]:
     lines = ["| k | states | endogenous | backward KI | forward KI | KI | N_BD | N_FD | N_KD | "
              "as the theorem predicts | seconds: backward, forward, KI (both and their "
-             "refinement), theorem |", "|" + "---|" * 10]
+             "refinement), theorem |", "|" + "---|" * 11]
     for row in rows:
         s = row["seconds"]
         lines.append(
@@ -354,8 +354,10 @@ def main() -> None:
               + ("as predicted" if not row["differs"] else "; ".join(row["differs"])),
               flush=True)
     text = [
-        f"`{command}`, {started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; one "
-        f"core each. Also running: {args.note}.",
+        f"`{command}`, {started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'))}; the "
+        "exact computations on one core, each HOMER run on one core with one torch thread "
+        "(its seconds: the wall-clock its result.json records). Also running: "
+        f"{args.note}.",
         "",
         f"The lock: H = {HORIZON}, K = {ACTIONS}, seed {SEED}, the paper's rewards, k bits each "
         f"flipping with probability {FLIP} at every step. Classes per step 1-{HORIZON}:",
@@ -369,6 +371,12 @@ def main() -> None:
         "phi-bar is phi_B) and the endogenous classes split at KI's capacity:",
         "",
         *learned_lines(learned, missing, args.work),
+        "",
+        "The runs' command lines (`python -m homer run ...`; HOMER's defaults otherwise):",
+        "",
+        *(f"- {run.name}: `python "
+          + shlex.join(run.command(args.work / run.name, False,
+                                   SMOKE if args.smoke else ())[1:]) + "`" for run in runs),
     ]
     if learned:
         text += ["", "Per step, from `homer compare --against endogenous` (a merge: a pair of "
