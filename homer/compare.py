@@ -136,7 +136,7 @@ def recorded_factorisation(mdp: BlockMDP) -> ExogenousBlockMDP:
     >>> recorded_factorisation(combination_lock(3, 2, seed=0))
     Traceback (most recent call last):
     ...
-    ValueError: --against endogenous: the run's MDP combolock-H3-K2-seed0 was not made by ...
+    ValueError: --against endogenous: the run's MDP 'combolock-H3-K2-seed0' was not made by ...
     """
     found = EXOGENOUS_LOCK_NAME.fullmatch(mdp.name)
     why = "its name is not that of an exogenous lock, combolock-H...-exo...-flip..."
@@ -150,7 +150,7 @@ def recorded_factorisation(mdp: BlockMDP) -> ExogenousBlockMDP:
             if mdp_fingerprint(model.mdp) == mdp_fingerprint(mdp):
                 return model
     raise ValueError(
-        f"--against endogenous: the run's MDP {display_path(mdp.name)} was not made by "
+        f"--against endogenous: the run's MDP {mdp.name!r} was not made by "
         f"'homer run --env combolock --exogenous-bits' ({why}), so the run records no "
         "factorisation; give the MDP's exogenous spec with --spec ('endogenous' and "
         "'exogenous', or a Block MDP with its 'factorisation': docs/guide/spec-format.md)")

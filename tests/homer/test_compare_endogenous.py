@@ -128,7 +128,7 @@ def test_a_run_of_any_other_mdp_records_no_factorisation(mdp, why):
     with pytest.raises(ValueError) as refusal:
         recorded_factorisation(mdp)
     assert str(refusal.value) == (
-        f"--against endogenous: the run's MDP {mdp.name} was not made by 'homer run --env "
+        f"--against endogenous: the run's MDP {mdp.name!r} was not made by 'homer run --env "
         f"combolock --exogenous-bits' ({why}), so the run records no factorisation; give the "
         "MDP's exogenous spec with --spec ('endogenous' and 'exogenous', or a Block MDP with "
         "its 'factorisation': docs/guide/spec-format.md)")
