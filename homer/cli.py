@@ -169,6 +169,12 @@ def _parser() -> argparse.ArgumentParser:
                          help="seed of the sampling")
     compare.add_argument("--merge-threshold", type=MERGE_THRESHOLDS, default=MERGE_THRESHOLD,
                          help=MERGE_THRESHOLD_HELP)
+    compare.add_argument("--against", choices=EVALUATE_AGAINST, default=None,
+                         help="also score phi-bar against this exact partition: endogenous, "
+                              "the endogenous partition of an exogenous Block MDP, whose "
+                              "factorisation --spec declares or, without --spec, the run "
+                              "records (a run of --env combolock --exogenous-bits) (default: "
+                              "the KI partitions only)")
     compare.add_argument("--out", type=_output_path, default=None,
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")

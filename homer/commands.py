@@ -45,7 +45,7 @@ from homer.sweep_figures import traces_figure, value_figure
 from homer.sweep_verdicts import sweep_verdicts, verdict_grid, verdict_legend, verdict_table
 from homer.user_code import flag_text, load_abstraction, load_policies
 from kinematic.errors import InvalidBlockMDP, TooLarge, UnknownName
-from kinematic.exogenous import endogenous_partition
+from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.exogenous_spec import load_with_factorisation
 from kinematic.families import combination_lock, exogenous_combination_lock
 from kinematic.json_input import display_path
@@ -112,12 +112,32 @@ def _write_comparison(out: Path, report: ComparisonReport, mdp: BlockMDP,
     return document
 
 
+def _compared_spec(args: argparse.Namespace
+                   ) -> tuple[BlockMDP | None, ExogenousBlockMDP | None]:
+    """``homer compare --spec``'s Block MDP (None without: the run's ``mdp.json``) and, with
+    ``--against endogenous``, the factorisation the spec declares (None without ``--spec``:
+    the run's recorded one is read once the run is loaded); a spec that declares none is
+    refused."""
+    if args.spec is None:
+        return None, None
+    if args.against is None:
+        return load_spec(args.spec), None
+    mdp, factorisation = load_with_factorisation(args.spec)
+    if factorisation is None:
+        raise ValueError(
+            f"--against {args.against}: --spec {display_path(args.spec)} declares no "
+            "factorisation, so it has no endogenous partition; give the spec of an exogenous "
+            "Block MDP ('endogenous' and 'exogenous', or a Block MDP with its 'factorisation': "
+            "docs/guide/spec-format.md)")
+    return mdp, factorisation
+
+
 def _compare(args: argparse.Namespace) -> int:
     """``homer compare``: the run directory and the output directory are checked before the
     comparison (no symbolic links where files are expected, ``--out`` not a file); if writing
     fails, the comparison is still printed before the error."""
     from homer.artefacts import load_run
-    from homer.compare import compare_run, format_summary
+    from homer.compare import compare_run, format_summary, recorded_factorisation
     from homer.process_state import process_state
     from homer.run_directory import COMPARE_DIRECTORY, check_compare_outputs, check_run_directory
 
@@ -125,12 +145,17 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         check_run_directory(args.run_dir)
         check_compare_outputs(out)
-        artefacts = load_run(args.run_dir, load_spec(args.spec) if args.spec else None)
+        mdp, factorisation = _compared_spec(args)
+        artefacts = load_run(args.run_dir, mdp)
+        if args.against is not None and factorisation is None:
+            factorisation = recorded_factorisation(artefacts.mdp)
         with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run
             report = compare_run(artefacts, args.samples, args.transitions, args.seed,
                                  progress=lambda steps: tqdm(steps, desc="comparing",
                                                              unit="step", disable=args.json),
-                                 merge_threshold=args.merge_threshold)
+                                 merge_threshold=args.merge_threshold,
+                                 endogenous=None if factorisation is None
+                                 else endogenous_partition(factorisation))
     except (InvalidBlockMDP, FileNotFoundError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -6,13 +6,14 @@ observation ``o`` of layer ``h`` in ``samples`` fresh encodings and
 
 - **abstractions** (per layer): the learned classes of the encodings against an exact partition
   (phi_B vs backward KI ``def:bki``, phi_F vs forward KI ``def:fki``, phi-bar = (phi_F, phi_B)
-  vs KI ``def:ki``): the confusion matrix (learned class x exact class, sample counts), purity
-  and adjusted Rand index over the samples. A **wrong merge** is a pair of distinct exact
-  classes (kinematically separable states) whose *merge rate* exceeds ``merge_threshold``: the
-  largest share of both classes' encodings that one learned class holds (:mod:`homer.evaluate`
-  defines it, with its standard error). Each observation is
-  *assigned* to the learned class that most of its encodings fall into; a **split** is an exact
-  class whose observations are assigned to more than one learned class;
+  vs KI ``def:ki``; with ``endogenous``, phi-bar vs the endogenous partition of an exogenous
+  Block MDP too, ``homer compare --against endogenous``): the confusion matrix (learned class x
+  exact class, sample counts), purity and adjusted Rand index over the samples. A **wrong
+  merge** is a pair of distinct exact classes (kinematically separable states) whose *merge
+  rate* exceeds ``merge_threshold``: the largest share of both classes' encodings that one
+  learned class holds (:mod:`homer.evaluate` defines it, with its standard error). Each
+  observation is *assigned* to the learned class that most of its encodings fall into; a
+  **split** is an exact class whose observations are assigned to more than one learned class;
 - **policies**: a linear policy's action distribution at each latent observation is the share
   of the encodings on which it picks each action (standard error ``sqrt(p (1 - p) / samples)``
   reported); with these distributions the visitation probabilities follow exactly by dynamic
@@ -27,6 +28,7 @@ observation ``o`` of layer ``h`` in ``samples`` fresh encodings and
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ import numpy as np
 from homer.artefacts import RunArtefacts
 from homer.encoded import EncodedObservations
 from homer.evaluate import (
+    EVALUATE_AGAINST,
     MERGE_THRESHOLD,
     MERGE_THRESHOLDS,
     Abstraction,
@@ -54,6 +57,7 @@ from homer.policy_evaluation import (
     read_cover,
     smallest_alpha,
 )
+from homer.run_directory import mdp_fingerprint
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.summary import (
     abstraction_table,
@@ -64,14 +68,18 @@ from homer.summary import (
 )
 from homer.wording import setting
 from kinematic.canonical import canonical_form
+from kinematic.exogenous import ExogenousBlockMDP
+from kinematic.families import exogenous_combination_lock
 from kinematic.json_input import display_path
+from kinematic.model import BlockMDP
+from kinematic.partition import Partition
 from kinematic.planning import optimal_values
 from kinematic.quotient import Quotient
 
 __all__ = [
     "ABSTRACTION_NAMES", "ComparisonReport", "DynamicsComparison",
     "LinearPolicies", "combined_classifier", "compare_dynamics", "compare_run",
-    "format_summary", "run_abstractions", "summary_legend",
+    "format_summary", "recorded_factorisation", "run_abstractions", "summary_legend",
 ]
 
 Classifier = Callable[[np.ndarray], np.ndarray]
@@ -103,6 +111,49 @@ def run_abstractions(artefacts: RunArtefacts, step: int) -> dict[str, Abstractio
         "ki": combined_classifier(artefacts, layer)}
     return {kind: _each_step(classify) for kind, classify in classifiers.items()
             if classify is not None}
+
+
+EXOGENOUS_LOCK_NAME = re.compile(
+    r"combolock(?P<released>-released)?-H(?P<horizon>[0-9]+)-K(?P<actions>[0-9]+)"
+    r"-seed(?P<seed>[0-9]+)-exo(?P<bits>[0-9]+)-flip(?P<flip>[0-9]+(?:/[0-9]+)?)")
+"""The name :func:`kinematic.exogenous_combination_lock` gives its Block MDP (``homer run --env
+combolock --exogenous-bits K --flip P``): how the run's MDP was built, as its ``config.json``
+and ``mdp.json`` record it."""
+
+
+def recorded_factorisation(mdp: BlockMDP) -> ExogenousBlockMDP:
+    """The factorisation of a run's ``mdp`` made by ``homer run --env combolock
+    --exogenous-bits K``: the exogenous lock rebuilt from the settings its recorded name holds
+    (:data:`EXOGENOUS_LOCK_NAME`), accepted only when its Block MDP is ``mdp``, spec for spec
+    (the same :func:`homer.run_directory.mdp_fingerprint`; the run's checkpoint vouches for its
+    ``mdp.json``). State names are not parsed: for any other MDP it raises ``ValueError``
+    (give its exogenous spec to ``homer compare --spec``).
+
+    >>> from kinematic.families import combination_lock, exogenous_combination_lock
+    >>> lock = exogenous_combination_lock(3, 2, seed=0, bits=1)
+    >>> recorded_factorisation(lock.mdp).parts == lock.parts
+    True
+    >>> recorded_factorisation(combination_lock(3, 2, seed=0))
+    Traceback (most recent call last):
+    ...
+    ValueError: --against endogenous: the run's MDP 'combolock-H3-K2-seed0' was not made by ...
+    """
+    found = EXOGENOUS_LOCK_NAME.fullmatch(mdp.name)
+    why = "its name is not that of an exogenous lock, combolock-H...-exo...-flip..."
+    if found is not None:
+        horizon, actions = int(found["horizon"]), int(found["actions"])
+        why = "it is not the exogenous lock its name describes"
+        if (horizon, actions) == (mdp.horizon, mdp.number_of_actions):
+            model = exogenous_combination_lock(
+                horizon, actions, int(found["seed"]), int(found["bits"]), found["flip"],
+                "released" if found["released"] else "paper")
+            if mdp_fingerprint(model.mdp) == mdp_fingerprint(mdp):
+                return model
+    raise ValueError(
+        f"--against endogenous: the run's MDP {mdp.name!r} was not made by "
+        f"'homer run --env combolock --exogenous-bits' ({why}), so the run records no "
+        "factorisation; give the MDP's exogenous spec with --spec ('endogenous' and "
+        "'exogenous', or a Block MDP with its 'factorisation': docs/guide/spec-format.md)")
 
 
 def _each_step(classify: Classifier) -> Abstraction:
@@ -246,13 +297,21 @@ class ComparisonReport:
     """A pair of exact classes whose merge rate exceeds it is a wrong merge."""
 
     @property
+    def against(self) -> list[str]:
+        """The exact partitions phi-bar was also compared with beyond KI
+        (:data:`homer.settings.EVALUATE_AGAINST`: ``endogenous``), as ``--against`` asked."""
+        return [kind for kind in EVALUATE_AGAINST
+                if any(kind in layer for layer in self.abstractions.values())]
+
+    @property
     def steps_with_wrong_merges(self) -> int:
         """Steps whose phi-bar merges states of distinct KI classes."""
         return sum(1 for s in self.steps if s["wrong_merges"])
 
     def steps_with_wrong_merges_of(self, kind: str) -> int:
         """Steps whose learned ``kind`` abstraction (``backward``: phi_B, ``forward``: phi_F,
-        ``ki``: phi-bar) merges states of distinct exact classes of the same kind."""
+        ``ki``: phi-bar) merges states of distinct exact classes of the same kind
+        (``endogenous``: phi-bar merges states of distinct endogenous classes)."""
         return sum(1 for s in self.steps
                    if s["abstractions"].get(kind, {}).get("wrong_merges"))
 
@@ -265,7 +324,9 @@ class ComparisonReport:
     def to_json(self) -> dict[str, Any]:
         """``report.json``: ``steps_with_wrong_merges`` and each step's ``wrong_merges`` and
         ``splits`` are phi-bar's against KI (``steps_with_wrong_merges_by_abstraction`` and each
-        step's ``abstractions`` hold phi_B's and phi_F's); ``policy_standard_error`` is the
+        step's ``abstractions`` hold phi_B's and phi_F's, and with ``against: ["endogenous"]``
+        phi-bar's against the endogenous partition, under ``endogenous``);
+        ``policy_standard_error`` is the
         largest standard error of the learned policy's estimated action probabilities;
         ``alpha_min`` is null when ``uncovered_steps`` (the steps the run has no cover of)
         are not empty; a wrong merge is a merge rate above ``merge_threshold`` (each step's
@@ -275,7 +336,8 @@ class ComparisonReport:
             "steps_with_wrong_merges": self.steps_with_wrong_merges,
             "steps_with_wrong_merges_by_abstraction": {
                 kind: self.steps_with_wrong_merges_of(kind)
-                for kind in ("backward", "forward", "ki")},
+                for kind in ("backward", "forward", "ki", *self.against)},
+            "against": self.against,
             "total_wrong_merges": sum(s["wrong_merges"] or 0 for s in self.steps),
             "alpha_min": self.alpha_min, "uncovered_steps": self.uncovered, "value": self.value,
             "optimal_value": self.optimal_value,
@@ -286,14 +348,18 @@ class ComparisonReport:
 
 def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 2000,
                 seed: int = 0, progress: Callable[[Sequence], Iterable] = lambda x: x,
-                merge_threshold: float = MERGE_THRESHOLD) -> ComparisonReport:
+                merge_threshold: float = MERGE_THRESHOLD,
+                endogenous: Partition | None = None) -> ComparisonReport:
     """Compare a run with the exact answers of its MDP (see the module docstring): the run's
     abstractions and covers are scored by :mod:`homer.evaluate` (the same encodings as
     ``evaluate_abstraction(mdp, phi, run's encoder, samples, seed, merge_threshold=...)``),
     the dynamics here. The covers are read as ``evaluate_policies`` reads a cover
     (:func:`homer.policy_evaluation.read_cover`): the steps a stopped run has no cover of are
     not compared, and named (:attr:`ComparisonReport.uncovered`). A pair of exact classes whose
-    merge rate exceeds ``merge_threshold`` (in ``[0, 1)``) is a wrong merge."""
+    merge rate exceeds ``merge_threshold`` (in ``[0, 1)``) is a wrong merge. ``endogenous``,
+    the endogenous partition of the run's MDP when it is an exogenous Block MDP
+    (:func:`kinematic.endogenous_partition` of :func:`recorded_factorisation` or of its
+    exogenous spec), scores phi-bar against it too (``homer compare --against endogenous``)."""
     if transitions < 1:
         raise ValueError(f"transitions must be positive, got {transitions}")
     MERGE_THRESHOLDS.check(merge_threshold, "merge_threshold")
@@ -301,7 +367,10 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     encoded = EncodedObservations(mdp, artefacts.encoder, samples, seed)
     encoded.check_fits(batch_bytes(transitions, mdp.horizon, artefacts.encoder.dimension(mdp)),
                        "comparing", setting("transitions", transitions))
-    partitions = exact_partitions(mdp)
+    partitions = exact_partitions(mdp, endogenous)
+    if endogenous is not None and tuple(endogenous.layers) != mdp.layers:
+        raise ValueError(f"endogenous: a partition of the states of {mdp.name!r} (the run's "
+                         "MDP), got one of other states")
     canonical = canonical_form(mdp, partitions["ki"])
     latent, linear = LatentPolicies(encoded), LinearPolicies(mdp.number_of_actions)
     roll_in, eta = cover_roll_in(latent.floats), eta_floats(latent.floats)
@@ -318,8 +387,10 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     counts = [np.zeros(len(layer)) for layer in mdp.layers]
     for step in progress(list(learned.steps)):
         h = step - 1
-        abstractions[step] = compare_steps(mdp, encoded,
-                                           {step: run_abstractions(artefacts, step)},
+        functions = run_abstractions(artefacts, step)
+        if endogenous is not None and "ki" in functions:
+            functions["endogenous"] = functions["ki"]  # phi-bar, classified once
+        abstractions[step] = compare_steps(mdp, encoded, {step: functions},
                                            partitions, roll_in, LEARNED_NAMES,
                                            merge_threshold)[step]
         cover = cover_step(mdp, step, [latent.visitation(learned.policies[k], learned.names[k])
@@ -354,20 +425,27 @@ def compare_run(artefacts: RunArtefacts, samples: int = 500, transitions: int = 
     )
 
 
-LEARNED_NAMES = {"backward": "phi_B", "forward": "phi_F", "ki": "phi-bar"}
+LEARNED_NAMES = {"backward": "phi_B", "forward": "phi_F", "ki": "phi-bar", "endogenous": "phi-bar"}
 """A run's learned abstractions, by the exact partition each is compared with."""
 
 ABSTRACTION_NAMES = {"ki": "phi-bar = (phi_F, phi_B) vs KI", "backward": "phi_B vs backward KI",
-                "forward": "phi_F vs forward KI"}
+                "forward": "phi_F vs forward KI", "endogenous": "phi-bar vs endogenous"}
 """The rows of the summary's abstraction table: each learned abstraction against its exact
-partition (``def:ki``, ``def:bki``, ``def:fki``)."""
+partition (``def:ki``, ``def:bki``, ``def:fki``), and phi-bar against the endogenous partition
+with ``--against endogenous``."""
 
-def summary_legend(merge_threshold: float) -> tuple[str, ...]:
+def summary_legend(merge_threshold: float, against: Sequence[str] = ()) -> tuple[str, ...]:
     """What the summary's abstraction table counts, printed below it
-    (:func:`homer.summary.table_legend`, and what phi-bar is)."""
+    (:func:`homer.summary.table_legend`, and what phi-bar is; with ``against`` holding
+    ``endogenous``, what its row means)."""
+    endogenous = ("  phi-bar vs endogenous: a wrong merge joins two endogenous states (what the "
+                  "decoder x -> s",
+                  "  keeps apart); a split keeps exogenous values of one endogenous state apart, "
+                  "as KI does",
+                  "  when the noise has memory.")
     return (*table_legend(merge_threshold),
             "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's "
-            "classes.")
+            "classes.", *(endogenous if "endogenous" in against else ()))
 
 
 def format_summary(report: ComparisonReport) -> str:
@@ -385,7 +463,7 @@ def format_summary(report: ComparisonReport) -> str:
     lines = [f"{display_path(report.mdp)} vs the exact answers: {len(report.steps)} time steps, "
              f"{report.samples} encodings of each latent observation",
              *abstraction_table(rows), *merge_lines(rows),
-             *summary_legend(report.merge_threshold),
+             *summary_legend(report.merge_threshold, report.against),
              *agreement_lines({step: layer["ki"] for step, layer in report.abstractions.items()
                                if "ki" in layer}),
              *cover_lines(report.steps, report.uncovered,
