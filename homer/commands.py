@@ -120,6 +120,13 @@ def _compared_spec(args: argparse.Namespace
     refused."""
     if args.spec is None:
         return None, None
+    return _spec_and_factorisation(args)
+
+
+def _spec_and_factorisation(args: argparse.Namespace
+                            ) -> tuple[BlockMDP, ExogenousBlockMDP | None]:
+    """``--spec``'s Block MDP and, with ``--against endogenous``, the factorisation it declares
+    (refused, naming both flags, when it declares none)."""
     if args.against is None:
         return load_spec(args.spec), None
     mdp, factorisation = load_with_factorisation(args.spec)
@@ -199,16 +206,8 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
 def _evaluated_spec(args: argparse.Namespace) -> tuple[BlockMDP, Partition | None]:
     """``--spec``'s Block MDP and, with ``--against endogenous``, its endogenous partition: the
     spec must declare a factorisation (:mod:`kinematic.exogenous_spec`)."""
-    if args.against is None:
-        return load_spec(args.spec), None
-    mdp, factorisation = load_with_factorisation(args.spec)
-    if factorisation is None:
-        raise ValueError(
-            f"--against {args.against}: --spec {display_path(args.spec)} declares no "
-            "factorisation, so it has no endogenous partition; give the spec of an exogenous "
-            "Block MDP ('endogenous' and 'exogenous', or a Block MDP with its 'factorisation': "
-            "docs/guide/spec-format.md)")
-    return mdp, endogenous_partition(factorisation)
+    mdp, factorisation = _spec_and_factorisation(args)
+    return mdp, None if factorisation is None else endogenous_partition(factorisation)
 
 
 def _write_evaluation(out: Path, evaluation: Evaluation, summary: str) -> dict[str, Any]:
