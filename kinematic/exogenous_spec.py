@@ -132,13 +132,7 @@ def _compact(spec: Mapping, atol: float) -> ExogenousBlockMDP:
         endogenous = from_spec(endogenous_spec, atol)
     except InvalidBlockMDP as error:
         raise InvalidBlockMDP(f"endogenous: {error}") from None
-    chain_spec = require_mapping(spec["exogenous"], "exogenous")
-    for key in chain_spec:
-        if key not in _CHAIN:
-            raise unknown_entry("exogenous", "key", key, _CHAIN)
-    for key in _CHAIN:
-        if key not in chain_spec:
-            raise InvalidBlockMDP(f"exogenous: missing key {key!r}")
+    chain_spec = _exactly(spec["exogenous"], _CHAIN, "exogenous")
     _check_product_size(endogenous, chain_spec["values"])
     try:
         chain = exogenous_chain(chain_spec["values"], chain_spec["start"],
@@ -188,16 +182,23 @@ def _label_table(labels: object, part: str) -> dict[str, str]:
     return dict(labels)
 
 
+def _exactly(value: object, keys: Sequence[str], where: str) -> Mapping:
+    """``value``, a mapping with exactly ``keys`` (an unknown one named with the closest, a
+    missing one named)."""
+    mapping = require_mapping(value, where)
+    for key in mapping:
+        if key not in keys:
+            raise unknown_entry(where, "key", key, keys)
+    for key in keys:
+        if key not in mapping:
+            raise InvalidBlockMDP(f"{where}: missing key {key!r}")
+    return mapping
+
+
 def _declared(spec: Mapping, atol: float) -> ExogenousBlockMDP:
     mdp = from_spec({key: value for key, value in spec.items() if key != "factorisation"},
                     atol)
-    declared = require_mapping(spec["factorisation"], "factorisation")
-    for key in declared:
-        if key not in _PARTS:
-            raise unknown_entry("factorisation", "key", key, _PARTS)
-    for key in _PARTS:
-        if key not in declared:
-            raise InvalidBlockMDP(f"factorisation: missing key {key!r}")
+    declared = _exactly(spec["factorisation"], _PARTS, "factorisation")
     endogenous, exogenous = (_label_table(declared[part], part) for part in _PARTS)
     try:
         return check_factorisation(mdp, endogenous, exogenous)
