@@ -929,8 +929,8 @@ def test_a_comparison_reports_counts():
     assert document == {
         "mdp": "lock", "samples": 8, "steps_with_wrong_merges": 2,
         "steps_with_wrong_merges_by_abstraction": {"backward": 2, "forward": 0, "ki": 1},
-        "against": [], "total_wrong_merges": 5, "alpha_min": 0.25, "uncovered_steps": [], "value": 0.5,
-        "optimal_value": 1.0, "policy_standard_error": 0.25, "steps": steps,
+        "against": [], "total_wrong_merges": 5, "alpha_min": 0.25, "uncovered_steps": [],
+        "value": 0.5, "optimal_value": 1.0, "policy_standard_error": 0.25, "steps": steps,
         "merge_threshold": 0.05}
     found.uncovered = [5]  # a run stopped before learning step 5: no alpha over steps 1-4
     assert found.alpha_min is None and found.to_json()["alpha_min"] is None
