@@ -31,18 +31,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-import scipy.sparse as sp
-
 from kinematic.errors import InvalidBlockMDP, require_mapping, short_repr
 from kinematic.lookup import find
-from kinematic.model import BlockMDP, Matrix, block_mdp
+from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import DEFAULT_ATOL, Number, number_text, parse_number
 from kinematic.partition import Partition
 from kinematic.spec import to_spec
 
-__all__ = ["SEPARATOR", "ExogenousBlockMDP", "ExogenousChain", "dense_row",
-           "endogenous_partition", "exogenous_block_mdp", "exogenous_chain"]
+__all__ = ["SEPARATOR", "ExogenousBlockMDP", "ExogenousChain", "endogenous_partition",
+           "exogenous_block_mdp", "exogenous_chain"]
 
 SEPARATOR = "|"
 """Between the endogenous and the exogenous part of a product state's name: ``"s2a|01"``."""
@@ -267,11 +264,11 @@ def exogenous_block_mdp(endogenous: BlockMDP, chain: ExogenousChain,
              for s, p_s in zip(endogenous.layers[0], endogenous.start, strict=True) if p_s
              for xi, p_xi in chain.start.items() if p_xi}
     transitions: dict[str, dict[str, dict[str, Number]]] = {}
-    for h, matrix in enumerate(endogenous.transitions):
-        step = chain.transitions[h]
+    for h, step in enumerate(chain.transitions):
+        tensor = endogenous.transition_tensor(h)
         for i, state in enumerate(endogenous.layers[h]):
             for a, action in enumerate(endogenous.actions):
-                row = dense_row(matrix, i * len(endogenous.actions) + a)
+                row = tensor[i, a]
                 for xi in chain.layers[h]:
                     transitions.setdefault(f"{state}{SEPARATOR}{xi}", {})[action] = {
                         f"{nxt}{SEPARATOR}{xi2}": p * q
@@ -288,14 +285,6 @@ def exogenous_block_mdp(endogenous: BlockMDP, chain: ExogenousChain,
     mdp = block_mdp(name or f"{endogenous.name}+exogenous", layers, endogenous.actions, start,
                     transitions, emissions, rewards, atol=endogenous.mode.atol)
     return ExogenousBlockMDP(mdp, endogenous, chain, parts)
-
-
-def dense_row(matrix: Matrix, row: int) -> np.ndarray:
-    """Row ``row`` of a transition matrix of a :class:`BlockMDP`, dense (a large MDP's are
-    sparse)."""
-    if sp.issparse(matrix):
-        return np.asarray(matrix[[row]].toarray()[0])
-    return np.asarray(matrix[row])
 
 
 def _layer_of(mdp: BlockMDP, name: str) -> int:

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from kinematic.errors import InvalidBlockMDP, require_mapping
-from kinematic.exogenous import ExogenousBlockMDP, dense_row, exogenous_chain
+from kinematic.exogenous import ExogenousBlockMDP, exogenous_chain
 from kinematic.lookup import find
 from kinematic.model import BlockMDP, block_mdp
 from kinematic.numbers import Number, number_text
@@ -162,20 +162,19 @@ def _step(mdp: BlockMDP, h: int, grid: _Layer, following: _Layer,
     """Read ``T_en`` off the states with the first exogenous label and ``T_ex`` off those with
     the first endogenous label and the first action, then check that their product is every
     entry of the step (which is then factorised by them, and only by them)."""
-    matrix, actions = mdp.transitions[h], mdp.actions
+    tensor, actions = mdp.transition_tensor(h), mdp.actions
     step = _Step()
     x0, e0 = grid.ex_values[0], grid.en_values[0]
     for e in grid.en_values:
         for a, action in enumerate(actions):
-            row = dense_row(matrix, grid.index[e, x0] * len(actions) + a)
-            step.endogenous[e, action] = following.sums(row, by_endogenous=True)
+            step.endogenous[e, action] = following.sums(tensor[grid.index[e, x0], a],
+                                                        by_endogenous=True)
     for x in grid.ex_values:
-        step.exogenous[x] = following.sums(dense_row(matrix, grid.index[e0, x] * len(actions)),
-                                           by_endogenous=False)
+        step.exogenous[x] = following.sums(tensor[grid.index[e0, x], 0], by_endogenous=False)
     for i, state in enumerate(grid.states):
         e, x = grid.en[i], grid.ex[i]
         for a, action in enumerate(actions):
-            row = dense_row(matrix, i * len(actions) + a)
+            row = tensor[i, a]
             for j, nxt in enumerate(following.states):
                 e2, x2 = following.en[j], following.ex[j]
                 p_en, p_ex = step.endogenous[e, action][e2], step.exogenous[x][x2]
