@@ -431,24 +431,27 @@ NO_OVERLAP = ("no two states of a layer before the last move differently, so ove
               "emissions changes no observation's row")
 
 
-@_plans("lem:state-inseparable")
-def _state_inseparable(mdp: BlockMDP) -> Plan:
+def _overlapping_emissions(mdp: BlockMDP) -> st.SearchStrategy | None:
+    """The MDP with the emissions of two states that move differently overlapping (None when no
+    two states of a layer before the last move differently)."""
     _pairwise(mdp)
     overlaps = _overlaps(mdp)
-    return Plan(st.just(latent_model(mdp)),
-                st.sampled_from(overlaps).map(lambda c: with_overlapping_emission(mdp, *c))
-                if overlaps else None, NO_OVERLAP, control_certain=True)
+    return (st.sampled_from(overlaps).map(lambda c: with_overlapping_emission(mdp, *c))
+            if overlaps else None)
+
+
+@_plans("lem:state-inseparable")
+def _state_inseparable(mdp: BlockMDP) -> Plan:
+    control = _overlapping_emissions(mdp)  # refuses a large MDP before the latent model
+    return Plan(st.just(latent_model(mdp)), control, NO_OVERLAP, control_certain=True)
 
 
 @_plans("sec:kinematic-inseparable")
 def _dimensions(mdp: BlockMDP) -> Plan:
-    _pairwise(mdp)
-    overlaps = _overlaps(mdp)
-    return Plan(st.just(latent_model(mdp)),
-                st.sampled_from(overlaps).map(lambda c: with_overlapping_emission(mdp, *c))
-                if overlaps else None,
-                NO_OVERLAP if not overlaps else "overlapping emissions does not raise N_KD above "
-                "|S| on this MDP")
+    control = _overlapping_emissions(mdp)
+    return Plan(st.just(latent_model(mdp)), control,
+                NO_OVERLAP if control is None else "overlapping emissions does not raise N_KD "
+                "above |S| on this MDP")
 
 
 @_plans("fact:time-separable")
