@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from kinematic.display import listed
 from kinematic.errors import InvalidBlockMDP, require_mapping
 from kinematic.exogenous import ExogenousBlockMDP, exogenous_chain
 from kinematic.lookup import find
@@ -42,8 +43,7 @@ def _labels(mdp: BlockMDP, labels: object, part: str) -> dict[str, Hashable]:
     missing = [state for state in mdp.states if state not in labels]
     if missing:
         raise InvalidBlockMDP(f"{part} labels: no label for state(s) "
-                              f"{', '.join(map(repr, missing[:5]))}"
-                              f"{' ...' if len(missing) > 5 else ''}")
+                              f"{listed(map(repr, missing), 5)}")
     return dict(labels)
 
 
