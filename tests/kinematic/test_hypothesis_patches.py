@@ -78,13 +78,16 @@ def _pytest(directory: Path) -> str:
 
 def _examples(output: str, kind: str) -> dict[str, str]:
     """Module -> the example Hypothesis printed after ``kind`` (``Failing test case`` or
-    ``Failing explicit example``)."""
+    ``Failing explicit example``), without the ``@reproduce_failure`` advice its CI profile
+    (loaded when a ``CI`` variable is set) prints after a generated example."""
     found = {}
     for match in re.finditer(r"^(\S+\.py):\d+: \w+Error$", output, re.MULTILINE):
         block = output[:match.start()].rsplit("\n_____", 1)[-1]
         example = re.search(rf"^E +{kind}: (.*?)\n(?!E  )", block, re.MULTILINE | re.DOTALL)
         if example:
-            found[match.group(1)] = re.sub(r"^E +", "", example.group(1), flags=re.MULTILINE)
+            text = re.sub(r"^E +", "", example.group(1), flags=re.MULTILINE)
+            found[match.group(1)] = re.sub(r"\n+You can reproduce this test case .*\Z", "", text,
+                                           flags=re.DOTALL)
     return found
 
 
