@@ -12,11 +12,19 @@ with ``Unf(cover)``, take a uniform action, observe ``x'``:
 
 Both statements are for strictly proper losses; the square (Brier) loss is computed exactly to
 report numbers. Observations that the data never show are left in classes of their own.
+
+Every objective, of Section 5 and after, is used in two forms: as an :data:`Objective
+<kinematic.counterexamples.exploration.Objective>` callable ``(mdp, cover, layer,
+previous_labels) -> labels`` inside HOMER's loop (:func:`~kinematic.counterexamples.exploration.
+explore_with_objective`), and through its solution on one layer, an :class:`ObjectiveSolution`:
+the coarsest abstraction that attains the Bayes-optimal population loss, whether it is the only
+one, and that loss.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -26,6 +34,7 @@ from kinematic.policies import Policy, uniform_policy
 from kinematic.visitation import observation_visitation
 
 __all__ = [
+    "ObjectiveSolution",
     "inverse_dynamics_abstraction",
     "inverse_dynamics_posteriors",
     "is_inverse_dynamics_optimal",
@@ -35,6 +44,35 @@ __all__ = [
     "square_loss",
     "transition_distribution",
 ]
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectiveSolution:
+    """An objective's exact answer on one layer of a Block MDP.
+
+    Attributes
+    ----------
+    objective : str
+        The objective's name (``"inverse_dynamics"``, ``"multistep_inverse"``, ...).
+    layer : int
+        The layer (0-based) whose observations ``labels`` abstracts.
+    labels : ndarray of int
+        A coarsest abstraction of ``mdp.observations[layer]`` attaining the Bayes-optimal
+        population loss: no abstraction with fewer classes attains it.
+    unique : bool
+        Whether ``labels`` is the only such abstraction with that number of classes (up to
+        renaming the classes); when it is not, ``labels`` is the first found and the objective's
+        docstring says in what order.
+    loss : Fraction or float
+        The Bayes-optimal population loss (an exact ``Fraction`` for square losses; a float for
+        log losses, computed from the exact probabilities).
+    """
+
+    objective: str
+    layer: int
+    labels: np.ndarray
+    unique: bool
+    loss: Fraction | float
 
 
 def transition_distribution(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:
