@@ -3,6 +3,7 @@
 - the diabolical combination lock of Section 7 (:func:`combination_lock`, with the rewards of
   the paper's text or of the authors' released code, :data:`LOCK_VARIANTS`; its good actions and
   optimal policy: :func:`combination_lock_good_actions`, :func:`combination_lock_optimal_choices`);
+- its deterministic counterpart, one live state per layer (:func:`deterministic_combination_lock`);
 - the lock with the exogenous noise bits of the authors' later library
   (:func:`exogenous_combination_lock`, an :class:`~kinematic.exogenous.ExogenousBlockMDP`);
 - the pair of Figure ``fig:mdp-canonical`` (Section 3): :func:`figure2_canonical` and its
@@ -38,6 +39,7 @@ __all__ = [
     "combination_lock",
     "combination_lock_good_actions",
     "combination_lock_optimal_choices",
+    "deterministic_combination_lock",
     "exogenous_combination_lock",
     "figure2_canonical",
     "figure2_split",
@@ -180,6 +182,44 @@ def combination_lock(horizon: int, actions: int, seed: int, variant: str = "pape
             "rewards": rewards,
         }
     )
+
+
+def deterministic_combination_lock(horizon: int, actions: int, seed: int) -> BlockMDP:
+    """A combination lock with deterministic dynamics: start ``s1a``; the good action ``u_h``
+    (:func:`combination_lock_good_actions`) moves ``s{h}a`` to ``s{h+1}a``, every other action
+    to the dead ``s{h+1}c``, which stays dead. One live state per layer, so every state is
+    reached surely by one action sequence (``eta = 1``): the near-deterministic endogenous
+    dynamics PPE's guarantee assumes (Efroni et al., ICLR 2022). Rewards as
+    :func:`combination_lock`'s paper variant: 1 for ``u_H`` at ``s{H}a``, the anti-shaped
+    ``0.1 x Ber(1/2)`` for a wrong action at a live state. Named
+    ``deterministic-lock-H{H}-K{K}-seed{seed}``.
+
+    >>> from kinematic import eta_min
+    >>> lock = deterministic_combination_lock(horizon=3, actions=2, seed=0)
+    >>> lock.layers, eta_min(lock)
+    ((('s1a',), ('s2a', 's2c'), ('s3a', 's3c')), Fraction(1, 1))
+    """
+    check_memory(LOCK_BYTES_PER_LAYER_ACTION * horizon * actions,
+                 f"deterministic_combination_lock(horizon={horizon}, actions={actions})")
+    u, _ = combination_lock_good_actions(horizon, actions, seed)
+    action_names = [f"a{k + 1}" for k in range(actions)]
+    anti_shaped = {"1/10": "1/2", "0": "1/2"}
+    transitions: dict[str, dict[str, dict[str, str]]] = {}
+    rewards: dict[str, dict[str, str | dict[str, str]]] = {}
+    for h in range(1, horizon + 1):
+        wrong: dict[str, str | dict[str, str]] = {a: anti_shaped for a in action_names
+                                                  if a != u[h - 1]}
+        rewards[f"s{h}a"] = {**wrong, u[h - 1]: "1"} if h == horizon else wrong
+        if h < horizon:
+            transitions[f"s{h}a"] = {a: {f"s{h + 1}{'a' if a == u[h - 1] else 'c'}": "1"}
+                                     for a in action_names}
+        if 1 < h < horizon:
+            transitions[f"s{h}c"] = {a: {f"s{h + 1}c": "1"} for a in action_names}
+    return from_spec({
+        "name": f"deterministic-lock-H{horizon}-K{actions}-seed{seed}",
+        "horizon": horizon, "actions": action_names,
+        "layers": [["s1a"]] + [[f"s{h}a", f"s{h}c"] for h in range(2, horizon + 1)],
+        "start": {"s1a": "1"}, "transitions": transitions, "rewards": rewards})
 
 
 EXOGENOUS_LOCK_BYTES_PER_ENTRY = 400
