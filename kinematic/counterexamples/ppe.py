@@ -143,6 +143,11 @@ class PPEStep:
     kept: tuple[int, ...]
     decoder_labels: np.ndarray
 
+    def __repr__(self) -> str:
+        merged = ", ".join(f"{j} into {i}" for i, j in self.merges) or "none"
+        return (f"<PPEStep layer {self.layer + 1}: {len(self.candidates)} candidates, kept "
+                f"{', '.join(map(str, self.kept))}; eliminated {merged}>")
+
     @property
     def distances(self) -> np.ndarray:
         """``(N, N)`` ``||P_i - P_j||_1 = N gap(i, j)``, compared with ``N threshold`` (5/8)."""
@@ -218,6 +223,13 @@ class PPEResult:
             lines.append(f"  cover alpha on layer {step.layer + 1}: "
                          f"{number_text(self.alpha[step.layer])}")
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        """One line: paths kept per layer and alpha (``print`` gives the whole report)."""
+        kept = ", ".join(str(len(step.kept)) for step in self.steps)
+        alpha = ", ".join(number_text(a) for a in self.alpha)
+        return (f"<PPEResult on {self.mdp.name!r}: paths kept on layers 2..{self.mdp.horizon}: "
+                f"{kept}; alpha per layer: {alpha}>")
 
     def _constant(self) -> Fraction:
         step = self.steps[0]

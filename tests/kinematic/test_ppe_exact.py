@@ -370,6 +370,14 @@ def test_the_report_names_paths_states_merges_and_alpha():
     assert "cover alpha on layer 4: 0" in text
 
 
+def test_the_one_line_forms():
+    result = exact_ppe(combination_lock(4, 3, seed=1))
+    assert repr(result) == ("<PPEResult on 'combolock-H4-K3-seed1': paths kept on layers 2..4: "
+                            "2, 1, 1; alpha per layer: 1, 1/2, 1/4, 0>")
+    assert repr(result.step(3)) == ("<PPEStep layer 4: 3 candidates, kept 0; eliminated 1 "
+                                    "into 0, 2 into 0>")
+
+
 def test_float_mode_is_refused():
     with pytest.raises(ValueError, match="exact-mode"):
         exact_ppe(with_float_numbers(combination_lock(3, 2, seed=0)))
