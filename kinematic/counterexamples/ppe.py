@@ -56,7 +56,9 @@ a path reaches one state, distances are 0 or 2, and the rule keeps one path per 
 With stochastic dynamics (the paper's combination lock, whose good actions move uniformly to
 ``s_{h+1}a`` or ``s_{h+1}b``) paths are mixtures; the rule can merge paths that reach different
 states, and, not being transitive, its result depends on the order of the actions
-(``docs/concepts/ppe.md`` gives a witness).
+(``docs/concepts/ppe.md`` gives a witness). :func:`open_loop_alpha`, the best alpha of any set
+of open-loop paths, tells the two losses apart: what PPE's cover lacks below it, the elimination
+lost; what it lacks of 1, no open-loop cover reaches.
 
 **The objective.** PPE's path prediction, as an abstraction of layer ``h``'s observations, is the
 level sets of the Bayes-optimal classifier's posterior over *all* ``N`` candidate paths: the
