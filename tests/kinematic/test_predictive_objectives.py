@@ -231,6 +231,10 @@ def test_every_gap_separates_s7_from_s8_on_the_curiosity_counterexample():
     curiosity_loop = explore_with_objective(mdp, multistep_inverse_gap_objective(1))
     assert state_groups(mdp, 2, curiosity_loop.labels[2]) == [["s7", "s8"], ["s9"]]
     assert curiosity_loop.worst_case_alpha[2] == 0
+    # with the cover Section 5's curiosity loop collects layer 3's data with
+    with_cover = multistep_inverse_solution(mdp, 2, cover=curiosity_loop.covers[1])
+    assert state_groups(mdp, 2, with_cover.labels) == [["s7"], ["s8"], ["s9"]]
+    assert with_cover.unique and str(with_cover.loss) == "7/30"
 
 
 def _relations(mdp: BlockMDP, objective, truth: Partition) -> list[str]:
