@@ -31,7 +31,8 @@ from kinematic.lookup import find, layer_index
 if TYPE_CHECKING:
     from kinematic.model import BlockMDP
 
-__all__ = ["Partition", "block_text", "check_partition_of", "first_appearance"]
+__all__ = ["Partition", "PartitionComparison", "block_text", "check_partition_of", "compare_with",
+           "first_appearance"]
 
 _SHOWN_LAYERS = 6
 _SHOWN_BLOCKS = 6
@@ -384,3 +385,77 @@ def check_partition_of(mdp: BlockMDP, partition: object, argument: str = "partit
                 f"{h + 1}: {block_text(list(theirs or ()))} in the partition, "
                 f"{block_text(list(ours or ()))} in the MDP)")
     return partition
+
+
+@dataclass(frozen=True)
+class PartitionComparison:
+    """How two partitions of the same states relate (:func:`compare_with`).
+
+    Attributes
+    ----------
+    relation : str
+        ``"equal"`` (the same blocks), ``"finer"`` (every block of the first lies within a block
+        of the second, and they differ), ``"coarser"`` (the other way round) or ``"crossing"``
+        (neither refines the other).
+    merged_by_first : tuple of two str or None
+        Two states the first partition puts together and the second separates (None when there
+        are none: the first is finer or equal).
+    merged_by_second : tuple of two str or None
+        Two states the second puts together and the first separates.
+    """
+
+    relation: str
+    merged_by_first: tuple[str, str] | None
+    merged_by_second: tuple[str, str] | None
+
+
+def _merged_only_by(first: Partition, second: Partition,
+                    positions: Sequence[int]) -> tuple[str, str] | None:
+    """The first pair of states (in layer, then state order) in one block of ``first`` and in
+    two blocks of ``second``."""
+    for h in positions:
+        seen: dict[int, tuple[int, int]] = {}
+        for i, (mine, theirs) in enumerate(zip(first.labels[h], second.labels[h], strict=True)):
+            j, their_first = seen.setdefault(int(mine), (i, int(theirs)))
+            if their_first != theirs:
+                return first.layers[h][j], first.layers[h][i]
+    return None
+
+
+def compare_with(first: Partition, second: Partition, layer: int | None = None
+                 ) -> PartitionComparison:
+    """Whether ``first`` equals, refines (``"finer"``), is refined by (``"coarser"``) or crosses
+    ``second``, with a witness pair of states for each way they differ; on every layer, or on
+    layer ``layer`` alone (numbered from 1).
+
+    Raises
+    ------
+    InvalidPartition
+        When either is not a Partition, or they partition different states.
+    UnknownLayer
+        For a layer out of ``1 .. H``.
+
+    >>> from kinematic import backward_ki_partition, combination_lock, ki_partition
+    >>> lock = combination_lock(3, 2, seed=0)
+    >>> compare_with(ki_partition(lock), backward_ki_partition(lock))
+    PartitionComparison(relation='finer', merged_by_first=None, merged_by_second=('s1a', 's1b'))
+    >>> compare_with(ki_partition(lock), backward_ki_partition(lock), layer=3).relation
+    'equal'
+    """
+    for argument, partition in (("first", first), ("second", second)):
+        if not isinstance(partition, Partition):
+            raise InvalidPartition(f"{argument} must be a Partition, got {short_repr(partition)}")
+    if first.layers != second.layers:
+        h = next(h for h, (a, b) in enumerate(zip_longest(first.layers, second.layers))
+                 if a != b)
+        raise InvalidPartition(
+            f"second: it partitions other states than first (layer {h + 1}: "
+            f"{block_text(list(second.layers[h] if h < len(second.layers) else ()))} in second, "
+            f"{block_text(list(first.layers[h] if h < len(first.layers) else ()))} in first)")
+    positions = (range(len(first.layers)) if layer is None
+                 else [layer_index(layer, len(first.layers))])
+    by_first = _merged_only_by(first, second, positions)
+    by_second = _merged_only_by(second, first, positions)
+    relation = {(False, False): "equal", (False, True): "finer", (True, False): "coarser",
+                (True, True): "crossing"}[by_first is not None, by_second is not None]
+    return PartitionComparison(relation, by_first, by_second)
