@@ -427,8 +427,9 @@ def ppe_solution(mdp: BlockMDP, layer: int,
     It groups the observations by their posterior ``f(. | x)`` over all candidates (equal
     posteriors is the optimality condition of every strictly proper loss, so the grouping is the
     only coarsest one among the observations some candidate reaches). Observations no candidate
-    reaches cost nothing anywhere: they join class 0, and ``unique`` is then False when there
-    are other classes they could have joined. ``loss`` is the exact Brier loss of the
+    reaches cost nothing anywhere; as for every objective of this package
+    (:mod:`kinematic.counterexamples.predictive`), they stay in classes of their own, and
+    ``unique`` speaks of the observations reached. ``loss`` is the exact Brier loss of the
     Bayes-optimal predictor.
 
     >>> from kinematic import combination_lock
@@ -439,14 +440,14 @@ def ppe_solution(mdp: BlockMDP, layer: int,
     step = exact_ppe(mdp, elimination_constant).step(layer)
     posterior, seen = _posteriors(step.observation_distributions)
     numbering: dict[tuple, int] = {}
-    labels = np.array([numbering.setdefault(tuple(row), len(numbering)) if reached else -1
-                       for row, reached in zip(posterior, seen, strict=True)], dtype=np.intp)
-    labels[~seen] = 0
+    labels = np.array([numbering.setdefault(tuple(row) if reached else ("unseen", x),
+                                            len(numbering))
+                       for x, (row, reached) in enumerate(zip(posterior, seen, strict=True))],
+                      dtype=np.intp)
     n = len(step.candidates)
     joint = step.observation_distributions.T / n  # rows: x, columns: path id
     loss = square_loss(joint, [np.flatnonzero(labels == c) for c in np.unique(labels)])
-    unique = bool(seen.all()) or len(numbering) == 1
-    return ObjectiveSolution("ppe_path_prediction", layer, labels, unique, loss)
+    return ObjectiveSolution("ppe_path_prediction", layer, labels, True, loss)
 
 
 def ppe_objective(mdp: BlockMDP, cover: Sequence[Policy], layer: int,
