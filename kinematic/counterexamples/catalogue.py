@@ -1,0 +1,107 @@
+"""Every abstraction objective this package solves exactly, by name: Section 5's and the ones
+proposed after HOMER, each with its citation and its solution on one layer
+(:class:`~kinematic.counterexamples.objectives.ObjectiveSolution`).
+
+A solution's data are the objective's own convention: the uniform random policy to the layer
+(AC-State's and ACDF's data; :mod:`kinematic.counterexamples.predictive`), except PPE, whose
+data are its candidate paths (:mod:`kinematic.counterexamples.ppe`), and PCID, whose target
+holds the previous layer's abstraction (here PCID's own solution there, one class on layer 1).
+Each objective also has an :data:`~kinematic.counterexamples.exploration.Objective` form for
+HOMER's loop, in its module.
+
+>>> from kinematic.counterexamples.mdps import curiosity_counterexample
+>>> mdp = curiosity_counterexample()
+>>> [(name, solve(mdp, 2).labels.tolist()) for name, solve in
+...  [("inverse_dynamics", OBJECTIVES["inverse_dynamics"].solve),
+...   ("multistep_inverse", OBJECTIVES["multistep_inverse"].solve)]]
+[('inverse_dynamics', [0, 0, 1]), ('multistep_inverse', [0, 1, 2])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from kinematic.counterexamples.forward_models import (
+    action_forward_solution,
+    forward_modelling_solution,
+    temporal_contrast_solution,
+)
+from kinematic.counterexamples.multistep_inverse import multistep_inverse_solution
+from kinematic.counterexamples.objectives import (
+    ObjectiveSolution,
+    pcid_target_abstraction,
+    transition_distribution,
+)
+from kinematic.counterexamples.pcid import pcid_target_loss
+from kinematic.counterexamples.ppe import ppe_solution
+from kinematic.counterexamples.predictive import require_exact
+from kinematic.model import BlockMDP
+
+__all__ = ["OBJECTIVES", "CatalogueEntry", "pcid_solution"]
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One objective: its ``name``, a ``title`` in words, the work that proposed it
+    (``citation``) and ``solve(mdp, layer) -> ObjectiveSolution`` (``layer`` 0-based, >= 1)."""
+
+    name: str
+    title: str
+    citation: str
+    solve: Callable[[BlockMDP, int], ObjectiveSolution]
+
+
+def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
+    """PCID's target (predict ``(phi_{h-1}(x), a)`` from ``phi(x')``, Du et al. 2019) on
+    ``layer`` (0-based, >= 1) under the uniform random policy, ``phi_{h-1}`` PCID's own
+    solution on the layer before (one class on layer 1): the observations grouped by their
+    posterior, the only coarsest optimal abstraction.
+
+    >>> from kinematic.counterexamples.mdps import curiosity_counterexample
+    >>> solution = pcid_solution(curiosity_counterexample(), 2)
+    >>> solution.labels.tolist(), solution.unique
+    ([0, 0, 1], True)
+    """
+    require_exact(mdp)
+    if not 1 <= layer < mdp.horizon:
+        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
+    previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
+    for h in range(1, layer + 1):
+        joint = transition_distribution(mdp, [], h)
+        labels = pcid_target_abstraction(joint, previous)
+        if h < layer:
+            previous = labels
+    loss = pcid_target_loss(joint, previous)
+    return ObjectiveSolution("pcid_target", layer, labels, True, loss)  # type: ignore[arg-type]
+
+
+_ENTRIES = (
+    CatalogueEntry("inverse_dynamics", "inverse dynamics (one step)",
+                   "Pathak et al. 2017 (curiosity); paper, Section 5",
+                   partial(multistep_inverse_solution, gap=1)),
+    CatalogueEntry("pcid_target", "PCID's target: previous abstract state and action",
+                   "Du et al. 2019; paper, Section 5", pcid_solution),
+    CatalogueEntry("multistep_inverse_k2", "multi-step inverse, gap 2",
+                   "Lamb et al. 2022 (AC-State); Mhammedi, Foster, Rakhlin 2023 (MusIK)",
+                   partial(multistep_inverse_solution, gap=2)),
+    CatalogueEntry("multistep_inverse", "multi-step inverse, every gap 1..t",
+                   "Mhammedi, Foster, Rakhlin 2023 (MusIK)", multistep_inverse_solution),
+    CatalogueEntry("ppe_path_prediction", "PPE's path prediction",
+                   "Efroni, Misra, Krishnamurthy, Agarwal, Langford 2022 (PPE)", ppe_solution),
+    CatalogueEntry("forward_modelling", "action-free forward modelling",
+                   "Misra, Saran, Xie, Lamb, Langford 2024 (video pre-training)",
+                   forward_modelling_solution),
+    CatalogueEntry("temporal_contrast", "temporal contrast",
+                   "Misra, Saran, Xie, Lamb, Langford 2024 (video pre-training)",
+                   temporal_contrast_solution),
+    CatalogueEntry("action_forward", "action-conditioned forward model",
+                   "Levine, Stone, Zhang 2024 (ACDF's latent forward part)",
+                   action_forward_solution),
+)
+
+OBJECTIVES: dict[str, CatalogueEntry] = {entry.name: entry for entry in _ENTRIES}
+"""The objectives by name, in the order the results table lists them."""
