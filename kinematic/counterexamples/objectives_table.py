@@ -1,0 +1,174 @@
+"""Which objective recovers what, exactly: every objective of the catalogue
+(:data:`kinematic.counterexamples.catalogue.OBJECTIVES`) solved on every layer ``h >= 2`` of a
+Block MDP and its coarsest Bayes-optimal abstraction compared with backward KI (``def:bki``), KI
+(``def:ki``) and, for an exogenous Block MDP, the endogenous partition - with two witness
+states for every way they differ (:func:`kinematic.partition.compare_with`).
+
+A layer's relation reads from the objective's side: ``"equal"``; ``"coarser"``: the objective
+*merges* two states the reference separates (a failure to recover it: the witness pair);
+``"finer"``: the objective *splits* two states the reference merges (recovers at least the
+reference's distinctions, at a cost in classes); ``"crossing"``: both. An objective that is not
+defined on a layer (a gap of 2 on layer 2) has ``None`` there.
+
+>>> from kinematic import combination_lock
+>>> table = objectives_table(combination_lock(horizon=3, actions=2, seed=0))
+>>> cell = table.cell("inverse_dynamics", "KI")
+>>> cell.relations, cell.text()
+(('coarser', 'equal'), 'h=2 merges s2a, s2b')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kinematic.counterexamples.catalogue import OBJECTIVES
+from kinematic.counterexamples.objectives import ObjectiveSolution
+from kinematic.errors import InvalidPartition
+from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
+from kinematic.inseparability import backward_ki_partition, ki_partition
+from kinematic.model import BlockMDP
+from kinematic.partition import Partition, compare_with
+
+__all__ = ["ObjectivesTable", "RelationCell", "objectives_table"]
+
+
+@dataclass(frozen=True)
+class RelationCell:
+    """One objective against one reference partition, layer by layer (layers ``2 .. H``):
+    ``relations[i]`` and ``witnesses[i]`` (states the objective merges and the reference
+    separates, states the reference merges and the objective separates) for layer ``i + 2``;
+    ``unique[i]`` whether the objective's coarsest optimal abstraction there is the only one."""
+
+    objective: str
+    reference: str
+    relations: tuple[str | None, ...]
+    witnesses: tuple[tuple[tuple[str, str] | None, tuple[str, str] | None] | None, ...]
+    unique: tuple[bool | None, ...]
+
+    @property
+    def recovers(self) -> bool:
+        """Whether the objective equals the reference on every layer where it is defined."""
+        return all(r in (None, "equal") for r in self.relations)
+
+    def text(self) -> str:
+        """``"equal"`` or the layers that differ, each with its witnesses (``h=3 merges s3a,
+        s3b; splits s3c, s3d``); ``(one of several)`` marks a layer whose coarsest optimal
+        abstraction is not unique."""
+        if self.recovers:
+            return "equal" + ("" if all(u is not False for u in self.unique)
+                              else " (one of several)")
+        parts = []
+        for i, (relation, witness, unique) in enumerate(
+                zip(self.relations, self.witnesses, self.unique, strict=True)):
+            if relation in (None, "equal") or witness is None:
+                continue
+            merged, split = witness
+            says = []
+            if merged is not None:
+                says.append(f"merges {merged[0]}, {merged[1]}")
+            if split is not None:
+                says.append(f"splits {split[0]}, {split[1]}")
+            if relation == "unreached":
+                says = ["splits the observations of an unreached state"]
+            parts.append(f"h={i + 2} " + "; ".join(says)
+                         + ("" if unique is not False else " (one of several)"))
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class ObjectivesTable:
+    """Every objective on every layer ``h >= 2`` of ``mdp_name``: ``solutions[name][i]`` (layer
+    ``i + 2``; None where the objective is not defined) and the cells against each reference
+    (``references``: ``"backward KI"``, ``"KI"``, and ``"endogenous"`` for an exogenous Block
+    MDP)."""
+
+    mdp_name: str
+    references: tuple[str, ...]
+    solutions: Mapping[str, tuple[ObjectiveSolution | None, ...]]
+    cells: Mapping[tuple[str, str], RelationCell] = field(repr=False)
+
+    def cell(self, objective: str, reference: str) -> RelationCell:
+        """The cell of ``objective`` against ``reference``."""
+        return self.cells[objective, reference]
+
+    def classes(self, objective: str) -> list[int | None]:
+        """The number of classes of the objective's abstraction on layers ``2 .. H``."""
+        return [None if s is None else len(np.unique(s.labels))
+                for s in self.solutions[objective]]
+
+    def markdown(self) -> str:
+        """A Markdown table: one row per objective, its classes per layer and one column per
+        reference."""
+        head = ["objective", "classes h=2.." ] + [f"vs {r}" for r in self.references]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for name in self.solutions:
+            counts = "/".join("-" if c is None else str(c) for c in self.classes(name))
+            cells = [self.cell(name, r).text() for r in self.references]
+            lines.append(f"| {name} | {counts} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def _state_partition(mdp: BlockMDP, layer: int, labels: np.ndarray) -> Partition | None:
+    """The partition of every layer's states that is ``labels`` on ``layer`` (one block
+    elsewhere), or None when ``labels`` splits the observations of a state."""
+    per_layer = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
+    per_layer[layer] = labels
+    try:
+        return Partition.from_observation_labels(mdp, per_layer)
+    except InvalidPartition:
+        return None
+
+
+def objectives_table(model: BlockMDP | ExogenousBlockMDP,
+                     objectives: Sequence[str] | None = None) -> ObjectivesTable:
+    """Solve ``objectives`` (default: every one of the catalogue) on every layer ``h >= 2`` of
+    ``model`` (exact mode) and compare each abstraction with backward KI, KI and, when
+    ``model`` is an :class:`~kinematic.exogenous.ExogenousBlockMDP`, its endogenous partition.
+
+    Raises ``ValueError`` for an unknown objective name (listing the known ones) or a
+    float-mode MDP.
+    """
+    names = list(OBJECTIVES) if objectives is None else list(objectives)
+    unknown = [n for n in names if n not in OBJECTIVES]
+    if unknown:
+        raise ValueError(f"objectives: unknown {unknown[0]!r}; known: {', '.join(OBJECTIVES)}")
+    mdp = model.mdp if isinstance(model, ExogenousBlockMDP) else model
+    references: dict[str, Partition] = {"backward KI": backward_ki_partition(mdp),
+                                        "KI": ki_partition(mdp)}
+    if isinstance(model, ExogenousBlockMDP):
+        references["endogenous"] = endogenous_partition(model)
+    solutions: dict[str, tuple[ObjectiveSolution | None, ...]] = {}
+    cells: dict[tuple[str, str], RelationCell] = {}
+    for name in names:
+        per_layer: list[ObjectiveSolution | None] = []
+        for layer in range(1, mdp.horizon):
+            try:
+                per_layer.append(OBJECTIVES[name].solve(mdp, layer))
+            except ValueError as error:
+                if "gap must lie" not in str(error):
+                    raise
+                per_layer.append(None)
+        solutions[name] = tuple(per_layer)
+        for reference, exact in references.items():
+            relations: list[str | None] = []
+            witnesses: list = []
+            for solution in per_layer:
+                if solution is None:
+                    relations.append(None)
+                    witnesses.append(None)
+                    continue
+                partition = _state_partition(mdp, solution.layer, solution.labels)
+                if partition is None:
+                    relations.append("unreached")
+                    witnesses.append((None, None))
+                    continue
+                comparison = compare_with(partition, exact, layer=solution.layer + 1)
+                relations.append(comparison.relation)
+                witnesses.append((comparison.merged_by_first, comparison.merged_by_second))
+            cells[name, reference] = RelationCell(
+                name, reference, tuple(relations), tuple(witnesses),
+                tuple(None if s is None else s.unique for s in per_layer))
+    return ObjectivesTable(mdp.name, tuple(references), solutions, cells)
