@@ -72,6 +72,7 @@ __all__ = [
     "classify_encoder",
     "k_step_joints",
     "population_experiment",
+    "population_losses",
     "stationary_distribution",
 ]
 
@@ -286,6 +287,29 @@ def _within(losses: np.ndarray, relative: float) -> np.ndarray:
     return losses <= best + relative * abs(best) + RELATIVE_TIE * max(1.0, abs(best))
 
 
+def population_losses(joints: list[np.ndarray], labels: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For encoders ``labels`` (``(E, m)``, one per row, on both ends) and the joints ``J_k`` of
+    :func:`k_step_joints`: the inverse entropies ``H(a | phi(x), phi(y))`` under each ``J_k``
+    (``(K, E)``, nats), whether each ``J_k``'s posteriors are kept (``(K, E)``, exact), the
+    forward entropy ``H(phi(y) | phi(x), a)`` under ``J_1`` (``(E,)``) and whether it is exactly
+    0 (``(E,)``)."""
+    inverse = np.empty((len(joints), len(labels)))
+    keeps = np.empty((len(joints), len(labels)), dtype=bool)
+    forward, deterministic = np.empty(len(labels)), np.empty(len(labels), dtype=bool)
+    for k, joint in enumerate(joints):
+        keeps[k] = keeps_posteriors(posterior_ids(joint), labels)
+        start = 0
+        for tables in latent_tables(joint, labels):
+            stop = start + len(tables.tables)
+            inverse[k, start:stop] = tables.action_entropy()
+            if k == 0:
+                forward[start:stop] = tables.forward_entropy()
+                deterministic[start:stop] = tables.forward_deterministic()
+            start = stop
+    return inverse, keeps, forward, deterministic
+
+
 def population_experiment(name: str, max_k: int | None = None) -> ExperimentResult:
     """Every encoder of the 10 observations of ACDF's example ``name`` scored by AC-State's and
     ACDF's population losses for ``K = 1 .. max_k`` (default :data:`ACDF_MAX_K`), the coarsest
@@ -298,20 +322,8 @@ def population_experiment(name: str, max_k: int | None = None) -> ExperimentResu
     started = time.perf_counter()
     labels = set_partitions(10)
     classes = labels.max(axis=1).astype(int) + 1
-    joints = k_step_joints(chain, max_k)
-    inverse = np.empty((max_k, len(labels)))
-    keeps = np.empty((max_k, len(labels)), dtype=bool)
-    forward, deterministic = np.empty(len(labels)), np.empty(len(labels), dtype=bool)
-    for k, joint in enumerate(joints):
-        keeps[k] = keeps_posteriors(posterior_ids(joint), labels)
-        start = 0
-        for tables in latent_tables(joint, labels):
-            stop = start + len(tables.tables)
-            inverse[k, start:stop] = tables.action_entropy()
-            if k == 0:
-                forward[start:stop] = tables.forward_entropy()
-                deterministic[start:stop] = tables.forward_deterministic()
-            start = stop
+    inverse, keeps, forward, deterministic = population_losses(k_step_joints(chain, max_k),
+                                                               labels)
     exact, rule = [], []
     for k in range(1, max_k + 1):
         ac_loss = inverse[:k].mean(axis=0)
