@@ -229,6 +229,10 @@ class Selection:
     decided : str
         ``"exact"`` (Fractions) or ``"float"`` (within :data:`RELATIVE_TIE`, or the tolerance
         rule).
+    coarser_margin : float
+        ``(L' - L) / L``: how far above the selected loss ``L`` the best encoder with fewer
+        classes is (``inf`` when there is none; below :data:`THEIR_TOLERANCE` their rule
+        selects that coarser encoder).
     """
 
     objective: str
@@ -239,6 +243,7 @@ class Selection:
     verdict: str
     loss: float
     decided: str
+    coarser_margin: float
 
     @property
     def unique(self) -> bool:
@@ -265,9 +270,13 @@ def _selection(objective: str, k: int, labels: np.ndarray, chosen: np.ndarray,
     encoders = tuple(labels[chosen])
     verdicts = {classify_encoder(e, truth) for e in encoders}
     verdict = "incorrect" if "incorrect" in verdicts else verdicts.pop()
+    classes = int(labels[chosen][0].max()) + 1
+    loss = float(losses[chosen].min())
+    coarser = losses[labels.max(axis=1) + 1 < classes]
+    margin = ((float(coarser.min()) - loss) / loss if len(coarser) and loss > RELATIVE_TIE
+              else np.inf)  # a minimum of 0: no coarser encoder is within any factor of it
     return Selection(objective, k, encoders, tuple(partition_name(e) for e in encoders),
-                     int(labels[chosen][0].max()) + 1, verdict, float(losses[chosen].min()),
-                     decided)
+                     classes, verdict, loss, decided, margin)
 
 
 def _coarsest(mask: np.ndarray, classes: np.ndarray) -> np.ndarray:

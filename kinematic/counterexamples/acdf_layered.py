@@ -223,9 +223,11 @@ def layered_solutions(mdp: BlockMDP, objective: str = "ac_state", k_max: int = 1
     that product is the only one with that total, ``loss`` is the layer's share (the terms whose
     earlier end is the layer). Refused beyond ``10^6`` products.
 
+    >>> from kinematic.counterexamples.exploration import state_groups
     >>> from kinematic.counterexamples.mdps import curiosity_counterexample
-    >>> [s.labels.tolist() for s in layered_solutions(curiosity_counterexample(), "acdf")]
-    [[0, 0], [0, 0, 1, 1], [0, 0, 1]]
+    >>> mdp = curiosity_counterexample()
+    >>> [state_groups(mdp, s.layer, s.labels) for s in layered_solutions(mdp, "acdf")]
+    [[['s1'], ['s2']], [['s3'], ['s4', 's5'], ['s6']], [['s7'], ['s8', 's9']]]
     """
     _check(objective, k_max)
     sizes = [len(x) for x in mdp.observations]

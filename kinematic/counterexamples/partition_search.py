@@ -166,18 +166,20 @@ class LatentTables:
             for a in range(actions)], axis=1) > 0
 
     def action_entropy(self) -> np.ndarray:
-        """``H(a | phi(x), psi(y))`` per row, in nats: ``H(a, c, c') - H(c, c')``."""
+        """``H(a | phi(x), psi(y))`` per row, in nats: ``H(a, c, c') - H(c, c')`` (rounding
+        below 0 clipped)."""
         tables = self.tables
         pairs = tables.sum(axis=1)
-        return (-xlogy(tables, tables).sum(axis=(1, 2, 3))
-                + xlogy(pairs, pairs).sum(axis=(1, 2)))
+        return np.maximum(-xlogy(tables, tables).sum(axis=(1, 2, 3))
+                          + xlogy(pairs, pairs).sum(axis=(1, 2)), 0.0)
 
     def forward_entropy(self) -> np.ndarray:
-        """``H(psi(y) | phi(x), a)`` per row, in nats: ``H(a, c, c') - H(a, c)``."""
+        """``H(psi(y) | phi(x), a)`` per row, in nats: ``H(a, c, c') - H(a, c)`` (rounding
+        below 0 clipped)."""
         tables = self.tables
         sources = tables.sum(axis=3)
-        return (-xlogy(tables, tables).sum(axis=(1, 2, 3))
-                + xlogy(sources, sources).sum(axis=(1, 2)))
+        return np.maximum(-xlogy(tables, tables).sum(axis=(1, 2, 3))
+                          + xlogy(sources, sources).sum(axis=(1, 2)), 0.0)
 
     def forward_deterministic(self) -> np.ndarray:
         """Whether ``psi(y)`` is a function of ``(phi(x), a)`` on the support (exact), i.e. the

@@ -397,3 +397,7 @@ def test_other_examples_exactly():
     assert all(row[3:] == ((SINGLETONS,), 10, "correct") for row in rows[12:])
     rule = {row.k: row for row in double.tolerance_rule if row.objective == "ac_state"}
     assert [k for k in range(17, 31) if rule[k].verdict == "incorrect"] == [17, 18, 19, 21]
+    # where a 9-class encoder comes within their 0.001 of the exact minimum
+    margins = {row.k: row.coarser_margin for row in double.exact if row.objective == "ac_state"}
+    assert [k for k in range(17, 31) if margins[k] < 0.001] == [17, 18, 19, 21]
+    assert control.exact[0].loss == 0 and control.exact[0].coarser_margin == math.inf
