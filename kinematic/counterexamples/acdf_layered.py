@@ -160,6 +160,21 @@ def _solution(objective: str, layer: int, candidates: np.ndarray, terms: _Terms
                              len(coarsest) == 1, float(terms.loss[coarsest[0]]))
 
 
+_MAX_SIZE = 11
+"""The most observations of a layer whose partitions are searched (Bell(11) = 678,570)."""
+
+
+def _bell(size: int) -> int:
+    """The number of set partitions of ``size`` items (Bell triangle)."""
+    row = [1]
+    for _ in range(size - 1):
+        following = [row[-1]]
+        for value in row:
+            following.append(following[-1] + value)
+        row = following
+    return row[-1]
+
+
 def _check(objective: str, k_max: int) -> None:
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -170,7 +185,11 @@ def _check(objective: str, k_max: int) -> None:
 def _layer_solution(objective: str, mdp: BlockMDP, cover: Sequence[Policy], layer: int,
                     previous_labels: np.ndarray, k_max: int) -> ObjectiveSolution:
     _check(objective, k_max)
-    candidates = set_partitions(len(mdp.observations[layer]))
+    size = len(mdp.observations[layer])
+    if size > _MAX_SIZE:
+        raise ValueError(f"{mdp.name}: layer {layer + 1} has {size} observations, more than "
+                         f"{_MAX_SIZE} (Bell({size}) partitions exceed {ENCODER_LIMIT})")
+    candidates = set_partitions(size)
     terms = _layer_terms(mdp, cover, layer, previous_labels, k_max, objective, candidates)
     return _solution(objective, layer, candidates, terms)
 
@@ -231,11 +250,11 @@ def layered_solutions(mdp: BlockMDP, objective: str = "ac_state", k_max: int = 1
     """
     _check(objective, k_max)
     sizes = [len(x) for x in mdp.observations]
-    bell = [len(set_partitions(size)) if size <= 11 else ENCODER_LIMIT + 1 for size in sizes]
-    if prod(bell) > ENCODER_LIMIT:
-        raise ValueError(f"{mdp.name}: the joint search has {' x '.join(map(str, bell))} "
-                         f"products of partitions, more than {ENCODER_LIMIT}; use the per-layer "
-                         "form (ac_state_solution, acdf_solution)")
+    if max(sizes) > _MAX_SIZE or prod(_bell(size) for size in sizes) > ENCODER_LIMIT:
+        raise ValueError(f"{mdp.name}: the joint search has "
+                         f"{' x '.join(str(_bell(size)) for size in sizes)} products of "
+                         f"partitions, more than {ENCODER_LIMIT}; use the per-layer form "
+                         "(ac_state_solution, acdf_solution)")
     horizon = mdp.horizon
     encoders = [set_partitions(size) for size in sizes]
     visitation = observation_visitation(mdp, uniform_policy(mdp))
@@ -256,7 +275,7 @@ def layered_solutions(mdp: BlockMDP, objective: str = "ac_state", k_max: int = 1
                 forward = _entropies(joint, left, right, forward=True)[0]
                 optimal = optimal & _grid(deterministic, rows, columns, h, h + 1, horizon)
                 shares[h] = shares[h] + _grid(forward, rows, columns, h, h + 1, horizon)
-    full = tuple(bell)
+    full = tuple(len(e) for e in encoders)
     total = np.broadcast_to(sum(shares, np.zeros([1] * horizon)), full).reshape(-1)
     classes = sum((e.max(axis=1) + 1).reshape([len(e) if t == h else 1 for t in range(horizon)])
                   for h, e in enumerate(encoders))

@@ -401,3 +401,12 @@ def test_other_examples_exactly():
     margins = {row.k: row.coarser_margin for row in double.exact if row.objective == "ac_state"}
     assert [k for k in range(17, 31) if margins[k] < 0.001] == [17, 18, 19, 21]
     assert control.exact[0].loss == 0 and control.exact[0].coarser_margin == math.inf
+
+
+def test_per_layer_search_refuses_a_layer_beyond_eleven_observations():
+    wide = block_mdp("wide", [["s"], [f"t{i}" for i in range(12)]], ["a"], {"s": 1},
+                     {"s": {"a": {f"t{i}": Fraction(1, 12) for i in range(12)}}})
+    with pytest.raises(ValueError, match="wide: layer 2 has 12 observations, more than 11"):
+        acdf_solution(wide, [], 1, np.array([0]))
+    with pytest.raises(ValueError, match=r"1 x 4213597 products"):
+        layered_solutions(wide)
