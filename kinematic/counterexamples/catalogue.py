@@ -25,6 +25,7 @@ from functools import partial
 
 import numpy as np
 
+from kinematic.counterexamples.acdf_layered import ac_state_solution, acdf_solution
 from kinematic.counterexamples.forward_models import (
     action_forward_solution,
     forward_modelling_solution,
@@ -41,7 +42,10 @@ from kinematic.counterexamples.ppe import ppe_solution
 from kinematic.counterexamples.predictive import require_exact
 from kinematic.model import BlockMDP
 
-__all__ = ["OBJECTIVES", "CatalogueEntry", "pcid_solution"]
+__all__ = ["LAYERED_GAPS", "OBJECTIVES", "CatalogueEntry", "layered_solution", "pcid_solution"]
+
+LAYERED_GAPS = 2
+"""The largest gap ``K`` of AC-State's and ACDF's multi-step terms in the catalogue."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,25 @@ def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
     return ObjectiveSolution("pcid_target", layer, labels, True, loss)  # type: ignore[arg-type]
 
 
+def layered_solution(objective: str, mdp: BlockMDP, layer: int,
+                     k_max: int = LAYERED_GAPS) -> ObjectiveSolution:
+    """AC-State's (``objective="ac_state"``) or ACDF's (``"acdf"``) per-layer form on ``layer``
+    (0-based, >= 1) under the uniform random policy, each layer's previous abstraction its own
+    solution there (one class on layer 1), gaps ``1 .. k_max``
+    (:mod:`kinematic.counterexamples.acdf_layered`; at most 11 observations per layer).
+
+    >>> from kinematic.counterexamples.mdps import curiosity_counterexample
+    >>> layered_solution("ac_state", curiosity_counterexample(), 2).labels.tolist()
+    [0, 0, 1]
+    """
+    solve = {"ac_state": ac_state_solution, "acdf": acdf_solution}[objective]
+    previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
+    for h in range(1, layer + 1):
+        solution = solve(mdp, [], h, previous, k_max)
+        previous = solution.labels
+    return solution
+
+
 _ENTRIES = (
     CatalogueEntry("inverse_dynamics", "inverse dynamics (one step)",
                    "Pathak et al. 2017 (curiosity); paper, Section 5",
@@ -101,6 +124,11 @@ _ENTRIES = (
     CatalogueEntry("action_forward", "action-conditioned forward model",
                    "Levine, Stone, Zhang 2024 (ACDF's latent forward part)",
                    action_forward_solution),
+    CatalogueEntry("ac_state", f"AC-State: both ends encoded, gaps 1..{LAYERED_GAPS}",
+                   "Lamb et al. 2022 (AC-State); Levine, Stone, Zhang 2024",
+                   partial(layered_solution, "ac_state")),
+    CatalogueEntry("acdf", f"ACDF: AC-State + latent forward model, gaps 1..{LAYERED_GAPS}",
+                   "Levine, Stone, Zhang 2024 (ACDF)", partial(layered_solution, "acdf")),
 )
 
 OBJECTIVES: dict[str, CatalogueEntry] = {entry.name: entry for entry in _ENTRIES}

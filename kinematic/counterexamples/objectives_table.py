@@ -8,7 +8,8 @@ A layer's relation reads from the objective's side: ``"equal"``; ``"coarser"``: 
 *merges* two states the reference separates (a failure to recover it: the witness pair);
 ``"finer"``: the objective *splits* two states the reference merges (recovers at least the
 reference's distinctions, at a cost in classes); ``"crossing"``: both. An objective that is not
-defined on a layer (a gap of 2 on layer 2) has ``None`` there.
+defined on a layer (a gap of 2 on layer 2) or refuses it (a layer too large for its exact
+search) has ``None`` there, and the reason in ``not_solved``.
 
 >>> from kinematic import combination_lock
 >>> table = objectives_table(combination_lock(horizon=3, actions=2, seed=0))
@@ -89,6 +90,8 @@ class ObjectivesTable:
     references: tuple[str, ...]
     solutions: Mapping[str, tuple[ObjectiveSolution | None, ...]]
     cells: Mapping[tuple[str, str], RelationCell] = field(repr=False)
+    not_solved: Mapping[str, Mapping[int, str]] = field(default_factory=dict, repr=False)
+    """``not_solved[name][h]``: why the objective has no solution on layer ``h`` (1-based)."""
 
     def cell(self, objective: str, reference: str) -> RelationCell:
         """The cell of ``objective`` against ``reference``."""
@@ -108,14 +111,16 @@ class ObjectivesTable:
             counts = "/".join("-" if c is None else str(c) for c in self.classes(name))
             cells = [self.cell(name, r).text() for r in self.references]
             lines.append(f"| {name} | {counts} | " + " | ".join(cells) + " |")
-        return "\n".join(lines)
+        notes = [f"- {name}, h={h}: {why}" for name, layers in self.not_solved.items()
+                 for h, why in layers.items()]
+        return "\n".join(lines + (["", *notes] if notes else []))
 
 
 def _state_partition(mdp: BlockMDP, layer: int, labels: np.ndarray) -> Partition | None:
     """The partition of every layer's states that is ``labels`` on ``layer`` (one block
     elsewhere), or None when ``labels`` splits the observations of a state."""
-    per_layer = [np.zeros(len(x), dtype=np.intp) for x in mdp.observations]
-    per_layer[layer] = labels
+    per_layer = [[0] * len(x) for x in mdp.observations]
+    per_layer[layer] = labels.tolist()
     try:
         return Partition.from_observation_labels(mdp, per_layer)
     except InvalidPartition:
@@ -141,16 +146,16 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
     if isinstance(model, ExogenousBlockMDP):
         references["endogenous"] = endogenous_partition(model)
     solutions: dict[str, tuple[ObjectiveSolution | None, ...]] = {}
+    not_solved: dict[str, dict[int, str]] = {}
     cells: dict[tuple[str, str], RelationCell] = {}
     for name in names:
         per_layer: list[ObjectiveSolution | None] = []
         for layer in range(1, mdp.horizon):
             try:
                 per_layer.append(OBJECTIVES[name].solve(mdp, layer))
-            except ValueError as error:
-                if "gap must lie" not in str(error):
-                    raise
+            except ValueError as error:  # not defined there (a gap beyond it), or too large
                 per_layer.append(None)
+                not_solved.setdefault(name, {})[layer + 1] = str(error)
         solutions[name] = tuple(per_layer)
         for reference, exact in references.items():
             relations: list[str | None] = []
@@ -171,4 +176,4 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
             cells[name, reference] = RelationCell(
                 name, reference, tuple(relations), tuple(witnesses),
                 tuple(None if s is None else s.unique for s in per_layer))
-    return ObjectivesTable(mdp.name, tuple(references), solutions, cells)
+    return ObjectivesTable(mdp.name, tuple(references), solutions, cells, not_solved)
