@@ -80,21 +80,7 @@ def recovered(table: ObjectivesTable, objective: str) -> str:
 
 def table_json(description: str, table: ObjectivesTable, seconds: float) -> dict:
     """The JSON record of one MDP's table."""
-    return {
-        "mdp": table.mdp_name, "description": description, "seconds": seconds,
-        "references": list(table.references),
-        "objectives": {
-            name: {"classes": table.classes(name),
-                   "unique": [None if s is None else s.unique for s in solutions],
-                   "loss": [None if s is None else str(s.loss) for s in solutions],
-                   "not_solved": {str(h): why for h, why
-                                  in table.not_solved.get(name, {}).items()},
-                   "cells": {r: {"relations": list(table.cell(name, r).relations),
-                                 "text": table.cell(name, r).text(),
-                                 "recovers": table.cell(name, r).recovers}
-                             for r in table.references}}
-            for name, solutions in table.solutions.items()},
-    }
+    return {"description": description, "seconds": seconds, **table.as_json()}
 
 
 def acdf_lines(experiments: list) -> list[str]:

@@ -1,7 +1,9 @@
 """Command line: ``python -m kinematic analyze SPEC.json [--json | --markdown | --latex]
 [--merged-only] [--policies] [--eta-error E]``,
 ``python -m kinematic family combolock|figure2|gymnasium ...`` (writes a spec),
-``python -m kinematic counterexamples [--json]`` (Section 5) and
+``python -m kinematic counterexamples [--json]`` (Section 5),
+``python -m kinematic objectives SPEC.json [--objective NAME ...] [--json]`` (every objective's
+exact abstraction against backward KI, KI and the endogenous partition) and
 ``python -m kinematic find-counterexample --objective inverse_dynamics|pcid_target``.
 
 This module only parses: its imports are light, so ``--help`` and argument errors answer
@@ -191,6 +193,21 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=DefaultsHelpFormatter,
     )
     counter_cmd.add_argument("--json", action="store_true", help="print one JSON list")
+
+    objectives_cmd = commands.add_parser(
+        "objectives", help="solve the representation objectives (Section 5's and after) exactly "
+        "on a spec and compare each with backward KI, KI and the endogenous partition",
+        formatter_class=DefaultsHelpFormatter,
+    )
+    objectives_cmd.add_argument("spec", type=Path, help="an exact kinematic JSON spec (one "
+                                "declaring a factorisation adds the endogenous column)")
+    objectives_cmd.add_argument("--objective", action="append", metavar="NAME",
+                                help="an objective to solve (repeat for several; default: "
+                                     "every one: inverse_dynamics, pcid_target, "
+                                     "multistep_inverse_k2, multistep_inverse, "
+                                     "ppe_path_prediction, forward_modelling, temporal_contrast, "
+                                     "action_forward, ac_state, acdf)")
+    objectives_cmd.add_argument("--json", action="store_true", help="print one JSON object")
 
     find_cmd = commands.add_parser(
         "find-counterexample", help="search for a minimal counterexample to an objective",

@@ -56,6 +56,15 @@ def _counterexamples(as_json: bool) -> int:
     return 0 if all(r.holds for r in results) else 1
 
 
+def _objectives(args: argparse.Namespace) -> int:
+    from kinematic.counterexamples.objectives_table import objectives_table
+
+    mdp, factorisation = load_with_factorisation(args.spec)
+    table = objectives_table(factorisation or mdp, args.objective)
+    print(json.dumps(table.as_json()) if args.json else table.markdown())
+    return 0
+
+
 def _find(args: argparse.Namespace) -> int:
     from kinematic.counterexamples.search import find_counterexample
 
@@ -140,6 +149,8 @@ def run_command(args: argparse.Namespace) -> int:
             return _counterexamples(args.json)
         if args.command == "find-counterexample":
             return _find(args)
+        if args.command == "objectives":
+            return _objectives(args)
         if args.command == "analyze":
             return _analyze(args)
         return _family(args)

@@ -98,7 +98,7 @@ def test_every_subcommand_is_covered():
     assert subcommands(homer_cli._parser()) == ["run", "compare", "evaluate", "sweep",
                                                 "counterexamples"]
     assert subcommands(kinematic_cli._parser()) == ["analyze", "family", "counterexamples",
-                                                    "find-counterexample"]
+                                                    "objectives", "find-counterexample"]
     # proofs_checks: one parser for the claims, one for its only subcommand, sample-sizes
     assert subcommands(proofs_checks_cli._parser()) == []
     assert proofs_checks_cli._sample_sizes_parser().prog.endswith(" sample-sizes")

@@ -94,6 +94,7 @@ def layered_solution(objective: str, mdp: BlockMDP, layer: int,
     >>> layered_solution("ac_state", curiosity_counterexample(), 2).labels.tolist()
     [0, 0, 1]
     """
+    require_exact(mdp)
     solve = {"ac_state": ac_state_solution, "acdf": acdf_solution}[objective]
     previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
     for h in range(1, layer + 1):

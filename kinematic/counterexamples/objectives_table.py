@@ -27,6 +27,7 @@ import numpy as np
 
 from kinematic.counterexamples.catalogue import OBJECTIVES
 from kinematic.counterexamples.objectives import ObjectiveSolution
+from kinematic.counterexamples.predictive import require_exact
 from kinematic.errors import InvalidPartition
 from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.inseparability import backward_ki_partition, ki_partition
@@ -51,13 +52,17 @@ class RelationCell:
 
     @property
     def recovers(self) -> bool:
-        """Whether the objective equals the reference on every layer where it is defined."""
-        return all(r in (None, "equal") for r in self.relations)
+        """Whether the objective equals the reference on every layer where it is solved (and
+        is solved on one at least)."""
+        return (any(r is not None for r in self.relations)
+                and all(r in (None, "equal") for r in self.relations))
 
     def text(self) -> str:
         """``"equal"`` or the layers that differ, each with its witnesses (``h=3 merges s3a,
         s3b; splits s3c, s3d``); ``(one of several)`` marks a layer whose coarsest optimal
         abstraction is not unique."""
+        if all(r is None for r in self.relations):
+            return "not solved"
         if self.recovers:
             return "equal" + ("" if all(u is not False for u in self.unique)
                               else " (one of several)")
@@ -102,6 +107,25 @@ class ObjectivesTable:
         return [None if s is None else len(np.unique(s.labels))
                 for s in self.solutions[objective]]
 
+    def as_json(self) -> dict:
+        """The table as JSON values: per objective its classes, uniqueness and Bayes-optimal
+        loss per layer (``"p/q"``; a log loss as a float's text), why it has no solution on
+        a layer, and per reference the relations, the cell's text and whether it recovers it."""
+        return {
+            "mdp": self.mdp_name, "references": list(self.references),
+            "objectives": {
+                name: {"classes": self.classes(name),
+                       "unique": [None if s is None else s.unique for s in solutions],
+                       "loss": [None if s is None else str(s.loss) for s in solutions],
+                       "not_solved": {str(h): why for h, why
+                                      in self.not_solved.get(name, {}).items()},
+                       "cells": {r: {"relations": list(self.cell(name, r).relations),
+                                     "text": self.cell(name, r).text(),
+                                     "recovers": self.cell(name, r).recovers}
+                                 for r in self.references}}
+                for name, solutions in self.solutions.items()},
+        }
+
     def markdown(self) -> str:
         """A Markdown table: one row per objective, its classes per layer and one column per
         reference."""
@@ -141,6 +165,7 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
     if unknown:
         raise ValueError(f"objectives: unknown {unknown[0]!r}; known: {', '.join(OBJECTIVES)}")
     mdp = model.mdp if isinstance(model, ExogenousBlockMDP) else model
+    require_exact(mdp)
     references: dict[str, Partition] = {"backward KI": backward_ki_partition(mdp),
                                         "KI": ki_partition(mdp)}
     if isinstance(model, ExogenousBlockMDP):

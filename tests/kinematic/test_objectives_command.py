@@ -1,0 +1,59 @@
+"""``python -m kinematic objectives SPEC``: every objective's exact abstraction of a user's spec
+against backward KI, KI and (with a declared factorisation) the endogenous partition."""
+
+import json
+
+from kinematic.cli import main
+
+
+def lock_spec(tmp_path, *exogenous: str):
+    path = tmp_path / "lock.json"
+    assert main(["family", "combolock", "--horizon", "3", "--actions", "2", "--seed", "0",
+                 *exogenous, "--out", str(path)]) == 0
+    return path
+
+
+def test_a_declared_factorisation_adds_the_endogenous_column(tmp_path, capsys):
+    path = lock_spec(tmp_path, "--exogenous-bits", "1", "--flip", "1/10")
+    capsys.readouterr()
+    assert main(["objectives", str(path), "--objective", "multistep_inverse",
+                 "--objective", "action_forward"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("| objective | classes h=2.. | vs backward KI | vs KI | "
+                        "vs endogenous |")
+    assert [line.split(" | ")[0] for line in lines[2:]] == ["| multistep_inverse",
+                                                           "| action_forward"]
+    # the multi-step inverse drops the noise bit that has memory: it merges what KI separates
+    assert "h=2 merges s2a|0, s2a|1" in lines[2].split(" | ")[3]
+
+
+def test_json_lists_every_objective_without_an_endogenous_column_for_a_plain_spec(
+        tmp_path, capsys):
+    path = lock_spec(tmp_path)
+    capsys.readouterr()
+    assert main(["objectives", str(path), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table["references"] == ["backward KI", "KI"]
+    assert list(table["objectives"]) == [
+        "inverse_dynamics", "pcid_target", "multistep_inverse_k2", "multistep_inverse",
+        "ppe_path_prediction", "forward_modelling", "temporal_contrast", "action_forward",
+        "ac_state", "acdf"]
+    inverse = table["objectives"]["inverse_dynamics"]
+    assert inverse["classes"] == [2, 2] and inverse["cells"]["backward KI"]["recovers"]
+    assert table["objectives"]["multistep_inverse_k2"]["classes"] == [None, 2]
+    assert table["objectives"]["multistep_inverse_k2"]["not_solved"] == {
+        "2": "gap must lie in 1..1 at layer 1, got 2"}
+
+
+def test_an_unknown_objective_and_a_float_spec_exit_2_naming_them(tmp_path, capsys):
+    path = lock_spec(tmp_path)
+    capsys.readouterr()
+    assert main(["objectives", str(path), "--objective", "curiosity"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: objectives: unknown 'curiosity'; known: inverse_dynamics, pcid_target")
+    floats = tmp_path / "floats.json"
+    floats.write_text(json.dumps({"name": "floats", "horizon": 2, "actions": ["a"],
+                                  "layers": [["s"], ["t"]], "start": {"s": 1.0},
+                                  "transitions": {"s": {"a": {"t": 1.0}}}}))
+    assert main(["objectives", str(floats)]) == 2
+    assert "float-mode MDP" in capsys.readouterr().err
