@@ -298,7 +298,9 @@ def _parser() -> argparse.ArgumentParser:
     learned.add_argument("--exogenous-bits", type=at_least(1), default=2, metavar="K",
                          help=EXOGENOUS_BITS_HELP)
     learned.add_argument("--flip", type=flip_probability, default="1/10", metavar="P",
-                         help=FLIP_HELP)
+                         help="the probability that each bit flips at a step, exact ('1/10' or "
+                              "'0.1') in [0, 1]; 1/2 makes the bits i.i.d. (Intrepid's "
+                              "exo_flip_prob is 1/10)")
     learned.add_argument("--objectives", default=",".join(LEARNED_OBJECTIVES),
                          help="comma-separated, from " + ", ".join(LEARNED_OBJECTIVES))
     learned.add_argument("--episodes", type=at_least(1), default=MULTISTEP_EPISODES,
