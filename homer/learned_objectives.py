@@ -37,7 +37,7 @@ from homer.evaluate import (
     exact_partitions,
 )
 from homer.multistep_inverse import learn_multistep_inverse
-from homer.ppe import cover_policies, learn_ppe
+from homer.ppe import PPESettings, cover_policies, learn_ppe
 from homer.process_state import process_state
 from homer.settings import (
     LEARNED_OBJECTIVES,
@@ -124,14 +124,16 @@ def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: Ha
             seconds = time.perf_counter() - started
             phi = learned.phi
             row.update(episodes=episodes, capacity=list(learned.capacity),
+                       config=asdict(config),
                        validation_loss=[layer.validation_loss for layer in learned.layers])
         else:
-            ppe = learn_ppe(mdp, encoder, num_samples, seed)
+            ppe = learn_ppe(mdp, encoder, num_samples, seed, PPESettings())
             seconds = time.perf_counter() - started
             phi = ppe.phi
             kept = ppe.kept_paths()
             alpha = policy_cover_alpha(mdp, cover_policies(mdp, kept))
-            row.update(num_samples=num_samples, kept_paths=[[list(p) for p in s] for s in kept],
+            row.update(num_samples=num_samples, classifier=asdict(PPESettings()),
+                       kept_paths=[[list(p) for p in s] for s in kept],
                        capacity=[1, *(len(s) for s in kept)],
                        merged=[{str(i): list(m) for i, m in s.merged.items()}
                                for s in ppe.steps],

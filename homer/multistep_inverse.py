@@ -142,9 +142,13 @@ def learn_multistep_inverse(mdp: BlockMDP, encoder: Encoder, episodes: int,
     of the uniformly random policy, drawn from ``seed`` (numpy) while torch draws from
     ``seed`` too; ``capacity[t - 1]`` is layer ``t``'s number of classes (default
     ``config.backward_capacity`` everywhere), ``config`` gives the model and its training.
-    Call it within :func:`homer.process_state.process_state` to fix torch's threads."""
+    The Gumbel-softmax noise draws from torch's global generator, which is seeded with
+    ``seed`` here (as HOMER's runs seed it): call this within
+    :func:`homer.process_state.process_state`, which sets torch's threads and restores the
+    global generator afterwards."""
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
     vectors, actions = random_episodes(mdp, encoder, episodes, rng)
     classes = [1] + [config.backward_capacity] * (mdp.horizon - 1) if capacity is None else [
         1, *capacity[1:]]
