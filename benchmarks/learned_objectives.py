@@ -75,7 +75,6 @@ def main() -> None:
         run = json.loads(stored.read_text())
         args.seed = run["seed"]
     else:
-        note = f" Also running: {args.note}." if args.note else ""
         started = datetime.now(UTC)
         clock = time.perf_counter()
         rows = run_objectives(LOCK["horizon"], LOCK["actions"], LOCK["bits"], LOCK["flip"],
@@ -83,7 +82,7 @@ def main() -> None:
         run = {"seed": args.seed, "rows": rows, "header": (
             f"`python benchmarks/learned_objectives.py --seed {args.seed}`, "
             f"{started:%Y-%m-%d %H:%M} UTC, {machine(('numpy', 'torch'), args.note)}; one "
-            f"torch thread, {time.perf_counter() - clock:.0f} s in all.{note}")}
+            f"torch thread, {time.perf_counter() - clock:.0f} s in all.")}
     rows = run["rows"]
     held_out = "" if args.seed in (0, 1) else f"; seed {args.seed} was held out"
     noisy = exogenous_combination_lock(LOCK["horizon"], LOCK["actions"], args.seed,
