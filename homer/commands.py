@@ -365,6 +365,10 @@ def _objectives(args: argparse.Namespace) -> int:
               f"{', '.join(LEARNED_OBJECTIVES)}", file=sys.stderr)
         return 2
     try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file where the directory goes
+        return _cannot_write(error, args.out)
+    try:
         for name in [OBJECTIVES_TABLE, *(f"{objective}.json" for objective in objectives)]:
             check_own_path(args.out / name)
         rows = []
@@ -377,7 +381,6 @@ def _objectives(args: argparse.Namespace) -> int:
                                    capacity=args.capacity, samples=args.samples,
                                    merge_threshold=args.merge_threshold)
             rows.append(row)
-            args.out.mkdir(parents=True, exist_ok=True)
             write_atomically(args.out / f"{objective}.json", json.dumps(row, indent=1) + "\n")
             if not args.json:
                 print(f"{objective}: {row['seconds']} s; {args.out / (objective + '.json')}",

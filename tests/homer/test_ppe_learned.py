@@ -124,3 +124,27 @@ def test_a_ppe_row_is_as_predicted_only_with_the_predicted_kept_paths():
     assert not as_predicted(lock, row, alive, [[("a1",)]])
     with pytest.raises(ValueError, match="kept_paths"):
         as_predicted(lock, row, alive)
+
+
+def test_the_command_writes_a_record_and_the_table(tmp_path, capsys):
+    """``homer objectives``: the record and table.md written, the table printed; an unknown
+    objective and a file in place of --out refused before any learning, naming the flag or
+    the file."""
+    import json
+
+    from homer.cli import main
+
+    out = tmp_path / "runs"
+    assert main(["objectives", "--out", str(out), "--objectives", "ppe", "--horizon", "2",
+                 "--exogenous-bits", "1", "--num-samples", "40", "--samples", "5"]) == 0
+    printed = capsys.readouterr().out
+    record = json.loads((out / "ppe.json").read_text())
+    assert record["kept_paths"] == [[["a1"], ["a2"]]]  # seed 0: a2 live surely, a1 dead
+    assert record["cover_alpha"] == "1" and len(record["counts"]) == 2
+    assert "| ppe | 2 | 2 of 2 |" in printed
+    assert "| ppe | 2 | 2 of 2 |" in (out / "table.md").read_text()
+    assert main(["objectives", "--out", str(out), "--objectives", "ppe,musik"]) == 2
+    assert "--objectives: unknown objective 'musik'" in capsys.readouterr().err
+    (tmp_path / "file").write_text("")
+    assert main(["objectives", "--out", str(tmp_path / "file")]) == 2
+    assert "file: cannot write there" in capsys.readouterr().err
