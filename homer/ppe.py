@@ -19,6 +19,9 @@ At step ``h = 1 .. H - 1`` (paths of ``h`` actions, ending at layer ``h + 1``):
    ``i`` and is dropped. The merge is not transitive: ``j`` dropped into ``i`` is never compared
    again, so a path close to ``j`` but far from ``i`` stays.
 
+Intrepid runs steps ``1 .. H`` because its environments emit an observation after the last
+action; a Block MDP of horizon ``H`` has none, so the steps here stop at ``H - 1``.
+
 The kept paths of step ``h`` are the cover of layer ``h + 1``, as open-loop
 :class:`kinematic.policies.Policy` objects (:func:`cover_policies`: their exact alpha is
 :func:`kinematic.cover.policy_cover_alpha`'s); the abstraction of layer ``h + 1`` is
