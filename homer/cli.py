@@ -8,7 +8,9 @@ of a spec (:mod:`homer.evaluate`, :mod:`homer.summary`); ``python -m homer sweep
 horizon sweep of the baselines and HOMER (:mod:`homer.sweep`);
 ``python -m homer counterexamples --out DIR``: Section 5's failing objectives and HOMER on the
 same MDPs against the exact truth (:mod:`homer.counterexamples`); ``run --objective`` runs one
-of those objectives alone (:mod:`homer.objectives`).
+of those objectives alone (:mod:`homer.objectives`); ``python -m homer objectives --out DIR``:
+the multi-step inverse objective and PPE learned on the exogenous lock and scored against KI
+and the endogenous partition (:mod:`homer.learned_objectives`).
 
 This module only parses: it imports no torch, scikit-learn or matplotlib (only the settings'
 definitions: :mod:`homer.config`, :mod:`homer.settings`, :mod:`homer.encoders`), so ``--help``
@@ -33,8 +35,11 @@ from homer.settings import (
     DEFAULT_INTRINSIC_COEFFICIENT,
     DEFAULT_LEARNING_RATE,
     EVALUATE_AGAINST,
+    LEARNED_OBJECTIVES,
     MERGE_THRESHOLD,
     MERGE_THRESHOLDS,
+    MULTISTEP_EPISODES,
+    PPE_SAMPLES,
     REFERENCE_CAPACITY,
     REFERENCE_LEARNERS,
 )
@@ -273,6 +278,45 @@ def _parser() -> argparse.ArgumentParser:
                          help="real transitions per step of every run (one round each)")
     counter.add_argument("--json", action="store_true",
                          help="last line: the table as one JSON list")
+    learned = command(
+        "objectives",
+        "the multi-step inverse objective and PPE learned on the exogenous lock, scored against "
+        "KI and the endogenous partition",
+        "Learn the multi-step inverse objective (MusIK / AC-State: the action a_{t-k} predicted "
+        "from x_{t-k} and phi(x_t), uniformly random episodes) and PPE (Efroni et al.: open-loop "
+        "paths, a classifier of the path id, path elimination) on rich observations of the "
+        "exogenous combination lock, one torch thread, and score each learned abstraction as "
+        "homer evaluate --against endogenous does. Writes one JSON record per objective and "
+        "table.md into --out.")
+    learned.add_argument("--out", type=_output_path, required=True,
+                         help="directory of the records (objective.json, table.md)")
+    learned.add_argument("--seed", type=random_seed(), default=0, help="seed of the learning")
+    learned.add_argument("--lock-seed", type=random_seed(), default=None,
+                         help="seed of the lock's good actions (default: the value of --seed)")
+    learned.add_argument("--horizon", type=at_least(2), default=4, help="the lock's H")
+    learned.add_argument("--actions", type=at_least(2), default=2, help="the lock's K")
+    learned.add_argument("--exogenous-bits", type=at_least(1), default=2, metavar="K",
+                         help=EXOGENOUS_BITS_HELP)
+    learned.add_argument("--flip", type=flip_probability, default="1/10", metavar="P",
+                         help="the probability that each bit flips at a step, exact ('1/10' or "
+                              "'0.1') in [0, 1]; 1/2 makes the bits i.i.d. (Intrepid's "
+                              "exo_flip_prob is 1/10)")
+    learned.add_argument("--objectives", default=",".join(LEARNED_OBJECTIVES),
+                         help="comma-separated, from " + ", ".join(LEARNED_OBJECTIVES))
+    learned.add_argument("--episodes", type=at_least(1), default=MULTISTEP_EPISODES,
+                         help="multistep_inverse: episodes of the uniformly random policy")
+    learned.add_argument("--capacity", type=at_least(1), default=None,
+                         help="multistep_inverse: classes of the bottleneck at every layer "
+                              "(default: the endogenous partition's blocks of each layer)")
+    learned.add_argument("--num-samples", type=at_least(1), default=PPE_SAMPLES,
+                         help="ppe: rollouts per step, split evenly over the paths "
+                              "(Intrepid's encoder_training_num_samples)")
+    learned.add_argument("--samples", type=at_least(1), default=500,
+                         help="evaluation encodings per latent observation")
+    learned.add_argument("--merge-threshold", type=MERGE_THRESHOLDS, default=MERGE_THRESHOLD,
+                         help=MERGE_THRESHOLD_HELP)
+    learned.add_argument("--json", action="store_true",
+                         help="print the records as one JSON list instead of the table")
     helps = {name: text.rstrip(".").replace("%", "%%")  # argparse formats help with %
              for name, text in HomerConfig.field_help().items()}
     for item in fields(HomerConfig):

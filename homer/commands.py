@@ -1,5 +1,6 @@
 """What the subcommands of ``python -m homer`` do, once :mod:`homer.cli` has parsed their
-arguments: ``run``, ``compare``, ``evaluate``, ``sweep`` and ``counterexamples`` (each
+arguments: ``run``, ``compare``, ``evaluate``, ``sweep``, ``counterexamples`` and
+``objectives`` (each
 :data:`COMMANDS` entry takes the parsed arguments and returns the exit status), and what a
 Ctrl-C left of each (:func:`after_interrupt`). This module imports scikit-learn and matplotlib,
 which ``--help`` and argument errors never need; the modules that need torch (HOMER, its run
@@ -57,8 +58,8 @@ from kinematic.spec import load_spec
 if TYPE_CHECKING:
     from homer.compare import ComparisonReport
 
-__all__ = ["COMMANDS", "COUNTEREXAMPLE_OUTPUTS", "EVALUATE_OUTPUTS", "SWEEP_OUTPUTS",
-           "after_interrupt", "show_warning"]
+__all__ = ["COMMANDS", "COUNTEREXAMPLE_OUTPUTS", "EVALUATE_OUTPUTS", "OBJECTIVES_TABLE",
+           "SWEEP_OUTPUTS", "after_interrupt", "show_warning"]
 
 SWEEP_FIGURES = ("horizon", "value", "traces")
 """The figures of ``homer sweep`` (``fig:horizon-plot``, ``fig:value-function-plot``,
@@ -73,6 +74,8 @@ EVALUATE_OUTPUTS = ("report.json", "summary.txt",
 """The files ``homer evaluate --out`` writes (checked before the evaluation)."""
 COUNTEREXAMPLE_OUTPUTS = ("table.txt", "table.json")
 """The files ``homer counterexamples`` writes beside its runs (checked before they run)."""
+OBJECTIVES_TABLE = "table.md"
+"""The table ``homer objectives`` writes beside its records (``<objective>.json``)."""
 
 
 
@@ -352,6 +355,48 @@ def _counterexamples(args: argparse.Namespace) -> int:
     return 0 if all(as_predicted(row) for row in rows) else 1
 
 
+def _objectives(args: argparse.Namespace) -> int:
+    from homer.learned_objectives import LEARNED_OBJECTIVES, objectives_table, run_objectives
+
+    objectives = args.objectives.split(",")
+    unknown = [name for name in objectives if name not in LEARNED_OBJECTIVES]
+    if unknown:
+        print(f"error: --objectives: unknown objective {unknown[0]!r}; known: "
+              f"{', '.join(LEARNED_OBJECTIVES)}", file=sys.stderr)
+        return 2
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file where the directory goes
+        return _cannot_write(error, args.out)
+    try:
+        for name in [OBJECTIVES_TABLE, *(f"{objective}.json" for objective in objectives)]:
+            check_own_path(args.out / name)
+        rows = []
+        for objective in objectives:
+            if not args.json:
+                print(f"{objective}: learning ...", flush=True)
+            [row] = run_objectives(args.horizon, args.actions, args.exogenous_bits, args.flip,
+                                   args.seed, args.lock_seed, [objective],
+                                   episodes=args.episodes, num_samples=args.num_samples,
+                                   capacity=args.capacity, samples=args.samples,
+                                   merge_threshold=args.merge_threshold)
+            rows.append(row)
+            write_atomically(args.out / f"{objective}.json", json.dumps(row, indent=1) + "\n")
+            if not args.json:
+                print(f"{objective}: {row['seconds']} s; {args.out / (objective + '.json')}",
+                      flush=True)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    table = objectives_table(rows)
+    try:
+        write_atomically(args.out / OBJECTIVES_TABLE, table + "\n")
+    except (OSError, ValueError) as error:
+        return _cannot_write(error, args.out)
+    print(json.dumps(rows) if args.json else table)
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from homer.algorithm import run_homer
 
@@ -415,6 +460,9 @@ def after_interrupt(args: argparse.Namespace) -> str:
     if args.command == "sweep":
         return (f"the finished runs are kept in {args.out / RECORDS}: rerun the same command "
                 "to run the others")
+    if args.command == "objectives":
+        return (f"the records of the objectives finished are in {args.out}; rerun the same "
+                "command to learn them all again")
     if args.command == "counterexamples":
         return (f"the table was not written; rerun the same command (its runs in {args.out} "
                 "start afresh)")
@@ -424,5 +472,5 @@ def after_interrupt(args: argparse.Namespace) -> str:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run, "compare": _compare, "evaluate": _evaluate, "sweep": _sweep,
-    "counterexamples": _counterexamples}
+    "counterexamples": _counterexamples, "objectives": _objectives}
 """Each subcommand's work: parsed arguments -> exit status."""

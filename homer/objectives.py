@@ -49,16 +49,30 @@ __all__ = ["BottleneckPredictor", "one_class_abstraction", "train_objective"]
 class BottleneckPredictor(nn.Module):
     """``members`` models predicting a target from ``z = phi_B(x')`` (``N`` classes) and, with
     ``uses_x``, a linear embedding of ``x``: ``[B x, z]`` (or ``z``) through a hidden layer with
-    leaky ReLUs to ``outputs`` values (logits, or the reconstruction of ``x'``)."""
+    leaky ReLUs to ``outputs`` values (logits, or the reconstruction of ``x'``).
+
+    With ``context = c > 0`` (and ``uses_x``) the last ``c`` columns of the ``x`` given to
+    :meth:`forward` are a context passed to the hidden layer as they are, not embedded:
+    ``[B x, context, z]`` (the gap ``k`` as a one-hot in :mod:`homer.multistep_inverse`);
+    ``dimension`` counts the observation's columns only.
+
+    >>> config = HomerConfig(backward_capacity=3)
+    >>> model = BottleneckPredictor(8, 2, True, 4, config, torch.Generator(), context=3)
+    >>> model(torch.zeros(5, 8 + 3), torch.zeros(5, 8), "continuous").shape
+    torch.Size([4, 5, 2])
+    """
 
     next_allowed: torch.Tensor  # a buffer (register_buffer): the bottleneck's usable columns
 
     def __init__(self, dimension: int, outputs: int, uses_x: bool, members: int,
-                 config: HomerConfig, generator: torch.Generator):
+                 config: HomerConfig, generator: torch.Generator, context: int = 0):
         super().__init__()
+        if context and not uses_x:
+            raise ValueError("a context goes with x: context > 0 needs uses_x")
         embedding, hidden = config.pretraining_width, config.hidden
-        width = 2 * embedding if uses_x else embedding
+        width = 2 * embedding + context if uses_x else embedding
         self.uses_x = uses_x
+        self.context = context
         self.classes = [config.backward_capacity] * members
         self.register_buffer("next_allowed", torch.ones(members, 1, embedding, dtype=torch.bool))
         self.next_weight = uniform_parameter((members, dimension, embedding), dimension, generator)
@@ -81,8 +95,10 @@ class BottleneckPredictor(nn.Module):
             z = discretise(z, self.next_allowed, mode, temperature)
         inputs = z
         if self.uses_x:
-            u = torch.baddbmm(self.x_bias, x.expand(members, -1, -1), self.x_weight)
-            inputs = torch.cat([u, z], dim=2)
+            observed = x[:, :x.shape[1] - self.context]
+            u = torch.baddbmm(self.x_bias, observed.expand(members, -1, -1), self.x_weight)
+            context = x[:, x.shape[1] - self.context:].expand(members, -1, -1)
+            inputs = torch.cat([u, context, z], dim=2)
         hidden = F.leaky_relu(torch.baddbmm(self.hidden_bias, inputs, self.hidden_weight))
         return torch.baddbmm(self.output_bias, hidden, self.output_weight)
 

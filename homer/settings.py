@@ -1,6 +1,7 @@
 """The defaults and ranges of the settings of homer's commands other than HOMER's own (those
 are :mod:`homer.config`'s): the merge threshold of ``evaluate`` and ``compare``, the reference
-learners and their capacity, the learning rate and RND coefficient of a sweep's baselines.
+learners and their capacity, the learning rate and RND coefficient of a sweep's baselines, the
+objectives and sample sizes of ``homer objectives``.
 
 Each is defined here, and used by the module that does the work (and importable from it:
 :mod:`homer.evaluate`, :mod:`homer.reference_learners`, :mod:`homer.sweep`), so that the
@@ -14,7 +15,8 @@ from __future__ import annotations
 from kinematic.arguments import NumberRange
 
 __all__ = ["DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE", "EVALUATE_AGAINST",
-           "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "REFERENCE_CAPACITY", "REFERENCE_LEARNERS"]
+           "LEARNED_OBJECTIVES", "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "MULTISTEP_EPISODES",
+           "MULTISTEP_RESTARTS", "PPE_SAMPLES", "REFERENCE_CAPACITY", "REFERENCE_LEARNERS"]
 
 MERGE_THRESHOLD = 0.05
 """The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
@@ -53,3 +55,20 @@ DEFAULT_LEARNING_RATE = 1e-3
 DEFAULT_INTRINSIC_COEFFICIENT = 100.0
 """RND's intrinsic reward coefficient in the same tables; every record without one ran with
 it."""
+
+LEARNED_OBJECTIVES = ("multistep_inverse", "ppe")
+"""The objectives ``homer objectives`` learns (:mod:`homer.learned_objectives`): the multi-step
+inverse objective (MusIK / AC-State) and PPE's path prediction."""
+
+MULTISTEP_EPISODES = 2000
+"""Episodes of the uniformly random policy the multi-step inverse objective learns from: at
+layer ``t`` each gives ``t - 1`` examples (one per gap)."""
+
+MULTISTEP_RESTARTS = 4
+"""Models of the multi-step inverse objective trained per layer, the lowest validation loss
+kept (as ``homer counterexamples`` trains Section 5's objectives: a training stuck in a local
+optimum would say something about the optimiser, not the objective)."""
+
+PPE_SAMPLES = 5000
+"""PPE's rollouts per step, split evenly over its paths: microsoft/Intrepid's
+``encoder_training_num_samples`` for its combination locks."""

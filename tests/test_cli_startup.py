@@ -96,7 +96,7 @@ def test_every_subcommand_is_covered():
     """The lists above come from the parsers: a new subcommand is checked without a change
     here (and the parsers have the subcommands the documentation names)."""
     assert subcommands(homer_cli._parser()) == ["run", "compare", "evaluate", "sweep",
-                                                "counterexamples"]
+                                                "counterexamples", "objectives"]
     assert subcommands(kinematic_cli._parser()) == ["analyze", "family", "counterexamples",
                                                     "objectives", "find-counterexample"]
     # proofs_checks: one parser for the claims, one for its only subcommand, sample-sizes

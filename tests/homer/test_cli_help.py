@@ -18,7 +18,8 @@ def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
             if a.option_strings and not isinstance(a, argparse._HelpAction)]
 
 
-@pytest.mark.parametrize("name", ["run", "compare", "evaluate", "sweep", "counterexamples"])
+@pytest.mark.parametrize("name", ["run", "compare", "evaluate", "sweep", "counterexamples",
+                                  "objectives"])
 def test_every_option_with_a_default_shows_it_once(name):
     parser = subcommands()[name]
     text = " ".join(parser.format_help().split())  # lines unwrapped
