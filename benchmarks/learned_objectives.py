@@ -10,14 +10,13 @@ The learners were developed at seeds 0 and 1 only; the recorded run is at **seed
 Per row the page shows, per step, the learned classes and their wrong merges, largest merge
 rate and splits against KI and the endogenous partition, PPE's kept paths and its cover's
 exact alpha, and an "exact prediction" column: each row is judged against the exact solution
-of its objective with :func:`homer.learned_objectives.as_predicted` once :data:`PREDICTIONS`
-names the function computing it (until then the column reads "no exact prediction wired in").
+of its objective, computed exactly (:func:`homer.learned_objectives.judge`).
 
 Writes this script's section of ``benchmarks/results/learned_objectives.md``
 (``results_page.py``) and, beside it, ``learned_objectives.json`` (the run's command, date,
 machine and rows, with each observation's encodings per learned class: enough to judge them
 against any prediction later). ``--stored`` learns nothing: it judges the rows of that JSON
-file again (after :data:`PREDICTIONS` changed) and rewrites the section.
+file again (after the exact solutions or the rule changed) and rewrites the section.
 
 Usage: ``python benchmarks/learned_objectives.py [--seed 7] [--note TEXT] [--results FILE]
 [--stored]``.
@@ -28,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
@@ -37,27 +35,20 @@ from typing import Any
 from machine import machine  # beside this script (run as a script)
 from results_page import ResultsPage  # beside this script
 
-from homer.learned_objectives import as_predicted, objectives_table, run_objectives
-from kinematic import Partition, exogenous_combination_lock
+from homer.learned_objectives import judge, objectives_table, run_objectives
+from kinematic import exogenous_combination_lock
 from kinematic.exogenous import ExogenousBlockMDP
 
 RESULTS = Path(__file__).parent / "results" / "learned_objectives.md"
 LOCK = {"horizon": 4, "actions": 2, "bits": 2, "flip": Fraction(1, 10)}
 
-Prediction = Callable[[ExogenousBlockMDP], tuple[Partition, list[list[tuple[str, ...]]] | None]]
-PREDICTIONS: dict[str, Prediction] = {}
-"""Objective -> the exact prediction on the lock: the coarsest Bayes-optimal partition of every
-layer and, for PPE, the kept paths of every step (action names). Filled where the exact
-objectives are available; an objective missing here has no verdict."""
 
 
 def verdict(noisy: ExogenousBlockMDP, row: dict[str, Any]) -> str:
-    """"as predicted", "not as predicted" or that no prediction is wired in."""
-    if row["objective"] not in PREDICTIONS:
-        return "no exact prediction wired in"
-    partition, kept = PREDICTIONS[row["objective"]](noisy)
-    return "as predicted" if as_predicted(noisy.mdp, row, partition, kept) else \
-        "not as predicted"
+    """"as predicted" or "not as predicted" (:func:`homer.learned_objectives.judge`, whose
+    answer is stored in ``row["prediction"]``)."""
+    row["prediction"] = judge(noisy, row)
+    return "as predicted" if row["prediction"]["as_predicted"] else "not as predicted"
 
 
 def main() -> None:
@@ -122,7 +113,10 @@ def main() -> None:
     for row in rows:
         for step in row["steps"]:
             classes = " / ".join(", ".join(c) for c in step["learned_classes"])
-            lines.append(f"- {row['objective']}, step {step['step']}: {classes}")
+            exact = " / ".join(", ".join(block)
+                               for block in row["prediction"]["classes"][step["step"] - 1])
+            lines.append(f"- {row['objective']}, step {step['step']}: {classes} (exact: "
+                         f"{exact})")
     page.write(lines)
     print("\n".join(lines))
 

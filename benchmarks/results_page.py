@@ -8,7 +8,8 @@ before the run, which may take hours, and exits naming the page if a marker is m
 not written yet gets a title.
 
 ``exact_scale.py``, ``exogenous_lock.py``, ``homer_combolock.py``, ``homer_sharing.py``,
-``horizon_sweep.py``, ``lock_abstractions.py`` and ``objectives_table.py`` write sections. ``learner_scores.py`` and ``standard_envs.py`` write
+``horizon_sweep.py``, ``lock_abstractions.py``, ``learned_objectives.py`` and
+``objectives_table.py`` write sections. ``learner_scores.py`` and ``standard_envs.py`` write
 their whole page: every line of ``learner_scores.md`` and ``standard_envs.md`` is generated
 (the former from all stored cells), and nothing on them is written by hand.
 """

@@ -11,7 +11,10 @@ cover, whose alpha is exact (:func:`kinematic.cover.policy_cover_alpha`).
 
 A row keeps, per step, how many of each observation's evaluation encodings fell into each
 learned class (``counts``), so that it can be judged later against any exact prediction
-without rerunning: :func:`as_predicted`.
+without rerunning: :func:`as_predicted`. Each row is judged against its objective's exact
+solution (:func:`exact_prediction`: the coarsest Bayes-optimal abstraction of
+:mod:`kinematic.counterexamples.multistep_inverse` or :mod:`kinematic.counterexamples.ppe`, and
+PPE's kept paths with exact oracles): ``row["prediction"]``.
 
 The bottleneck of the multi-step inverse objective has, by default, as many classes at each
 layer as the endogenous partition has blocks there: room for the endogenous state, so that the
@@ -46,14 +49,16 @@ from homer.settings import (
     MULTISTEP_RESTARTS,
     PPE_SAMPLES,
 )
+from kinematic.counterexamples.multistep_inverse import multistep_inverse_solution
+from kinematic.counterexamples.ppe import exact_ppe, ppe_solution
 from kinematic.cover import policy_cover_alpha
 from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.model import BlockMDP
 from kinematic.numbers import number_text
 from kinematic.partition import Partition
 
-__all__ = ["LEARNED_OBJECTIVES", "as_predicted", "learned_row", "objectives_table",
-           "run_objectives"]
+__all__ = ["LEARNED_OBJECTIVES", "as_predicted", "exact_prediction", "judge", "learned_row",
+           "objectives_table", "run_objectives"]
 
 
 def _scores(report: AbstractionReport) -> list[dict[str, Any]]:
@@ -148,6 +153,7 @@ def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: Ha
         row["steps"] = _scores(report)
         row["counts"] = _counts(mdp, phi, encoder, samples, seed)
     row["seconds"] = round(seconds, 1)
+    row["prediction"] = judge(noisy, row)
     return row
 
 
@@ -229,20 +235,66 @@ def as_predicted(mdp: BlockMDP, row: Mapping[str, Any], predicted: Partition,
     return True
 
 
+def exact_prediction(noisy: ExogenousBlockMDP, objective: str
+                     ) -> tuple[Partition, list[list[tuple[str, ...]]] | None]:
+    """What the exact solution of ``objective`` predicts for its learned row on ``noisy``: the
+    coarsest Bayes-optimal abstraction of every layer ``h >= 2`` as a partition of states (one
+    class on layer 1, which neither learner abstracts) - MusIK's every-gap multi-step inverse
+    under the uniform random policy (:func:`~kinematic.counterexamples.multistep_inverse.
+    multistep_inverse_solution`), PPE's path prediction (:func:`~kinematic.counterexamples.ppe.
+    ppe_solution`) - and for PPE the kept paths of every step (:func:`~kinematic.
+    counterexamples.ppe.exact_ppe`).
+
+    >>> from kinematic import exogenous_combination_lock
+    >>> partition, kept = exact_prediction(exogenous_combination_lock(3, 2, seed=0, bits=1),
+    ...                                    "ppe")
+    >>> partition.blocks(2), kept
+    ([['s2a|0', 's2a|1', 's2b|0', 's2b|1', 's2c|0', 's2c|1']], [[('a1',)], [('a1', 'a1')]])
+    """
+    if objective not in LEARNED_OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(LEARNED_OBJECTIVES)}, got "
+                         f"{objective!r}")
+    mdp = noisy.mdp
+    solve = multistep_inverse_solution if objective == "multistep_inverse" else ppe_solution
+    labels = [[0] * len(mdp.observations[0])] + [
+        solve(mdp, h).labels.tolist() for h in range(1, mdp.horizon)]
+    partition = Partition.from_observation_labels(mdp, labels, kind=objective)
+    kept = ([list(exact_ppe(mdp).step(h).kept_paths) for h in range(1, mdp.horizon)]
+            if objective == "ppe" else None)
+    return partition, kept
+
+
+def judge(noisy: ExogenousBlockMDP, row: Mapping[str, Any]) -> dict[str, Any]:
+    """``row`` (of :func:`learned_row` on ``noisy``) against :func:`exact_prediction`: the
+    predicted classes of every step (state names), PPE's predicted kept paths, and
+    :func:`as_predicted`'s verdict."""
+    partition, kept = exact_prediction(noisy, row["objective"])
+    return {"classes": [partition.blocks(h) for h in range(1, noisy.mdp.horizon + 1)],
+            "kept_paths": None if kept is None else [[list(p) for p in step] for step in kept],
+            "as_predicted": as_predicted(noisy.mdp, row, partition, kept)}
+
+
 def objectives_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows as a Markdown table: per objective and step, the learned classes, their wrong
     merges and splits against KI and the endogenous partition (largest merge rate in
-    brackets), and the seconds."""
+    brackets), the classes of the exact prediction and the row's verdict (:func:`judge`), and
+    the seconds."""
     lines = ["| objective | step | classes | KI: wrong merges (largest rate) | KI: splits | "
-             "endogenous: wrong merges (largest rate) | endogenous: splits | s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "endogenous: wrong merges (largest rate) | endogenous: splits | exact prediction "
+             "| s |", "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
+        prediction = row.get("prediction")
         for step in row["steps"]:
             ki, endo = step["scores"]["ki"], step["scores"]["endogenous"]
+            predicted = ("not judged" if prediction is None else
+                         f"{len(prediction['classes'][step['step'] - 1])} classes: "
+                         + ("as predicted" if prediction["as_predicted"]
+                            else "not as predicted"))
             lines.append(
                 f"| {row['objective']} | {step['step']} | {len(step['learned_classes'])} of "
                 f"{row['capacity'][step['step'] - 1]} | {ki['wrong_merges']} "
                 f"({ki['largest_merge_rate']:.2f}) of {ki['exact_classes']} classes | "
                 f"{ki['splits']} | {endo['wrong_merges']} ({endo['largest_merge_rate']:.2f}) "
-                f"of {endo['exact_classes']} classes | {endo['splits']} | {row['seconds']} |")
+                f"of {endo['exact_classes']} classes | {endo['splits']} | {predicted} | "
+                f"{row['seconds']} |")
     return "\n".join(lines)
