@@ -148,3 +148,27 @@ def test_the_command_writes_a_record_and_the_table(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert main(["objectives", "--out", str(tmp_path / "file")]) == 2
     assert "file: cannot write there" in capsys.readouterr().err
+
+
+def test_each_row_is_judged_against_its_objectives_exact_solution():
+    """``exact_prediction``: MusIK's every-gap multi-step inverse merges a with b and drops the
+    bits on the exogenous lock, PPE keeps the exact kept paths; ``judge`` calls a row that puts
+    c with a "not as predicted" (a merge of two predicted classes) and the exact one "as
+    predicted"."""
+    from homer.learned_objectives import exact_prediction, judge
+
+    noisy = exogenous_combination_lock(3, 2, seed=0, bits=1)
+    partition, kept = exact_prediction(noisy, "multistep_inverse")
+    assert kept is None and partition.blocks(1) == [list(noisy.mdp.layers[0])]
+    assert partition.blocks(3) == [["s3a|0", "s3a|1", "s3b|0", "s3b|1"], ["s3c|0", "s3c|1"]]
+    _, ppe_kept = exact_prediction(noisy, "ppe")
+    assert ppe_kept == [[("a1",)], [("a1", "a1")]]
+
+    def row(label):
+        return {"objective": "multistep_inverse", "merge_threshold": 0.05, "capacity": [1, 2, 2],
+                "counts": [{x: {str(label(x)): 10} for x in layer}
+                           for layer in noisy.mdp.observations]}
+
+    exact = judge(noisy, row(lambda x: int(x[2] == "c" and x[1] != "1")))
+    assert exact["as_predicted"] and exact["classes"][2] == partition.blocks(3)
+    assert not judge(noisy, row(lambda x: int(x[2] == "b")))["as_predicted"]
