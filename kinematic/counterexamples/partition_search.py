@@ -165,21 +165,20 @@ class LatentTables:
             np.bincount(flat, np.tile(positive[a], rows), rows * m1 * m2).reshape(rows, m1, m2)
             for a in range(actions)], axis=1) > 0
 
-    def action_entropy(self) -> np.ndarray:
-        """``H(a | phi(x), psi(y))`` per row, in nats: ``H(a, c, c') - H(c, c')`` (rounding
-        below 0 clipped)."""
+    def _entropy_given(self, condition: np.ndarray) -> np.ndarray:
+        """``H(a, c, c') - H(condition)`` per row, in nats (rounding below 0 clipped);
+        ``condition`` is a two-axis marginal of the tables."""
         tables = self.tables
-        pairs = tables.sum(axis=1)
         return np.maximum(-xlogy(tables, tables).sum(axis=(1, 2, 3))
-                          + xlogy(pairs, pairs).sum(axis=(1, 2)), 0.0)
+                          + xlogy(condition, condition).sum(axis=(1, 2)), 0.0)
+
+    def action_entropy(self) -> np.ndarray:
+        """``H(a | phi(x), psi(y))`` per row, in nats: ``H(a, c, c') - H(c, c')``."""
+        return self._entropy_given(self.tables.sum(axis=1))
 
     def forward_entropy(self) -> np.ndarray:
-        """``H(psi(y) | phi(x), a)`` per row, in nats: ``H(a, c, c') - H(a, c)`` (rounding
-        below 0 clipped)."""
-        tables = self.tables
-        sources = tables.sum(axis=3)
-        return np.maximum(-xlogy(tables, tables).sum(axis=(1, 2, 3))
-                          + xlogy(sources, sources).sum(axis=(1, 2)), 0.0)
+        """``H(psi(y) | phi(x), a)`` per row, in nats: ``H(a, c, c') - H(a, c)``."""
+        return self._entropy_given(self.tables.sum(axis=3))
 
     def forward_deterministic(self) -> np.ndarray:
         """Whether ``psi(y)`` is a function of ``(phi(x), a)`` on the support (exact), i.e. the

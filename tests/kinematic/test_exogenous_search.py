@@ -31,6 +31,7 @@ from kinematic.exogenous_search import (
 from kinematic.families import random_exact_mdp
 from kinematic.spec import from_spec, to_spec
 from kinematic.strategies import block_mdps
+from tests.kinematic.brute_force_abstractions import set_partitions
 
 
 def flips(p: str, horizon: int, start: str = "1/2"):
@@ -38,18 +39,6 @@ def flips(p: str, horizon: int, start: str = "1/2"):
     q = str(1 - Fraction(p))
     return exogenous_chain(["0", "1"], {"0": start, "1": str(1 - Fraction(start))},
                            {"0": {"0": q, "1": p}, "1": {"0": p, "1": q}}, horizon=horizon)
-
-
-def set_partitions(items):
-    """Every partition of ``items`` (a list), as lists of blocks."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for partition in set_partitions(rest):
-        yield [[first], *partition]
-        for i in range(len(partition)):
-            yield [*partition[:i], [first, *partition[i]], *partition[i + 1:]]
 
 
 def grids(layer):
