@@ -68,6 +68,7 @@ from kinematic.exogenous_spec import (
 from kinematic.families import (
     LOCK_VARIANTS,
     combination_lock,
+    deterministic_combination_lock,
     exogenous_combination_lock,
     figure2_canonical,
     figure2_split,
@@ -88,7 +89,7 @@ from kinematic.inseparability import (
 from kinematic.model import BlockMDP, block_mdp, relabel_states, with_float_numbers
 from kinematic.named_values import ObservationValues, StateValues
 from kinematic.numbers import DEFAULT_ATOL, NumberMode
-from kinematic.partition import Partition
+from kinematic.partition import Partition, PartitionComparison, compare_with
 from kinematic.planning import exp_oracle_exact, optimal_values, psdp_exact
 from kinematic.policies import Policy, observation_policy, state_policy, uniform_policy
 from kinematic.quotient import Quotient, quotient
@@ -116,6 +117,7 @@ __all__ = [
     "NumberMode",
     "ObservationValues",
     "Partition",
+    "PartitionComparison",
     "Policy",
     "Quotient",
     "SlowExactAnalysis",
@@ -133,7 +135,9 @@ __all__ = [
     "chain_partitions",
     "check_factorisation",
     "combination_lock",
+    "compare_with",
     "contrastive_distribution",
+    "deterministic_combination_lock",
     "draw_block_mdp",
     "draw_partitions",
     "dumps_exogenous_spec",
