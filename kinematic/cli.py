@@ -207,6 +207,9 @@ def _parser() -> argparse.ArgumentParser:
                                      "multistep_inverse_k2, multistep_inverse, "
                                      "ppe_path_prediction, forward_modelling, temporal_contrast, "
                                      "action_forward, ac_state, acdf)")
+    objectives_cmd.add_argument("--blocks", action="store_true",
+                                help="list every objective's classes on every layer under the "
+                                     "table (always in --json)")
     objectives_cmd.add_argument("--json", action="store_true", help="print one JSON object")
 
     find_cmd = commands.add_parser(

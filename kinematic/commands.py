@@ -60,8 +60,12 @@ def _objectives(args: argparse.Namespace) -> int:
     from kinematic.counterexamples.objectives_table import objectives_table
 
     mdp, factorisation = load_with_factorisation(args.spec)
+    if not mdp.mode.exact:
+        raise ValueError(f"{display_path(args.spec)}: a probability is a float (the spec is read "
+                         "in float mode); the exact objectives compare probabilities for "
+                         "equality: write every one as a string such as \"1/3\"")
     table = objectives_table(factorisation or mdp, args.objective)
-    print(json.dumps(table.as_json()) if args.json else table.markdown())
+    print(json.dumps(table.as_json()) if args.json else table.markdown(blocks=args.blocks))
     return 0
 
 

@@ -23,13 +23,20 @@ are decided exactly, otherwise as the float64 losses within
 Data: the uniform policy from the start (AC-State's and ACDF's data) for the joint form; for the
 per-layer form at layer ``h`` (0-based), the convention of the toolkit's objectives: roll in to
 layer ``h - 1`` with ``Unf(cover)``, then uniformly random actions. The per-layer form keeps the
-terms in which ``phi_h`` appears, with ``phi_{h-1}`` the previous layer's abstraction and the
+terms in which ``phi_h`` appears, with ``phi_{h-k}`` the earlier layers' abstractions and the
 later layers not abstracted (they are not learned yet):
 
-``CE(a_{h-1} | phi_{h-1}(x_{h-1}), phi_h(x_h)) + sum_{k <= K} CE(a_h | phi_h(x_h), x_{h+k})``,
+``(1/K) [sum_{k <= K} CE(a_{h-k} | phi_{h-k}(x_{h-k}), phi_h(x_h))
++ sum_{k <= K} CE(a_h | phi_h(x_h), x_{h+k})]``,
 
-and for ACDF also ``CE(phi_h(x_h) | phi_{h-1}(x_{h-1}), a_{h-1}) + CE(x_{h+1} | phi_h(x_h), a_h)``.
-All losses are in nats, floats computed from the exact probabilities.
+and for ACDF also ``CE(phi_h(x_h) | phi_{h-1}(x_{h-1}), a_{h-1}) + CE(x_{h+1} | phi_h(x_h), a_h)``
+(the inverse terms weighted ``1/K`` as ACDF's loss averages them over ``k``; the joint form
+sums them, which changes its minimisers only where no encoder meets the exact bound). HOMER's
+loop hands an objective the previous layer's abstraction only, so there the backward terms are
+``k = 1``'s; :func:`ac_state_solution` and :func:`acdf_solution` take the earlier layers' too
+(``earlier_labels``), as the catalogue does. The earlier layers' terms ``k >= 2`` use the
+uniform random policy's visitation. All losses are in nats, floats computed from the exact
+probabilities.
 
 >>> from kinematic.counterexamples.mdps import curiosity_counterexample
 >>> mdp = curiosity_counterexample()
@@ -115,21 +122,28 @@ def _entropies(joint: np.ndarray, left: np.ndarray, right: np.ndarray, forward: 
 
 def _layer_terms(mdp: BlockMDP, cover: Sequence[Policy], layer: int,
                  previous_labels: np.ndarray, k_max: int, objective: str,
-                 candidates: np.ndarray) -> _Terms:
+                 candidates: np.ndarray, earlier_labels: Sequence[np.ndarray] = ()) -> _Terms:
     rows = len(candidates)
+    weight = 1.0 / k_max  # ACDF's loss averages the inverse terms over k = 1 .. K
     previous = np.repeat(_canonical(previous_labels)[None], rows, axis=0)
     backward = transition_distribution(mdp, cover, layer)
     terms = _Terms(keeps_posteriors(posterior_ids(backward), previous, candidates),
-                   _entropies(backward, previous, candidates, forward=False)[0])
+                   weight * _entropies(backward, previous, candidates, forward=False)[0])
     if objective == "acdf":
         entropy, deterministic = _entropies(backward, previous, candidates, forward=True)
         terms.add(deterministic, entropy)
+    uniform = observation_visitation(mdp, uniform_policy(mdp))
+    for k, labels in enumerate(earlier_labels[:max(0, min(k_max, layer) - 1)], start=2):
+        joint = pair_joint(mdp, uniform[layer - k], layer - k, k)
+        earlier = np.repeat(_canonical(labels)[None], rows, axis=0)
+        terms.add(keeps_posteriors(posterior_ids(joint), earlier, candidates),
+                  weight * _entropies(joint, earlier, candidates, forward=False)[0])
     visitation = backward.sum(axis=(0, 1))
     for k in range(1, min(k_max, mdp.horizon - 1 - layer) + 1):
         joint = pair_joint(mdp, visitation, layer, k)
         future = np.repeat(np.arange(joint.shape[2])[None], rows, axis=0)
         terms.add(keeps_posteriors(posterior_ids(joint), candidates, future),
-                  _entropies(joint, candidates, future, forward=False)[0])
+                  weight * _entropies(joint, candidates, future, forward=False)[0])
         if objective == "acdf" and k == 1:
             # CE(x_{h+1} | phi(x_h), a_h): minimal iff p(x_{h+1} | x_h, a_h) is kept
             by_action = joint.transpose(0, 2, 1)
@@ -183,31 +197,42 @@ def _check(objective: str, k_max: int) -> None:
 
 
 def _layer_solution(objective: str, mdp: BlockMDP, cover: Sequence[Policy], layer: int,
-                    previous_labels: np.ndarray, k_max: int) -> ObjectiveSolution:
+                    previous_labels: np.ndarray, k_max: int,
+                    earlier_labels: Sequence[np.ndarray] = ()) -> ObjectiveSolution:
     _check(objective, k_max)
+    if not 1 <= layer < mdp.horizon:
+        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1} (0-based; layer 0 has no "
+                         f"earlier action), got {layer}")
     size = len(mdp.observations[layer])
     if size > _MAX_SIZE:
         raise ValueError(f"{mdp.name}: layer {layer + 1} has {size} observations, more than "
                          f"{_MAX_SIZE} (Bell({size}) partitions exceed {ENCODER_LIMIT})")
     candidates = set_partitions(size)
-    terms = _layer_terms(mdp, cover, layer, previous_labels, k_max, objective, candidates)
+    terms = _layer_terms(mdp, cover, layer, previous_labels, k_max, objective, candidates,
+                         earlier_labels)
     return _solution(objective, layer, candidates, terms)
 
 
 def ac_state_solution(mdp: BlockMDP, cover: Sequence[Policy], layer: int,
-                      previous_labels: np.ndarray, k_max: int = 1) -> ObjectiveSolution:
+                      previous_labels: np.ndarray, k_max: int = 1,
+                      earlier_labels: Sequence[np.ndarray] = ()) -> ObjectiveSolution:
     """AC-State's per-layer form at ``layer`` (0-based, >= 1; module docstring): the coarsest
     partition of ``mdp.observations[layer]`` keeping every posterior of its terms (exact), the
     first in lexicographic order of label vectors when several tie (``unique`` False). At most
-    ``10^6`` partitions (11 observations)."""
-    return _layer_solution("ac_state", mdp, cover, layer, previous_labels, k_max)
+    ``10^6`` partitions (11 observations). ``earlier_labels`` are the abstractions of layers
+    ``layer - 2, layer - 3, ...`` (nearest first): with them the terms of the gaps ``k >= 2``
+    that end at ``layer`` count too; without them (HOMER's loop hands one previous layer) only
+    ``k = 1``'s."""
+    return _layer_solution("ac_state", mdp, cover, layer, previous_labels, k_max,
+                           earlier_labels)
 
 
 def acdf_solution(mdp: BlockMDP, cover: Sequence[Policy], layer: int,
-                  previous_labels: np.ndarray, k_max: int = 1) -> ObjectiveSolution:
+                  previous_labels: np.ndarray, k_max: int = 1,
+                  earlier_labels: Sequence[np.ndarray] = ()) -> ObjectiveSolution:
     """ACDF's per-layer form at ``layer`` (0-based, >= 1; module docstring), as
     :func:`ac_state_solution`."""
-    return _layer_solution("acdf", mdp, cover, layer, previous_labels, k_max)
+    return _layer_solution("acdf", mdp, cover, layer, previous_labels, k_max, earlier_labels)
 
 
 def ac_state_objective(k_max: int = 1) -> Objective:

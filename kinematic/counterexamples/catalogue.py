@@ -20,7 +20,7 @@ HOMER's loop, in its module.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -51,12 +51,32 @@ LAYERED_GAPS = 2
 @dataclass(frozen=True)
 class CatalogueEntry:
     """One objective: its ``name``, a ``title`` in words, the work that proposed it
-    (``citation``) and ``solve(mdp, layer) -> ObjectiveSolution`` (``layer`` 0-based, >= 1)."""
+    (``citation``) and its ``solver(mdp, layer) -> ObjectiveSolution``; call :meth:`solve`."""
 
     name: str
     title: str
     citation: str
-    solve: Callable[[BlockMDP, int], ObjectiveSolution]
+    solver: Callable[[BlockMDP, int], ObjectiveSolution]
+    first_layer: int = 1
+    """The first layer (0-based) the objective abstracts: 1, or ``k`` for a fixed gap ``k``."""
+
+    def solve(self, mdp: BlockMDP, layer: int) -> ObjectiveSolution:
+        """The objective's solution on ``layer`` (0-based, >= 1: layer ``layer + 1`` of the
+        paper), named as the entry. Raises ``ValueError`` naming a layer out of range, a
+        float-mode MDP or a layer the exact search refuses."""
+        require_exact(mdp)
+        _check_layer(mdp, layer)
+        if layer < self.first_layer:
+            raise ValueError(f"{self.name} is not defined on layer {layer} (0-based): its gap "
+                             f"reaches back {self.first_layer} layers")
+        return replace(self.solver(mdp, layer), objective=self.name)
+
+
+def _check_layer(mdp: BlockMDP, layer: int) -> None:
+    """Raise ``ValueError`` unless ``layer`` (0-based) has an earlier layer in ``mdp``."""
+    if not isinstance(layer, int) or not 1 <= layer < mdp.horizon:
+        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1} (0-based: layer h + 1 of the "
+                         f"paper; layer 0 has no earlier action), got {layer!r}")
 
 
 def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
@@ -71,8 +91,7 @@ def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
     ([0, 0, 1], True)
     """
     require_exact(mdp)
-    if not 1 <= layer < mdp.horizon:
-        raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
+    _check_layer(mdp, layer)
     previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
     for h in range(1, layer + 1):
         joint = transition_distribution(mdp, [], h)
@@ -86,20 +105,22 @@ def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
 def layered_solution(objective: str, mdp: BlockMDP, layer: int,
                      k_max: int = LAYERED_GAPS) -> ObjectiveSolution:
     """AC-State's (``objective="ac_state"``) or ACDF's (``"acdf"``) per-layer form on ``layer``
-    (0-based, >= 1) under the uniform random policy, each layer's previous abstraction its own
-    solution there (one class on layer 1), gaps ``1 .. k_max``
-    (:mod:`kinematic.counterexamples.acdf_layered`; at most 11 observations per layer).
+    (0-based, >= 1) under the uniform random policy, the earlier layers' abstractions its own
+    solutions there (one class on layer 1), every term of the gaps ``1 .. k_max`` that ends or
+    starts at ``layer`` (:mod:`kinematic.counterexamples.acdf_layered`; at most 11 observations
+    per layer).
 
     >>> from kinematic.counterexamples.mdps import curiosity_counterexample
     >>> layered_solution("ac_state", curiosity_counterexample(), 2).labels.tolist()
     [0, 0, 1]
     """
     require_exact(mdp)
+    _check_layer(mdp, layer)
     solve = {"ac_state": ac_state_solution, "acdf": acdf_solution}[objective]
-    previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
+    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
     for h in range(1, layer + 1):
-        solution = solve(mdp, [], h, previous, k_max)
-        previous = solution.labels
+        solution = solve(mdp, [], h, labels[-1], k_max, earlier_labels=labels[-2::-1])
+        labels.append(solution.labels)
     return solution
 
 
@@ -111,7 +132,7 @@ _ENTRIES = (
                    "Du et al. 2019; paper, Section 5", pcid_solution),
     CatalogueEntry("multistep_inverse_k2", "multi-step inverse, gap 2",
                    "Lamb et al. 2022 (AC-State); Mhammedi, Foster, Rakhlin 2023 (MusIK)",
-                   partial(multistep_inverse_solution, gap=2)),
+                   partial(multistep_inverse_solution, gap=2), first_layer=2),
     CatalogueEntry("multistep_inverse", "multi-step inverse, every gap 1..t",
                    "Mhammedi, Foster, Rakhlin 2023 (MusIK)", multistep_inverse_solution),
     CatalogueEntry("ppe_path_prediction", "PPE's path prediction",

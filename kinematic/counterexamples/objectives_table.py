@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kinematic.counterexamples.catalogue import OBJECTIVES
+from kinematic.counterexamples.exploration import state_groups
 from kinematic.counterexamples.objectives import ObjectiveSolution
 from kinematic.counterexamples.predictive import require_exact
 from kinematic.errors import InvalidPartition
@@ -95,8 +96,19 @@ class ObjectivesTable:
     references: tuple[str, ...]
     solutions: Mapping[str, tuple[ObjectiveSolution | None, ...]]
     cells: Mapping[tuple[str, str], RelationCell] = field(repr=False)
+    blocks: Mapping[str, tuple[list[list[str]] | None, ...]] = field(default_factory=dict,
+                                                                   repr=False)
+    """``blocks[name][i]``: the objective's classes on layer ``i + 2`` as lists of states."""
     not_solved: Mapping[str, Mapping[int, str]] = field(default_factory=dict, repr=False)
     """``not_solved[name][h]``: why the objective has no solution on layer ``h`` (1-based)."""
+
+    def __repr__(self) -> str:
+        return (f"<ObjectivesTable of {self.mdp_name!r}: {len(self.solutions)} objectives "
+                f"against {', '.join(self.references)}>")
+
+    def __str__(self) -> str:
+        """:meth:`markdown`."""
+        return self.markdown()
 
     def cell(self, objective: str, reference: str) -> RelationCell:
         """The cell of ``objective`` against ``reference``."""
@@ -108,36 +120,60 @@ class ObjectivesTable:
                 for s in self.solutions[objective]]
 
     def as_json(self) -> dict:
-        """The table as JSON values: per objective its classes, uniqueness and Bayes-optimal
-        loss per layer (``"p/q"``; a log loss as a float's text), why it has no solution on
-        a layer, and per reference the relations, the cell's text and whether it recovers it."""
+        """The table as JSON values: per objective, layer by layer from 2, its classes (as
+        lists of states) and their number, uniqueness and Bayes-optimal loss (the exact square
+        loss, summed over the target's values, as ``"p/q"``; AC-State's and ACDF's log loss in
+        nats as a float's text), why it has no solution on a layer, and per reference the
+        relations, the witnesses (``merged``: two states the objective puts together and the
+        reference separates; ``split``: the other way round), the cell's text and whether it
+        recovers the reference."""
+        def witness(pair: tuple | None) -> dict | None:
+            return None if pair is None else {
+                "merged": None if pair[0] is None else list(pair[0]),
+                "split": None if pair[1] is None else list(pair[1])}
+
         return {
             "mdp": self.mdp_name, "references": list(self.references),
             "objectives": {
-                name: {"classes": self.classes(name),
+                name: {"blocks": list(self.blocks.get(name, ())),
+                       "classes": self.classes(name),
                        "unique": [None if s is None else s.unique for s in solutions],
                        "loss": [None if s is None else str(s.loss) for s in solutions],
                        "not_solved": {str(h): why for h, why
                                       in self.not_solved.get(name, {}).items()},
                        "cells": {r: {"relations": list(self.cell(name, r).relations),
+                                     "witnesses": [witness(w) for w
+                                                   in self.cell(name, r).witnesses],
                                      "text": self.cell(name, r).text(),
                                      "recovers": self.cell(name, r).recovers}
                                  for r in self.references}}
                 for name, solutions in self.solutions.items()},
         }
 
-    def markdown(self) -> str:
-        """A Markdown table: one row per objective, its classes per layer and one column per
-        reference."""
-        head = ["objective", "classes h=2.." ] + [f"vs {r}" for r in self.references]
+    def markdown(self, blocks: bool = False) -> str:
+        """A Markdown table: one row per objective, its number of classes per layer (``-``:
+        no solution there, the reason in a note under the table) and one column per
+        reference; a ``|`` in a state name is escaped. With ``blocks``, the classes of every
+        objective on every layer follow as a list."""
+        head = ["objective", "classes h=2.."] + [f"vs {r}" for r in self.references]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for name in self.solutions:
             counts = "/".join("-" if c is None else str(c) for c in self.classes(name))
-            cells = [self.cell(name, r).text() for r in self.references]
+            cells = [self.cell(name, r).text().replace("|", "\\|") for r in self.references]
             lines.append(f"| {name} | {counts} | " + " | ".join(cells) + " |")
-        notes = [f"- {name}, h={h}: {why}" for name, layers in self.not_solved.items()
-                 for h, why in layers.items()]
-        return "\n".join(lines + (["", *notes] if notes else []))
+        notes = []
+        for name, layers in self.not_solved.items():
+            by_reason: dict[str, list[int]] = {}
+            for h, why in layers.items():
+                by_reason.setdefault(why, []).append(h)
+            notes += [f"- {name}, h={', '.join(map(str, hs))}: {why}"
+                      for why, hs in by_reason.items()]
+        listed = [f"- {name}, h={i + 2}: " + " / ".join("{" + ", ".join(b) + "}" for b in layer)
+                  for name, per_layer in self.blocks.items()
+                  for i, layer in enumerate(per_layer) if layer is not None] if blocks else []
+        for section in (notes, listed):
+            lines += ["", *section] if section else []
+        return "\n".join(lines)
 
 
 def _state_partition(mdp: BlockMDP, layer: int, labels: np.ndarray) -> Partition | None:
@@ -157,10 +193,13 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
     ``model`` (exact mode) and compare each abstraction with backward KI, KI and, when
     ``model`` is an :class:`~kinematic.exogenous.ExogenousBlockMDP`, its endogenous partition.
 
-    Raises ``ValueError`` for an unknown objective name (listing the known ones) or a
-    float-mode MDP.
+    ``objectives`` is a list of names (or one name). Raises ``ValueError`` for an unknown
+    objective name (listing the known ones) or a float-mode MDP; a layer that an objective's
+    exact search refuses (too many observations) is left without a solution, its reason in
+    ``not_solved``.
     """
-    names = list(OBJECTIVES) if objectives is None else list(objectives)
+    names = (list(OBJECTIVES) if objectives is None
+             else [objectives] if isinstance(objectives, str) else list(objectives))
     unknown = [n for n in names if n not in OBJECTIVES]
     if unknown:
         raise ValueError(f"objectives: unknown {unknown[0]!r}; known: {', '.join(OBJECTIVES)}")
@@ -171,17 +210,26 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
     if isinstance(model, ExogenousBlockMDP):
         references["endogenous"] = endogenous_partition(model)
     solutions: dict[str, tuple[ObjectiveSolution | None, ...]] = {}
+    blocks: dict[str, tuple[list[list[str]] | None, ...]] = {}
     not_solved: dict[str, dict[int, str]] = {}
     cells: dict[tuple[str, str], RelationCell] = {}
     for name in names:
         per_layer: list[ObjectiveSolution | None] = []
+        entry = OBJECTIVES[name]
         for layer in range(1, mdp.horizon):
+            if layer < entry.first_layer:
+                per_layer.append(None)
+                not_solved.setdefault(name, {})[layer + 1] = (
+                    f"not defined: its gap reaches back {entry.first_layer} layers")
+                continue
             try:
-                per_layer.append(OBJECTIVES[name].solve(mdp, layer))
-            except ValueError as error:  # not defined there (a gap beyond it), or too large
+                per_layer.append(entry.solve(mdp, layer))
+            except ValueError as error:  # a layer too large for the objective's exact search
                 per_layer.append(None)
                 not_solved.setdefault(name, {})[layer + 1] = str(error)
         solutions[name] = tuple(per_layer)
+        blocks[name] = tuple(None if s is None else state_groups(mdp, s.layer, s.labels)
+                             for s in per_layer)
         for reference, exact in references.items():
             relations: list[str | None] = []
             witnesses: list = []
@@ -201,4 +249,4 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
             cells[name, reference] = RelationCell(
                 name, reference, tuple(relations), tuple(witnesses),
                 tuple(None if s is None else s.unique for s in per_layer))
-    return ObjectivesTable(mdp.name, tuple(references), solutions, cells, not_solved)
+    return ObjectivesTable(mdp.name, tuple(references), solutions, cells, blocks, not_solved)

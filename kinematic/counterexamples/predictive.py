@@ -247,8 +247,10 @@ def require_exact(mdp: BlockMDP) -> None:
     """Raise ``ValueError`` naming ``mdp`` unless it is exact (posteriors are compared for
     equality)."""
     if not mdp.mode.exact:
-        raise ValueError(f"mdp: {mdp.name!r} is a float-mode MDP; the exact objectives need "
-                         "exact probabilities (from_spec with strings such as '1/3')")
+        raise ValueError(f"mdp: {mdp.name!r} is a float-mode MDP; the exact objectives compare "
+                         "probabilities for equality, so each must be exact: write them as "
+                         "strings such as \"1/3\" in the spec (one float makes the whole spec "
+                         "float)")
 
 
 def roll_in(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:

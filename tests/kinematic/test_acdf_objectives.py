@@ -163,15 +163,23 @@ def test_joint_form_agrees_with_a_sum_over_trajectories(mdp, objective, k_max):
     assert sum(s.loss for s in solutions) == pytest.approx(best, abs=1e-12)
 
 
-def brute_layer_loss(paths, layer, previous, labels, k_max, objective, horizon) -> float:
-    """The per-layer form's terms (acdf_layered's docstring), summed over trajectories."""
+def brute_layer_loss(paths, layer, previous, labels, k_max, objective, horizon,
+                     earlier=()) -> float:
+    """The per-layer form's terms (acdf_layered's docstring), summed over trajectories: the
+    inverse terms weighted 1/K, the earlier layers' backward terms with ``earlier`` (the
+    labels of layers ``layer - 2, layer - 3, ...``)."""
     tables = defaultdict(lambda: defaultdict(Fraction))
+    weight = Fraction(1, k_max)
     for xs, acts, p in paths:
-        tables["backward", previous[xs[layer - 1]], labels[xs[layer]]][acts[layer - 1]] += p
+        tables["backward", previous[xs[layer - 1]], labels[xs[layer]]][acts[layer - 1]] += \
+            p * weight
+        for k, before in enumerate(earlier[:max(0, min(k_max, layer) - 1)], start=2):
+            tables["earlier", k, before[xs[layer - k]], labels[xs[layer]]][acts[layer - k]] += \
+                p * weight
         if objective == "acdf":
             tables["target", previous[xs[layer - 1]], acts[layer - 1]][labels[xs[layer]]] += p
         for k in range(1, min(k_max, horizon - 1 - layer) + 1):
-            tables["ahead", k, labels[xs[layer]], xs[layer + k]][acts[layer]] += p
+            tables["ahead", k, labels[xs[layer]], xs[layer + k]][acts[layer]] += p * weight
             if objective == "acdf" and k == 1:
                 tables["model", labels[xs[layer]], acts[layer]][xs[layer + 1]] += p
     return log_loss(tables)
@@ -246,16 +254,19 @@ def test_joint_search_refuses_beyond_its_limit():
 
 
 def test_curiosity_in_the_loop_and_jointly():
-    # the joint form with K = 2 separates s7 from s8 (through the pair of layers 1 and 3); the
-    # per-layer form cannot at the last layer (no later layer), so the loop merges them
+    # the joint form with K = 2 separates s7 from s8 (through the pair of layers 1 and 3); in
+    # HOMER's loop the objective gets the previous layer's abstraction only, so at the last
+    # layer (no later layer) only k = 1's backward term is left and AC-State merges them; ACDF,
+    # its inverse terms weighted 1/K against the forward term, merges s9 with them too
     mdp = curiosity_counterexample()
     joint = layered_solutions(mdp, "ac_state", 2)
     assert state_groups(mdp, 2, joint[2].labels) == [["s7"], ["s8"], ["s9"]]
     assert state_groups(mdp, 0, joint[0].labels) == [["s1"], ["s2"]]
-    for objective in (ac_state_objective(2), acdf_objective(2)):
+    for objective, last in ((ac_state_objective(2), [["s7", "s8"], ["s9"]]),
+                            (acdf_objective(2), [["s7", "s8", "s9"]])):
         found = explore_with_objective(mdp, objective)
-        assert state_groups(mdp, 2, found.labels[2]) == [["s7", "s8"], ["s9"]]
-        assert found.alpha[2] == 0
+        assert state_groups(mdp, 2, found.labels[2]) == last
+        assert found.worst_case_alpha[2] == 0
     with pytest.raises(ValueError, match="k_max must be at least 1"):
         ac_state_objective(0)
 
@@ -410,3 +421,28 @@ def test_per_layer_search_refuses_a_layer_beyond_eleven_observations():
         acdf_solution(wide, [], 1, np.array([0]))
     with pytest.raises(ValueError, match=r"1 x 4213597 products"):
         layered_solutions(wide)
+
+
+@pytest.mark.parametrize("objective", ["ac_state", "acdf"])
+def test_per_layer_form_counts_the_earlier_layers_gaps(objective):
+    """With the earlier layers' abstractions (as the catalogue passes them) the terms of the
+    gaps k >= 2 that end at the layer count: on the curiosity MDP at K = 2, the gap from the
+    start layer keeps s7 apart from s8 when layer 1's abstraction keeps s1 apart from s2 (as
+    the joint form's does), and the brute force over trajectories agrees."""
+    mdp = curiosity_counterexample()
+    paths = list(trajectories(mdp))
+    solve = ac_state_solution if objective == "ac_state" else acdf_solution
+    start = [0, 1]  # {s1} {s2}
+    previous = [0, 0, 1, 1]  # {s3, s4} {s5, s6}
+    size = len(mdp.observations[2])
+    losses = {(as_labels(blocks, size),): brute_layer_loss(
+        paths, 2, previous, as_labels(blocks, size), 2, objective, mdp.horizon, [start])
+        for blocks in partitions(list(range(size)))}
+    expected, best = brute_coarsest(losses)
+    solution = solve(mdp, [], 2, np.array(previous), 2, earlier_labels=[np.array(start)])
+    assert (canonical(solution.labels),) in expected
+    assert solution.loss == pytest.approx(best, abs=1e-12)
+    if objective == "ac_state":
+        assert len(set(solution.labels.tolist())) == 3  # s7, s8, s9 apart
+        without = solve(mdp, [], 2, np.array(previous), 2)
+        assert len(set(without.labels.tolist())) == 2  # k = 1's terms alone merge s7 and s8

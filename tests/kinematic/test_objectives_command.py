@@ -2,8 +2,12 @@
 against backward KI, KI and (with a declared factorisation) the endogenous partition."""
 
 import json
+import re
 
 from kinematic.cli import main
+
+CELL = re.compile(r"(?<!\\)\|")
+"""A cell boundary of a Markdown table: a ``|`` not escaped (state names hold ``|``)."""
 
 
 def lock_spec(tmp_path, *exogenous: str):
@@ -21,10 +25,24 @@ def test_a_declared_factorisation_adds_the_endogenous_column(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == ("| objective | classes h=2.. | vs backward KI | vs KI | "
                         "vs endogenous |")
-    assert [line.split(" | ")[0] for line in lines[2:]] == ["| multistep_inverse",
-                                                           "| action_forward"]
+    rows = [[cell.strip() for cell in CELL.split(line)[1:-1]] for line in lines[2:4]]
+    assert [len(row) for row in rows] == [5, 5]  # the state names' | escaped
+    assert [row[0] for row in rows] == ["multistep_inverse", "action_forward"]
     # the multi-step inverse drops the noise bit that has memory: it merges what KI separates
-    assert "h=2 merges s2a|0, s2a|1" in lines[2].split(" | ")[3]
+    assert rows[0][3] == r"h=2 merges s2a\|0, s2a\|1; h=3 merges s3a\|0, s3a\|1"
+
+
+def test_blocks_lists_the_classes_and_json_holds_them_with_the_witnesses(tmp_path, capsys):
+    path = lock_spec(tmp_path, "--exogenous-bits", "1", "--flip", "1/10")
+    capsys.readouterr()
+    assert main(["objectives", str(path), "--objective", "multistep_inverse", "--blocks"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "- multistep_inverse, h=3: {s3a|0, s3a|1, s3b|0, s3b|1} / {s3c|0, s3c|1}")
+    assert main(["objectives", str(path), "--objective", "multistep_inverse", "--json"]) == 0
+    entry = json.loads(capsys.readouterr().out)["objectives"]["multistep_inverse"]
+    assert entry["blocks"][0] == [["s2a|0", "s2a|1", "s2b|0", "s2b|1"], ["s2c|0", "s2c|1"]]
+    assert entry["cells"]["endogenous"]["witnesses"][0] == {"merged": ["s2a|0", "s2b|0"],
+                                                            "split": None}
 
 
 def test_json_lists_every_objective_without_an_endogenous_column_for_a_plain_spec(
@@ -42,7 +60,7 @@ def test_json_lists_every_objective_without_an_endogenous_column_for_a_plain_spe
     assert inverse["classes"] == [2, 2] and inverse["cells"]["backward KI"]["recovers"]
     assert table["objectives"]["multistep_inverse_k2"]["classes"] == [None, 2]
     assert table["objectives"]["multistep_inverse_k2"]["not_solved"] == {
-        "2": "gap must lie in 1..1 at layer 1, got 2"}
+        "2": "not defined: its gap reaches back 2 layers"}
 
 
 def test_an_unknown_objective_and_a_float_spec_exit_2_naming_them(tmp_path, capsys):
@@ -56,4 +74,4 @@ def test_an_unknown_objective_and_a_float_spec_exit_2_naming_them(tmp_path, caps
                                   "layers": [["s"], ["t"]], "start": {"s": 1.0},
                                   "transitions": {"s": {"a": {"t": 1.0}}}}))
     assert main(["objectives", str(floats)]) == 2
-    assert "float-mode MDP" in capsys.readouterr().err
+    assert "floats.json: a probability is a float" in capsys.readouterr().err
