@@ -50,7 +50,7 @@ from homer.settings import (
     PPE_SAMPLES,
 )
 from kinematic.counterexamples.multistep_inverse import multistep_inverse_solution
-from kinematic.counterexamples.ppe import exact_ppe, ppe_solution
+from kinematic.counterexamples.ppe import exact_ppe
 from kinematic.cover import policy_cover_alpha
 from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.model import BlockMDP
@@ -58,7 +58,7 @@ from kinematic.numbers import number_text
 from kinematic.partition import Partition
 
 __all__ = ["LEARNED_OBJECTIVES", "as_predicted", "exact_prediction", "judge", "learned_row",
-           "objectives_table", "run_objectives"]
+           "objectives_table", "run_objectives", "step_verdicts"]
 
 
 def _scores(report: AbstractionReport) -> list[dict[str, Any]]:
@@ -208,14 +208,24 @@ def as_predicted(mdp: BlockMDP, row: Mapping[str, Any], predicted: Partition,
     >>> as_predicted(lock, row, one)  # two classes where one is optimal: a split is free
     True
     """
+    return all(step_verdicts(mdp, row, predicted, kept_paths))
+
+
+def step_verdicts(mdp: BlockMDP, row: Mapping[str, Any], predicted: Partition,
+                  kept_paths: Sequence[Sequence[Sequence[str]]] | None = None) -> list[bool]:
+    """:func:`as_predicted` step by step (``[i]``: step ``i + 1``): whether the step has no
+    wrong merge of predicted classes, no split of one without spare capacity, and for PPE the
+    predicted kept paths of the step (PPE's step ``h`` keeps the paths reaching layer ``h``;
+    step 1 has none)."""
     threshold = float(row["merge_threshold"])
+    learned_paths: list[list[tuple[str, ...]]] = []
     if "kept_paths" in row:
         if kept_paths is None:
             raise ValueError("row: a PPE row (it has kept_paths) is judged with the predicted "
                              "kept_paths too")
-        learned = [[tuple(path) for path in step] for step in row["kept_paths"]]
-        if learned != [[tuple(path) for path in step] for step in kept_paths]:
-            return False
+        learned_paths = [[tuple(path) for path in step] for step in row["kept_paths"]]
+        kept_paths = [[tuple(path) for path in step] for step in kept_paths]
+    verdicts = []
     for h, counts in enumerate(row["counts"], start=1):
         names = mdp.observations[h - 1]
         ids, learned_classes = [], []
@@ -226,24 +236,32 @@ def as_predicted(mdp: BlockMDP, row: Mapping[str, Any], predicted: Partition,
         blocks = predicted.blocks(h)
         compared = compare_classes(mdp, h, "predicted", blocks, np.array(ids),
                                    np.array(learned_classes), None, threshold)
-        if compared.wrong_merges:
-            return False
+        good = not compared.wrong_merges
         if row["capacity"][h - 1] <= len(blocks):
             largest = compared.confusion.max(axis=0) / np.maximum(compared.confusion.sum(axis=0), 1)
-            if np.any(largest <= 1 - threshold):
-                return False
-    return True
+            good &= not np.any(largest <= 1 - threshold)
+        if learned_paths and h >= 2:
+            good &= (learned_paths[h - 2] if h - 2 < len(learned_paths) else None) == (
+                kept_paths[h - 2] if kept_paths is not None and h - 2 < len(kept_paths)
+                else None)
+        verdicts.append(bool(good))
+    if learned_paths and len(learned_paths) != len(kept_paths or []):
+        verdicts[-1] = False
+    return verdicts
 
 
 def exact_prediction(noisy: ExogenousBlockMDP, objective: str
                      ) -> tuple[Partition, list[list[tuple[str, ...]]] | None]:
-    """What the exact solution of ``objective`` predicts for its learned row on ``noisy``: the
-    coarsest Bayes-optimal abstraction of every layer ``h >= 2`` as a partition of states (one
-    class on layer 1, which neither learner abstracts) - MusIK's every-gap multi-step inverse
-    under the uniform random policy (:func:`~kinematic.counterexamples.multistep_inverse.
-    multistep_inverse_solution`), PPE's path prediction (:func:`~kinematic.counterexamples.ppe.
-    ppe_solution`) - and for PPE the kept paths of every step (:func:`~kinematic.
-    counterexamples.ppe.exact_ppe`).
+    """What the exact solution of ``objective`` predicts for its learned row on ``noisy``, as a
+    partition of states per layer (one class on layer 1, which neither learner abstracts): for
+    the multi-step inverse, the coarsest Bayes-optimal abstraction of every layer ``h >= 2`` of
+    MusIK's every-gap objective under the uniform random policy (:func:`~kinematic.
+    counterexamples.multistep_inverse.multistep_inverse_solution`); for PPE, what its decoder
+    computes from the Bayes-optimal path classifier - each observation to the kept path of the
+    largest posterior, Intrepid's ``PPEDecoder`` (``decoder_labels`` of :func:`~kinematic.
+    counterexamples.ppe.exact_ppe`; the classifier's own level sets, :func:`~kinematic.
+    counterexamples.ppe.ppe_solution`, are finer where the kept paths are fewer than the
+    candidates) - and PPE's kept paths of every step.
 
     >>> from kinematic import exogenous_combination_lock
     >>> partition, kept = exact_prediction(exogenous_combination_lock(3, 2, seed=0, bits=1),
@@ -255,13 +273,15 @@ def exact_prediction(noisy: ExogenousBlockMDP, objective: str
         raise ValueError(f"objective must be one of {', '.join(LEARNED_OBJECTIVES)}, got "
                          f"{objective!r}")
     mdp = noisy.mdp
-    solve = multistep_inverse_solution if objective == "multistep_inverse" else ppe_solution
-    labels = [[0] * len(mdp.observations[0])] + [
-        solve(mdp, h).labels.tolist() for h in range(1, mdp.horizon)]
-    partition = Partition.from_observation_labels(mdp, labels, kind=objective)
-    kept = ([list(exact_ppe(mdp).step(h).kept_paths) for h in range(1, mdp.horizon)]
-            if objective == "ppe" else None)
-    return partition, kept
+    first = [[0] * len(mdp.observations[0])]
+    if objective == "multistep_inverse":
+        labels = first + [multistep_inverse_solution(mdp, h).labels.tolist()
+                          for h in range(1, mdp.horizon)]
+        return Partition.from_observation_labels(mdp, labels, kind=objective), None
+    ppe = exact_ppe(mdp)
+    labels = first + [ppe.step(h).decoder_labels.tolist() for h in range(1, mdp.horizon)]
+    kept = [list(ppe.step(h).kept_paths) for h in range(1, mdp.horizon)]
+    return Partition.from_observation_labels(mdp, labels, kind=objective), kept
 
 
 def judge(noisy: ExogenousBlockMDP, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,9 +289,10 @@ def judge(noisy: ExogenousBlockMDP, row: Mapping[str, Any]) -> dict[str, Any]:
     predicted classes of every step (state names), PPE's predicted kept paths, and
     :func:`as_predicted`'s verdict."""
     partition, kept = exact_prediction(noisy, row["objective"])
+    steps = step_verdicts(noisy.mdp, row, partition, kept)
     return {"classes": [partition.blocks(h) for h in range(1, noisy.mdp.horizon + 1)],
             "kept_paths": None if kept is None else [[list(p) for p in step] for step in kept],
-            "as_predicted": as_predicted(noisy.mdp, row, partition, kept)}
+            "steps": steps, "as_predicted": all(steps)}
 
 
 def objectives_table(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -286,10 +307,13 @@ def objectives_table(rows: Sequence[Mapping[str, Any]]) -> str:
         prediction = row.get("prediction")
         for step in row["steps"]:
             ki, endo = step["scores"]["ki"], step["scores"]["endogenous"]
-            predicted = ("not judged" if prediction is None else
-                         f"{len(prediction['classes'][step['step'] - 1])} classes: "
-                         + ("as predicted" if prediction["as_predicted"]
-                            else "not as predicted"))
+            if prediction is None:
+                predicted = "not judged"
+            else:
+                classes = len(prediction["classes"][step["step"] - 1])
+                good = prediction.get("steps", [prediction["as_predicted"]] * len(row["steps"]))
+                predicted = (f"{classes} {'class' if classes == 1 else 'classes'}: "
+                             + ("as predicted" if good[step["step"] - 1] else "not as predicted"))
             lines.append(
                 f"| {row['objective']} | {step['step']} | {len(step['learned_classes'])} of "
                 f"{row['capacity'][step['step'] - 1]} | {ki['wrong_merges']} "

@@ -249,6 +249,11 @@ class Selection:
     def unique(self) -> bool:
         return len(self.encoders) == 1
 
+    def __repr__(self) -> str:
+        ties = "" if self.unique else f" (one of {len(self.encoders)})"
+        return (f"<Selection {self.objective} K={self.k}: {self.verdict}, {self.classes} "
+                f"classes, {self.names[0]}{ties}>")
+
 
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
@@ -263,6 +268,24 @@ class ExperimentResult:
     exact: tuple[Selection, ...]
     tolerance_rule: tuple[Selection, ...]
     seconds: float
+
+    def __repr__(self) -> str:
+        return (f"<ExperimentResult {self.example}: K = 1..{self.max_k}, period {self.period}; "
+                "print it for the table>")
+
+    def __str__(self) -> str:
+        """One line per ``K`` and objective: the verdict, the classes, a coarsest minimiser
+        (how many tie) and what their 0.001 rule selects where it differs."""
+        rule = {(s.objective, s.k): s for s in self.tolerance_rule}
+        lines = [f"{self.example} at its population limit (period {self.period}):"]
+        for chosen in self.exact:
+            ties = "" if chosen.unique else f" (one of {len(chosen.encoders)})"
+            other = rule[chosen.objective, chosen.k]
+            differs = ("" if other.names == chosen.names else
+                       f"; their 0.001 rule: {other.verdict}, {other.names[0]}")
+            lines.append(f"  K={chosen.k:<2} {chosen.objective:8} {chosen.verdict:15} "
+                         f"{chosen.classes:2} classes  {chosen.names[0]}{ties}{differs}")
+        return "\n".join(lines)
 
 
 def _selection(objective: str, k: int, labels: np.ndarray, chosen: np.ndarray,

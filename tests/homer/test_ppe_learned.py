@@ -21,6 +21,7 @@ from homer.ppe import (
 )
 from homer.process_state import process_state
 from kinematic import Partition, combination_lock, exogenous_combination_lock, policy_cover_alpha
+from kinematic.counterexamples.ppe import exact_ppe
 
 
 def test_path_ids_count_the_kept_paths_in_order_not_their_old_ids():
@@ -172,3 +173,27 @@ def test_each_row_is_judged_against_its_objectives_exact_solution():
     exact = judge(noisy, row(lambda x: int(x[2] == "c" and x[1] != "1")))
     assert exact["as_predicted"] and exact["classes"][2] == partition.blocks(3)
     assert not judge(noisy, row(lambda x: int(x[2] == "b")))["as_predicted"]
+
+
+def test_a_ppe_row_that_decodes_as_the_exact_decoder_is_as_predicted_step_by_step():
+    """PPE's learned abstraction is its decoder (argmax over the kept paths), so the prediction
+    is the exact decoder's, not the classifier's finer level sets: on this lock the kept path
+    of step 3 is one, and a row decoding everything to it is as predicted there (it was called
+    not as predicted when judged against the level sets). Verdicts are per step: a wrong kept
+    path fails its own step only."""
+    from homer.learned_objectives import exact_prediction, judge
+
+    noisy = exogenous_combination_lock(3, 3, seed=1, bits=1)
+    partition, kept = exact_prediction(noisy, "ppe")
+    assert [len(partition.blocks(h)) for h in (1, 2, 3)] == [1, 2, 1]
+    ppe = exact_ppe(noisy.mdp)
+    counts = [{x: {"0": 10} for x in noisy.mdp.observations[0]}] + [
+        {x: {str(label): 10} for x, label in zip(noisy.mdp.observations[h],
+                                                 ppe.step(h).decoder_labels, strict=True)}
+        for h in (1, 2)]
+    row = {"objective": "ppe", "merge_threshold": 0.05, "capacity": [1, 2, 1],
+           "counts": counts, "kept_paths": [[list(p) for p in step] for step in kept]}
+    assert judge(noisy, row)["steps"] == [True, True, True]
+    row["kept_paths"][1] = [["a3", "a3"]]
+    assert judge(noisy, row)["steps"] == [True, True, False]
+    assert not judge(noisy, row)["as_predicted"]

@@ -387,6 +387,12 @@ def test_periodic_example_exactly():
     assert [(row.names, row.verdict) for row in result.tolerance_rule] == [
         (row.names, row.verdict) for row in result.exact]
     assert partition_name(result.exact[3].encoders[0]) == result.exact[3].names[0]
+    lines = str(result).splitlines()  # what a notebook prints, not the arrays
+    assert lines[0] == "periodic_example at its population limit (period 3):"
+    assert lines[1].split() == ["K=1", "ac_state", "incorrect", "3", "classes",
+                                "0,1,5,6|2,4,7,9|3,8", "(one", "of", "91)"]
+    assert lines[4].split()[:5] == ["K=2", "acdf", "correct", "5", "classes"]
+    assert len(repr(result)) < 100
 
 
 @pytest.mark.slow
