@@ -289,13 +289,14 @@ def _parser() -> argparse.ArgumentParser:
         "homer evaluate --against endogenous does. Writes one JSON record per objective and "
         "table.md into --out.")
     learned.add_argument("--out", type=_output_path, required=True,
-                         help="directory of the records (objective.json, table.md)")
+                         help="directory of the records (one JSON file per objective, e.g. "
+                              "ppe.json, and table.md)")
     learned.add_argument("--seed", type=random_seed(), default=0, help="seed of the learning")
     learned.add_argument("--lock-seed", type=random_seed(), default=None,
                          help="seed of the lock's good actions (default: the value of --seed)")
     learned.add_argument("--horizon", type=at_least(2), default=4, help="the lock's H")
     learned.add_argument("--actions", type=at_least(2), default=2, help="the lock's K")
-    learned.add_argument("--exogenous-bits", type=at_least(1), default=2, metavar="K",
+    learned.add_argument("--exogenous-bits", type=at_least(1), default=2, metavar="BITS",
                          help=EXOGENOUS_BITS_HELP)
     learned.add_argument("--flip", type=flip_probability, default="1/10", metavar="P",
                          help="the probability that each bit flips at a step, exact ('1/10' or "

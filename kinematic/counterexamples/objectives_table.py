@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 
 import numpy as np
 
@@ -61,7 +62,8 @@ class RelationCell:
     def text(self) -> str:
         """``"equal"`` or the layers that differ, each with its witnesses (``h=3 merges s3a,
         s3b; splits s3c, s3d``); ``(one of several)`` marks a layer whose coarsest optimal
-        abstraction is not unique."""
+        abstraction is not unique: the relation and witnesses are those of the abstraction
+        found (:attr:`ObjectivesTable.blocks`), another optimum may differ."""
         if all(r is None for r in self.relations):
             return "not solved"
         if self.recovers:
@@ -202,7 +204,11 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
              else [objectives] if isinstance(objectives, str) else list(objectives))
     unknown = [n for n in names if n not in OBJECTIVES]
     if unknown:
-        raise ValueError(f"objectives: unknown {unknown[0]!r}; known: {', '.join(OBJECTIVES)}")
+        close = ([n for n in OBJECTIVES if n.startswith(unknown[0])]
+                 or get_close_matches(unknown[0], OBJECTIVES, n=1, cutoff=0.3))
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"objectives: unknown {unknown[0]!r}{hint}; known: "
+                         f"{', '.join(OBJECTIVES)}")
     mdp = model.mdp if isinstance(model, ExogenousBlockMDP) else model
     require_exact(mdp)
     references: dict[str, Partition] = {"backward KI": backward_ki_partition(mdp),

@@ -67,8 +67,11 @@ def test_an_unknown_objective_and_a_float_spec_exit_2_naming_them(tmp_path, caps
     path = lock_spec(tmp_path)
     capsys.readouterr()
     assert main(["objectives", str(path), "--objective", "curiosity"]) == 2
-    assert capsys.readouterr().err.startswith(
-        "error: objectives: unknown 'curiosity'; known: inverse_dynamics, pcid_target")
+    error = capsys.readouterr().err
+    assert error.startswith("error: objectives: unknown 'curiosity'")
+    assert "; known: inverse_dynamics, pcid_target, multistep_inverse_k2," in error
+    assert main(["objectives", str(path), "--objective", "ppe"]) == 2  # homer's name for it
+    assert "unknown 'ppe' (did you mean 'ppe_path_prediction'?)" in capsys.readouterr().err
     floats = tmp_path / "floats.json"
     floats.write_text(json.dumps({"name": "floats", "horizon": 2, "actions": ["a"],
                                   "layers": [["s"], ["t"]], "start": {"s": 1.0},
