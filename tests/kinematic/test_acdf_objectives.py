@@ -374,8 +374,9 @@ def summary(result):
 
 
 def test_periodic_example_exactly():
-    # the question: AC-State's minimiser merges endogenous states at every K <= 4;
-    # ACDF's is the endogenous partition from K = 2 on, but at K = 1 it merges 2 and 4
+    # does periodic_example behave as reported? AC-State's minimiser merges endogenous states at
+    # every K <= 4; ACDF's is the endogenous partition from K = 2 on, but at K = 1 it merges 2
+    # and 4
     result = population_experiment("periodic_example")
     three = ("0,1,5,6|2,7|3,4,8,9", "0,3,5,8|1,2,6,7|4,9", "0,5|1,2,6,7|3,4,8,9",
              "0,5|1,4,6,9|2,3,7,8")
