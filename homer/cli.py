@@ -39,6 +39,7 @@ from homer.settings import (
     MERGE_THRESHOLD,
     MERGE_THRESHOLDS,
     MULTISTEP_EPISODES,
+    OBJECTIVES_LOCK,
     PPE_SAMPLES,
     REFERENCE_CAPACITY,
     REFERENCE_LEARNERS,
@@ -280,28 +281,38 @@ def _parser() -> argparse.ArgumentParser:
                          help="last line: the table as one JSON list")
     learned = command(
         "objectives",
-        "the multi-step inverse objective and PPE learned on the exogenous lock, scored against "
-        "KI and the endogenous partition",
+        "the multi-step inverse objective and PPE learned on the exogenous lock (or a spec), "
+        "scored against KI and the endogenous partition and judged against their exact solution",
         "Learn the multi-step inverse objective (MusIK / AC-State: the action a_{t-k} predicted "
         "from x_{t-k} and phi(x_t), uniformly random episodes) and PPE (Efroni et al.: open-loop "
         "paths, a classifier of the path id, path elimination) on rich observations of the "
-        "exogenous combination lock, one torch thread, and score each learned abstraction as "
-        "homer evaluate --against endogenous does. Writes one JSON record per objective and "
+        "exogenous combination lock or of --spec, one torch thread, score each learned "
+        "abstraction as homer evaluate --against endogenous does, and judge it step by step "
+        "against the objective's exact solution. Writes one JSON record per objective and "
         "table.md into --out.")
     learned.add_argument("--out", type=_output_path, required=True,
                          help="directory of the records (one JSON file per objective, e.g. "
                               "ppe.json, and table.md)")
     learned.add_argument("--seed", type=random_seed(), default=0, help="seed of the learning")
+    learned.add_argument("--spec", type=Path, default=None,
+                         help="an exact kinematic JSON spec to learn on; one declaring a "
+                              "factorisation adds its endogenous partition (default: the "
+                              "exogenous lock of the next five flags)")
     learned.add_argument("--lock-seed", type=random_seed(), default=None,
                          help="seed of the lock's good actions (default: the value of --seed)")
-    learned.add_argument("--horizon", type=at_least(2), default=4, help="the lock's H")
-    learned.add_argument("--actions", type=at_least(2), default=2, help="the lock's K")
-    learned.add_argument("--exogenous-bits", type=at_least(1), default=2, metavar="BITS",
-                         help=EXOGENOUS_BITS_HELP)
-    learned.add_argument("--flip", type=flip_probability, default="1/10", metavar="P",
+    lock = OBJECTIVES_LOCK
+    learned.add_argument("--horizon", type=at_least(2), default=None,
+                         help=f"the lock's H (default: {lock['horizon']})")
+    learned.add_argument("--actions", type=at_least(2), default=None,
+                         help=f"the lock's K (default: {lock['actions']})")
+    learned.add_argument("--exogenous-bits", type=at_least(1), default=None, metavar="BITS",
+                         help="the lock's exogenous noise bits, each flipping with probability "
+                              "--flip at every step whatever the action (microsoft/Intrepid's "
+                              f"temporal diabolical lock) (default: {lock['exogenous_bits']})")
+    learned.add_argument("--flip", type=flip_probability, default=None, metavar="P",
                          help="the probability that each bit flips at a step, exact ('1/10' or "
                               "'0.1') in [0, 1]; 1/2 makes the bits i.i.d. (Intrepid's "
-                              "exo_flip_prob is 1/10)")
+                              f"exo_flip_prob is 1/10) (default: {lock['flip']})")
     learned.add_argument("--objectives", default=",".join(LEARNED_OBJECTIVES),
                          help="comma-separated, from " + ", ".join(LEARNED_OBJECTIVES))
     learned.add_argument("--episodes", type=at_least(1), default=MULTISTEP_EPISODES,

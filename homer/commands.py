@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import fields
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,6 +34,7 @@ from homer.plots import (
 from homer.policy_evaluation import evaluate_policies
 from homer.reference_learners import REFERENCE_LEARNERS, default_capacity, reference_abstraction
 from homer.safe_files import UnsafePathError, check_own_path, write_atomically
+from homer.settings import OBJECTIVES_LOCK
 from homer.summary import Evaluation, format_evaluation
 from homer.sweep import (
     RECORDS,
@@ -356,7 +358,12 @@ def _counterexamples(args: argparse.Namespace) -> int:
 
 
 def _objectives(args: argparse.Namespace) -> int:
-    from homer.learned_objectives import LEARNED_OBJECTIVES, objectives_table, run_objectives
+    from homer.learned_objectives import (
+        LEARNED_OBJECTIVES,
+        objectives_table,
+        run_objectives,
+        run_objectives_on,
+    )
 
     objectives = args.objectives.split(",")
     unknown = [name for name in objectives if name not in LEARNED_OBJECTIVES]
@@ -364,6 +371,30 @@ def _objectives(args: argparse.Namespace) -> int:
         print(f"error: --objectives: unknown objective {unknown[0]!r}; known: "
               f"{', '.join(LEARNED_OBJECTIVES)}", file=sys.stderr)
         return 2
+    lock_flags = {"horizon": "--horizon", "actions": "--actions",
+                  "exogenous_bits": "--exogenous-bits", "flip": "--flip",
+                  "lock_seed": "--lock-seed"}
+    model = None
+    if args.spec is not None:
+        given = [flag for name, flag in lock_flags.items() if getattr(args, name) is not None]
+        if given:
+            print(f"error: {given[0]} sets the exogenous lock; with --spec the spec is the MDP",
+                  file=sys.stderr)
+            return 2
+        try:
+            mdp, factorisation = load_with_factorisation(args.spec)
+        except (InvalidBlockMDP, ValueError, OSError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if not mdp.mode.exact:
+            print(f"error: --spec {display_path(args.spec)}: a probability is a float (the spec "
+                  "is read in float mode); the learned rows are judged against exact solutions: "
+                  "write every probability as a string such as \"1/3\"", file=sys.stderr)
+            return 2
+        model = factorisation or mdp
+    lock: dict[str, Any] = {name: default if getattr(args, name) is None else getattr(args, name)
+                            for name, default in OBJECTIVES_LOCK.items()}
+    lock["flip"] = Fraction(str(lock["flip"]))
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # a file where the directory goes
@@ -375,11 +406,14 @@ def _objectives(args: argparse.Namespace) -> int:
         for objective in objectives:
             if not args.json:
                 print(f"{objective}: learning ...", flush=True)
-            [row] = run_objectives(args.horizon, args.actions, args.exogenous_bits, args.flip,
-                                   args.seed, args.lock_seed, [objective],
-                                   episodes=args.episodes, num_samples=args.num_samples,
-                                   capacity=args.capacity, samples=args.samples,
-                                   merge_threshold=args.merge_threshold)
+            settings = {"episodes": args.episodes, "num_samples": args.num_samples,
+                        "capacity": args.capacity, "samples": args.samples,
+                        "merge_threshold": args.merge_threshold}
+            [row] = (run_objectives_on(model, args.seed, [objective], **settings)
+                     if model is not None else
+                     run_objectives(lock["horizon"], lock["actions"], lock["exogenous_bits"],
+                                    lock["flip"], args.seed, args.lock_seed, [objective],
+                                    **settings))
             rows.append(row)
             write_atomically(args.out / f"{objective}.json", json.dumps(row, indent=1) + "\n")
             if not args.json:

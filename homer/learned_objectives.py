@@ -53,12 +53,13 @@ from kinematic.counterexamples.multistep_inverse import multistep_inverse_soluti
 from kinematic.counterexamples.ppe import exact_ppe
 from kinematic.cover import policy_cover_alpha
 from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
+from kinematic.inseparability import ki_partition
 from kinematic.model import BlockMDP
 from kinematic.numbers import number_text
 from kinematic.partition import Partition
 
 __all__ = ["LEARNED_OBJECTIVES", "as_predicted", "exact_prediction", "judge", "learned_row",
-           "objectives_table", "run_objectives", "step_verdicts"]
+           "objectives_table", "run_objectives", "run_objectives_on", "step_verdicts"]
 
 
 def _scores(report: AbstractionReport) -> list[dict[str, Any]]:
@@ -99,7 +100,15 @@ def _counts(mdp: BlockMDP, phi: Any, encoder: HadamardNoise, samples: int,
     return counts
 
 
-def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: HadamardNoise,
+def _parts(model: BlockMDP | ExogenousBlockMDP) -> tuple[BlockMDP, Partition | None]:
+    """The Block MDP of ``model`` and its endogenous partition (None for a plain Block MDP)."""
+    if isinstance(model, ExogenousBlockMDP):
+        return model.mdp, endogenous_partition(model)
+    return model, None
+
+
+def learned_row(noisy: BlockMDP | ExogenousBlockMDP, objective: str, seed: int,
+                encoder: HadamardNoise,
                 episodes: int = MULTISTEP_EPISODES, num_samples: int = PPE_SAMPLES,
                 capacity: int | None = None, samples: int = 500,
                 merge_threshold: float = MERGE_THRESHOLD,
@@ -114,7 +123,7 @@ def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: Ha
     if objective not in LEARNED_OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(LEARNED_OBJECTIVES)}, got "
                          f"{objective!r}")
-    mdp, endogenous = noisy.mdp, endogenous_partition(noisy)
+    mdp, endogenous = _parts(noisy)
     row: dict[str, Any] = {"objective": objective, "mdp": mdp.name, "seed": seed,
                            "encoder": asdict(encoder), "evaluation_samples": samples,
                            "merge_threshold": merge_threshold}
@@ -122,8 +131,8 @@ def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: Ha
         started = time.perf_counter()
         if objective == "multistep_inverse":
             config = config or HomerConfig(restarts=MULTISTEP_RESTARTS)
-            layers = (endogenous.blocks_per_layer if capacity is None
-                      else (capacity,) * mdp.horizon)
+            room = endogenous or ki_partition(mdp)
+            layers = room.blocks_per_layer if capacity is None else (capacity,) * mdp.horizon
             config = replace(config, pretraining_width=max(config.pretraining_width, *layers))
             learned = learn_multistep_inverse(mdp, encoder, episodes, config, seed, layers)
             seconds = time.perf_counter() - started
@@ -155,6 +164,30 @@ def learned_row(noisy: ExogenousBlockMDP, objective: str, seed: int, encoder: Ha
     row["seconds"] = round(seconds, 1)
     row["prediction"] = judge(noisy, row)
     return row
+
+
+def run_objectives_on(model: BlockMDP | ExogenousBlockMDP, seed: int,
+                      objectives: Sequence[str] = LEARNED_OBJECTIVES,
+                      **settings: Any) -> list[dict[str, Any]]:
+    """The rows of ``objectives`` learned from ``seed`` on rich observations of any exact Block
+    MDP (``python -m homer objectives --spec``): the authors' encoding with one-hot
+    observations, scored against the KI partitions and, for an exogenous Block MDP, its
+    endogenous partition; ``settings`` go to :func:`learned_row` (the multi-step inverse's
+    capacity defaults to the endogenous partition's blocks of each layer, or KI's without one).
+
+    >>> from kinematic import deterministic_combination_lock
+    >>> [row] = run_objectives_on(deterministic_combination_lock(3, 2, seed=0), seed=0,
+    ...                           objectives=["ppe"], num_samples=40, samples=5)
+    >>> row["kept_paths"], row["prediction"]["as_predicted"]
+    ([[['a1'], ['a2']], [['a1', 'a1'], ['a2', 'a2']]], True)
+    """
+    mdp, _ = _parts(model)
+    if not mdp.mode.exact:
+        raise ValueError(f"{mdp.name!r} is a float-mode MDP: its learned rows are judged against "
+                         "exact solutions, which need exact probabilities (strings such as "
+                         "\"1/3\" in the spec)")
+    return [learned_row(model, objective, seed, HadamardNoise(), **settings)
+            for objective in objectives]
 
 
 def run_objectives(horizon: int, actions: int, bits: int, flip: Fraction, seed: int,
@@ -250,7 +283,7 @@ def step_verdicts(mdp: BlockMDP, row: Mapping[str, Any], predicted: Partition,
     return verdicts
 
 
-def exact_prediction(noisy: ExogenousBlockMDP, objective: str
+def exact_prediction(noisy: BlockMDP | ExogenousBlockMDP, objective: str
                      ) -> tuple[Partition, list[list[tuple[str, ...]]] | None]:
     """What the exact solution of ``objective`` predicts for its learned row on ``noisy``, as a
     partition of states per layer (one class on layer 1, which neither learner abstracts): for
@@ -272,7 +305,7 @@ def exact_prediction(noisy: ExogenousBlockMDP, objective: str
     if objective not in LEARNED_OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(LEARNED_OBJECTIVES)}, got "
                          f"{objective!r}")
-    mdp = noisy.mdp
+    mdp, _ = _parts(noisy)
     first = [[0] * len(mdp.observations[0])]
     if objective == "multistep_inverse":
         labels = first + [multistep_inverse_solution(mdp, h).labels.tolist()
@@ -284,13 +317,14 @@ def exact_prediction(noisy: ExogenousBlockMDP, objective: str
     return Partition.from_observation_labels(mdp, labels, kind=objective), kept
 
 
-def judge(noisy: ExogenousBlockMDP, row: Mapping[str, Any]) -> dict[str, Any]:
+def judge(noisy: BlockMDP | ExogenousBlockMDP, row: Mapping[str, Any]) -> dict[str, Any]:
     """``row`` (of :func:`learned_row` on ``noisy``) against :func:`exact_prediction`: the
     predicted classes of every step (state names), PPE's predicted kept paths, and
     :func:`as_predicted`'s verdict."""
+    mdp, _ = _parts(noisy)
     partition, kept = exact_prediction(noisy, row["objective"])
-    steps = step_verdicts(noisy.mdp, row, partition, kept)
-    return {"classes": [partition.blocks(h) for h in range(1, noisy.mdp.horizon + 1)],
+    steps = step_verdicts(mdp, row, partition, kept)
+    return {"classes": [partition.blocks(h) for h in range(1, mdp.horizon + 1)],
             "kept_paths": None if kept is None else [[list(p) for p in step] for step in kept],
             "steps": steps, "as_predicted": all(steps)}
 
@@ -306,7 +340,7 @@ def objectives_table(rows: Sequence[Mapping[str, Any]]) -> str:
     for row in rows:
         prediction = row.get("prediction")
         for step in row["steps"]:
-            ki, endo = step["scores"]["ki"], step["scores"]["endogenous"]
+            ki, endo = step["scores"]["ki"], step["scores"].get("endogenous")
             if prediction is None:
                 predicted = "not judged"
             else:
@@ -318,7 +352,9 @@ def objectives_table(rows: Sequence[Mapping[str, Any]]) -> str:
                 f"| {row['objective']} | {step['step']} | {len(step['learned_classes'])} of "
                 f"{row['capacity'][step['step'] - 1]} | {ki['wrong_merges']} "
                 f"({ki['largest_merge_rate']:.2f}) of {ki['exact_classes']} classes | "
-                f"{ki['splits']} | {endo['wrong_merges']} ({endo['largest_merge_rate']:.2f}) "
-                f"of {endo['exact_classes']} classes | {endo['splits']} | {predicted} | "
-                f"{row['seconds']} |")
+                f"{ki['splits']} | " + ("- | - | " if endo is None else
+                                         f"{endo['wrong_merges']} "
+                                         f"({endo['largest_merge_rate']:.2f}) of "
+                                         f"{endo['exact_classes']} classes | {endo['splits']} | ")
+                + f"{predicted} | {row['seconds']} |")
     return "\n".join(lines)

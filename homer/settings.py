@@ -16,7 +16,8 @@ from kinematic.arguments import NumberRange
 
 __all__ = ["DEFAULT_INTRINSIC_COEFFICIENT", "DEFAULT_LEARNING_RATE", "EVALUATE_AGAINST",
            "LEARNED_OBJECTIVES", "MERGE_THRESHOLD", "MERGE_THRESHOLDS", "MULTISTEP_EPISODES",
-           "MULTISTEP_RESTARTS", "PPE_SAMPLES", "REFERENCE_CAPACITY", "REFERENCE_LEARNERS"]
+           "MULTISTEP_RESTARTS", "OBJECTIVES_LOCK", "PPE_SAMPLES", "REFERENCE_CAPACITY",
+           "REFERENCE_LEARNERS"]
 
 MERGE_THRESHOLD = 0.05
 """The default ``merge_threshold``: a pair of exact classes whose merge rate exceeds it is a wrong
@@ -68,6 +69,11 @@ MULTISTEP_RESTARTS = 4
 """Models of the multi-step inverse objective trained per layer, the lowest validation loss
 kept (as ``homer counterexamples`` trains Section 5's objectives: a training stuck in a local
 optimum would say something about the optimiser, not the objective)."""
+
+OBJECTIVES_LOCK: dict[str, int | str] = {"horizon": 4, "actions": 2, "exogenous_bits": 2,
+                                         "flip": "1/10"}
+"""The exogenous lock ``homer objectives`` learns on without ``--spec``: H, K, the noise bits
+and their flip probability."""
 
 PPE_SAMPLES = 5000
 """PPE's rollouts per step, split evenly over its paths: microsoft/Intrepid's

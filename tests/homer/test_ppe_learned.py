@@ -197,3 +197,43 @@ def test_a_ppe_row_that_decodes_as_the_exact_decoder_is_as_predicted_step_by_ste
     row["kept_paths"][1] = [["a3", "a3"]]
     assert judge(noisy, row)["steps"] == [True, True, False]
     assert not judge(noisy, row)["as_predicted"]
+
+
+def test_the_command_learns_on_a_users_spec(tmp_path, capsys):
+    """``homer objectives --spec``: any exact spec, scored against KI (and the endogenous
+    partition when the spec declares a factorisation) and judged against the exact solution;
+    the lock's flags and a float spec refused naming them."""
+    import json
+
+    from homer.cli import main
+    from kinematic.cli import main as kinematic_main
+
+    plain, noisy = tmp_path / "lock.json", tmp_path / "noisy.json"
+    assert kinematic_main(["family", "combolock", "--horizon", "3", "--actions", "2", "--seed",
+                           "1", "--out", str(plain)]) == 0
+    assert kinematic_main(["family", "combolock", "--horizon", "3", "--actions", "2", "--seed",
+                           "1", "--exogenous-bits", "1", "--out", str(noisy)]) == 0
+    capsys.readouterr()
+    small = ["--objectives", "ppe", "--num-samples", "60", "--samples", "5"]
+    assert main(["objectives", "--out", str(tmp_path / "a"), "--spec", str(plain), *small]) == 0
+    printed = capsys.readouterr().out
+    record = json.loads((tmp_path / "a" / "ppe.json").read_text())
+    assert record["mdp"] == "combolock-H3-K2-seed1"
+    assert "endogenous" not in record["steps"][1]["scores"]
+    assert "| ppe | 2 | " in printed and " | - | - | " in printed  # no endogenous columns
+    assert record["prediction"]["kept_paths"] is not None
+    assert main(["objectives", "--out", str(tmp_path / "b"), "--spec", str(noisy), *small]) == 0
+    record = json.loads((tmp_path / "b" / "ppe.json").read_text())
+    assert record["steps"][1]["scores"]["endogenous"]["exact_classes"] == 3
+    capsys.readouterr()
+    assert main(["objectives", "--out", str(tmp_path / "c"), "--spec", str(plain),
+                 "--exogenous-bits", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --exogenous-bits sets the exogenous lock; with --spec the spec is the MDP\n")
+    floats = tmp_path / "floats.json"
+    floats.write_text(json.dumps({"name": "floats", "horizon": 2, "actions": ["a"],
+                                  "layers": [["s"], ["t"]], "start": {"s": 1.0},
+                                  "transitions": {"s": {"a": {"t": 1.0}}}}))
+    assert main(["objectives", "--out", str(tmp_path / "d"), "--spec", str(floats)]) == 2
+    assert "floats.json: a probability is a float" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
