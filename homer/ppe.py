@@ -62,6 +62,7 @@ from torch.nn import functional as F
 from homer.encoded import Encoder
 from homer.models import split_indices
 from homer.multistep_inverse import rollouts
+from kinematic.counterexamples.ppe import decoder_choice, eliminate_paths, path_gaps, path_groups
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy, uniform_policy
 
@@ -106,20 +107,10 @@ def elimination_threshold(actions: int, previous_paths: int) -> float:
     return 5.0 / (8 * actions * previous_paths)
 
 
-def path_gaps(probabilities: np.ndarray) -> np.ndarray:
-    """The ``(N x N)`` gaps ``sum_i |P[i, a] - P[i, b]|`` of the matrix ``P[i, j] = f(j | x_i)
-    / n`` (Intrepid's ``sim``).
-
-    >>> path_gaps(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.5]])).tolist()
-    [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
-    """
-    return np.abs(probabilities[:, :, None] - probabilities[:, None, :]).sum(axis=0)
-
-
 def merge_paths(gaps: np.ndarray, threshold: float) -> dict[int, tuple[int, ...]]:
     """Intrepid's greedy elimination on the path ``gaps`` (:func:`path_gaps`): kept path id ->
-    the ids merged into it (itself first). For ``i`` in increasing id, if still kept, every
-    later kept ``j`` with ``gaps[i, j] < threshold`` joins ``i`` and is no longer kept.
+    the ids merged into it (itself first), as the exact version runs it
+    (:func:`kinematic.counterexamples.ppe.eliminate_paths`).
 
     Not transitive: 0 is close to 1, 1 to 2, 0 far from 2; 1 joins 0 and is never compared
     with 2, which stays.
@@ -128,14 +119,7 @@ def merge_paths(gaps: np.ndarray, threshold: float) -> dict[int, tuple[int, ...]
     >>> merge_paths(gaps, 0.2)
     {0: (0, 1), 2: (2,)}
     """
-    kept: dict[int, list[int]] = {i: [i] for i in range(len(gaps))}
-    for i in range(len(gaps)):
-        if i not in kept:
-            continue
-        for j in range(i + 1, len(gaps)):
-            if j in kept and gaps[i, j] < threshold:
-                kept[i] += kept.pop(j)
-    return {i: tuple(members) for i, members in kept.items()}
+    return path_groups(*eliminate_paths(gaps, threshold))
 
 
 def decode(probabilities: np.ndarray, kept: Sequence[int]) -> np.ndarray:
@@ -145,8 +129,7 @@ def decode(probabilities: np.ndarray, kept: Sequence[int]) -> np.ndarray:
     >>> decode(np.array([[0.1, 0.5, 0.4], [0.4, 0.2, 0.4]]), [0, 2])  # 1 is not kept; a tie
     array([2, 0])
     """
-    ids = np.asarray(kept)
-    return ids[np.argmax(probabilities[:, ids], axis=1)]
+    return np.asarray(kept)[decoder_choice(probabilities, kept)]
 
 
 class PathClassifier(nn.Module):

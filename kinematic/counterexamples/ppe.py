@@ -91,9 +91,13 @@ __all__ = [
     "ELIMINATION_CONSTANT",
     "PPEResult",
     "PPEStep",
+    "decoder_choice",
+    "eliminate_paths",
     "exact_ppe",
     "open_loop_alpha",
     "open_loop_policy",
+    "path_gaps",
+    "path_groups",
     "ppe_objective",
     "ppe_solution",
 ]
@@ -158,10 +162,7 @@ class PPEStep:
     @property
     def groups(self) -> dict[int, tuple[int, ...]]:
         """Kept id -> the ids eliminated into it, itself first (the code's ``path_common``)."""
-        groups = {i: [i] for i in self.kept}
-        for i, j in self.merges:
-            groups[i].append(j)
-        return {i: tuple(members) for i, members in groups.items()}
+        return path_groups(self.merges, self.kept)
 
     @property
     def kept_paths(self) -> tuple[tuple[str, ...], ...]:
@@ -308,23 +309,37 @@ def _posteriors(observation_distributions: np.ndarray) -> tuple[np.ndarray, np.n
     return posterior, seen
 
 
+def path_gaps(weighted: np.ndarray) -> np.ndarray:
+    """The ``(N, N)`` gaps ``sum_x |W[x, i] - W[x, j]|`` of a matrix ``W[x, j] = w(x) f(j | x)``:
+    Intrepid's ``sim`` on its ``(n x N)`` matrix ``f(j | x_i) / n`` (``w = 1/n`` per sample), or
+    the population statistic ``E_{x ~ M} |f(i | x) - f(j | x)|`` with ``w = M`` the equal
+    mixture. Floats or exact Fractions.
+
+    >>> path_gaps(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.5]])).tolist()
+    [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    """
+    return np.abs(weighted[:, :, None] - weighted[:, None, :]).sum(axis=0)
+
+
 def _gaps(observation_distributions: np.ndarray) -> np.ndarray:
     """``gap[i, j] = E_{x ~ M} |f(i | x) - f(j | x)|``, ``M`` the equal mixture, from the
     posteriors (the code's statistic at the population optimum)."""
     n = observation_distributions.shape[0]
     posterior, seen = _posteriors(observation_distributions)
     mixture = observation_distributions.sum(axis=0)[seen] / n
-    gaps = np.zeros((n, n), dtype=object)
-    gaps[:] = Fraction(0)
-    for i in range(n):
-        for j in range(i + 1, n):
-            gaps[i, j] = gaps[j, i] = (mixture * abs(posterior[seen, i] - posterior[seen, j])).sum()
-    return gaps
+    return path_gaps(mixture[:, None] * posterior[seen])
 
 
-def _eliminate(gaps: np.ndarray, threshold: Fraction) -> tuple[list[tuple[int, int]], list[int]]:
-    """Intrepid's loop: for ``i`` in id order (if not eliminated), every later ``j`` not yet
-    eliminated with ``gap[i, j] < threshold`` is eliminated into ``i``."""
+def eliminate_paths(gaps: np.ndarray, threshold: object
+                    ) -> tuple[list[tuple[int, int]], list[int]]:
+    """Intrepid's greedy elimination: for ``i`` in id order (if not eliminated), every later
+    ``j`` not yet eliminated with ``gaps[i, j] < threshold`` is eliminated into ``i``. Returns
+    the merges ``(i, j)`` in that order and the ids kept, increasing. Not transitive: ``j``
+    eliminated into ``i`` is never compared again.
+
+    >>> eliminate_paths(np.array([[0, 0.1, 0.5], [0.1, 0, 0.1], [0.5, 0.1, 0]]), 0.2)
+    ([(0, 1)], [0, 2])
+    """
     n = gaps.shape[0]
     alive = [True] * n
     merges = []
@@ -338,11 +353,32 @@ def _eliminate(gaps: np.ndarray, threshold: Fraction) -> tuple[list[tuple[int, i
     return merges, [i for i in range(n) if alive[i]]
 
 
+def path_groups(merges: Sequence[tuple[int, int]], kept: Sequence[int]
+                ) -> dict[int, tuple[int, ...]]:
+    """Kept id -> the ids eliminated into it, itself first (Intrepid's ``path_common``).
+
+    >>> path_groups([(0, 1)], [0, 2])
+    {0: (0, 1), 2: (2,)}
+    """
+    groups = {i: [i] for i in kept}
+    for i, j in merges:
+        groups[i].append(j)
+    return {i: tuple(members) for i, members in groups.items()}
+
+
+def decoder_choice(posteriors: np.ndarray, kept: Sequence[int]) -> np.ndarray:
+    """Intrepid's ``PPEDecoder`` on rows of posteriors ``f(. | x)``: the position in ``kept``
+    (increasing ids) of the kept id with the largest posterior, the first on a tie.
+
+    >>> decoder_choice(np.array([[0.1, 0.5, 0.4], [0.4, 0.2, 0.4]]), [0, 2]).tolist()
+    [1, 0]
+    """
+    return np.argmax(np.asarray(posteriors)[:, list(kept)], axis=1).astype(np.intp)
+
+
 def _decoder_labels(observation_distributions: np.ndarray, kept: Sequence[int]) -> np.ndarray:
-    """``PPEDecoder``: the position in ``kept`` of ``argmax_{i in kept} f(i | x)`` (first)."""
-    posterior, _ = _posteriors(observation_distributions)
-    scores = posterior[:, list(kept)]
-    return np.array([list(row).index(max(row)) for row in scores], dtype=np.intp)
+    """``PPEDecoder`` at the population optimum: :func:`decoder_choice` of the posteriors."""
+    return decoder_choice(_posteriors(observation_distributions)[0], kept)
 
 
 def exact_ppe(mdp: BlockMDP, elimination_constant: Fraction = ELIMINATION_CONSTANT) -> PPEResult:
@@ -379,7 +415,7 @@ def exact_ppe(mdp: BlockMDP, elimination_constant: Fraction = ELIMINATION_CONSTA
                     * mdp.emission_probability[h][None, :])
         gaps = _gaps(observed)
         threshold = constant / (len(actions) * len(previous_paths))
-        merges, kept = _eliminate(gaps, threshold)
+        merges, kept = eliminate_paths(gaps, threshold)
         steps.append(PPEStep(h, tuple(candidates), distributions, observed, gaps, threshold,
                              tuple(merges), tuple(kept), _decoder_labels(observed, kept)))
         previous_paths = [candidates[i] for i in kept]
