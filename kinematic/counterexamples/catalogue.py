@@ -19,9 +19,10 @@ HOMER's loop, in its module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import islice
 
 import numpy as np
 
@@ -42,7 +43,8 @@ from kinematic.counterexamples.ppe import ppe_solution
 from kinematic.counterexamples.predictive import require_exact
 from kinematic.model import BlockMDP
 
-__all__ = ["LAYERED_GAPS", "OBJECTIVES", "CatalogueEntry", "layered_solution", "pcid_solution"]
+__all__ = ["LAYERED_GAPS", "OBJECTIVES", "CatalogueEntry", "layered_layers", "layered_solution",
+           "pcid_layers", "pcid_solution"]
 
 LAYERED_GAPS = 2
 """The largest gap ``K`` of AC-State's and ACDF's multi-step terms in the catalogue."""
@@ -59,6 +61,9 @@ class CatalogueEntry:
     solver: Callable[[BlockMDP, int], ObjectiveSolution]
     first_layer: int = 1
     """The first layer (0-based) the objective abstracts: 1, or ``k`` for a fixed gap ``k``."""
+    layers: Callable[[BlockMDP], Iterator[ObjectiveSolution]] | None = None
+    """For an objective whose layer builds on its own earlier layers (PCID, AC-State, ACDF):
+    its solutions on layers ``1 .. H - 1`` in order, each layer solved once."""
 
     def solve(self, mdp: BlockMDP, layer: int) -> ObjectiveSolution:
         """The objective's solution on ``layer`` (0-based, >= 1: layer ``layer + 1`` of the
@@ -71,6 +76,29 @@ class CatalogueEntry:
                              f"reaches back {self.first_layer} layers")
         return replace(self.solver(mdp, layer), objective=self.name)
 
+    def solve_all(self, mdp: BlockMDP) -> list[ObjectiveSolution | str]:
+        """For every layer ``1 .. H - 1`` (0-based): the solution, or why there is none (not
+        defined there, or refused by the exact search - then, for an objective built on its
+        earlier layers, every later layer too, for the same reason). Raises ``ValueError`` for
+        a float-mode MDP."""
+        require_exact(mdp)
+        undefined = f"not defined: its gap reaches back {self.first_layer} layers"
+        result: list[ObjectiveSolution | str] = [undefined] * (
+            min(self.first_layer, mdp.horizon) - 1)
+        if self.layers is not None:
+            try:
+                for solution in self.layers(mdp):
+                    result.append(replace(solution, objective=self.name))
+            except ValueError as error:  # a layer too large for the exact search
+                result += [str(error)] * (mdp.horizon - 1 - len(result))
+            return result
+        for layer in range(self.first_layer, mdp.horizon):
+            try:
+                result.append(self.solve(mdp, layer))
+            except ValueError as error:  # a layer too large for the exact search
+                result.append(str(error))
+        return result
+
 
 def _check_layer(mdp: BlockMDP, layer: int) -> None:
     """Raise ``ValueError`` unless ``layer`` (0-based) has an earlier layer in ``mdp``."""
@@ -79,11 +107,23 @@ def _check_layer(mdp: BlockMDP, layer: int) -> None:
                          f"paper; layer 0 has no earlier action), got {layer!r}")
 
 
+def pcid_layers(mdp: BlockMDP) -> Iterator[ObjectiveSolution]:
+    """PCID's target (predict ``(phi_{h-1}(x), a)`` from ``phi(x')``, Du et al. 2019) on layers
+    ``1 .. H - 1`` (0-based) in order, under the uniform random policy, ``phi_{h-1}`` PCID's
+    own solution on the layer before (one class on layer 1): the observations grouped by their
+    posterior, the only coarsest optimal abstraction."""
+    require_exact(mdp)
+    previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
+    for h in range(1, mdp.horizon):
+        joint = transition_distribution(mdp, [], h)
+        labels = pcid_target_abstraction(joint, previous)
+        yield ObjectiveSolution("pcid_target", h, labels, True,
+                                pcid_target_loss(joint, previous))  # type: ignore[arg-type]
+        previous = labels
+
+
 def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
-    """PCID's target (predict ``(phi_{h-1}(x), a)`` from ``phi(x')``, Du et al. 2019) on
-    ``layer`` (0-based, >= 1) under the uniform random policy, ``phi_{h-1}`` PCID's own
-    solution on the layer before (one class on layer 1): the observations grouped by their
-    posterior, the only coarsest optimal abstraction.
+    """:func:`pcid_layers`'s solution on ``layer`` (0-based, >= 1).
 
     >>> from kinematic.counterexamples.mdps import curiosity_counterexample
     >>> solution = pcid_solution(curiosity_counterexample(), 2)
@@ -92,23 +132,28 @@ def pcid_solution(mdp: BlockMDP, layer: int) -> ObjectiveSolution:
     """
     require_exact(mdp)
     _check_layer(mdp, layer)
-    previous = np.zeros(len(mdp.observations[0]), dtype=np.intp)
-    for h in range(1, layer + 1):
-        joint = transition_distribution(mdp, [], h)
-        labels = pcid_target_abstraction(joint, previous)
-        if h < layer:
-            previous = labels
-    loss = pcid_target_loss(joint, previous)
-    return ObjectiveSolution("pcid_target", layer, labels, True, loss)  # type: ignore[arg-type]
+    return next(islice(pcid_layers(mdp), layer - 1, None))
+
+
+def layered_layers(objective: str, mdp: BlockMDP, k_max: int = LAYERED_GAPS
+                   ) -> Iterator[ObjectiveSolution]:
+    """AC-State's (``objective="ac_state"``) or ACDF's (``"acdf"``) per-layer form on layers
+    ``1 .. H - 1`` (0-based) in order, under the uniform random policy, the earlier layers'
+    abstractions its own solutions there (one class on layer 1), every term of the gaps
+    ``1 .. k_max`` that ends or starts at the layer
+    (:mod:`kinematic.counterexamples.acdf_layered`; at most 11 observations per layer)."""
+    require_exact(mdp)
+    solve = {"ac_state": ac_state_solution, "acdf": acdf_solution}[objective]
+    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
+    for h in range(1, mdp.horizon):
+        solution = solve(mdp, [], h, labels[-1], k_max, earlier_labels=labels[-2::-1])
+        labels.append(solution.labels)
+        yield solution
 
 
 def layered_solution(objective: str, mdp: BlockMDP, layer: int,
                      k_max: int = LAYERED_GAPS) -> ObjectiveSolution:
-    """AC-State's (``objective="ac_state"``) or ACDF's (``"acdf"``) per-layer form on ``layer``
-    (0-based, >= 1) under the uniform random policy, the earlier layers' abstractions its own
-    solutions there (one class on layer 1), every term of the gaps ``1 .. k_max`` that ends or
-    starts at ``layer`` (:mod:`kinematic.counterexamples.acdf_layered`; at most 11 observations
-    per layer).
+    """:func:`layered_layers`'s solution on ``layer`` (0-based, >= 1).
 
     >>> from kinematic.counterexamples.mdps import curiosity_counterexample
     >>> layered_solution("ac_state", curiosity_counterexample(), 2).labels.tolist()
@@ -116,12 +161,7 @@ def layered_solution(objective: str, mdp: BlockMDP, layer: int,
     """
     require_exact(mdp)
     _check_layer(mdp, layer)
-    solve = {"ac_state": ac_state_solution, "acdf": acdf_solution}[objective]
-    labels = [np.zeros(len(mdp.observations[0]), dtype=np.intp)]
-    for h in range(1, layer + 1):
-        solution = solve(mdp, [], h, labels[-1], k_max, earlier_labels=labels[-2::-1])
-        labels.append(solution.labels)
-    return solution
+    return next(islice(layered_layers(objective, mdp, k_max), layer - 1, None))
 
 
 _ENTRIES = (
@@ -129,7 +169,7 @@ _ENTRIES = (
                    "Pathak et al. 2017 (curiosity); paper, Section 5",
                    partial(multistep_inverse_solution, gap=1)),
     CatalogueEntry("pcid_target", "PCID's target: previous abstract state and action",
-                   "Du et al. 2019; paper, Section 5", pcid_solution),
+                   "Du et al. 2019; paper, Section 5", pcid_solution, layers=pcid_layers),
     CatalogueEntry("multistep_inverse_k2", "multi-step inverse, gap 2",
                    "Lamb et al. 2022 (AC-State); Mhammedi, Foster, Rakhlin 2023 (MusIK)",
                    partial(multistep_inverse_solution, gap=2), first_layer=2),
@@ -148,9 +188,11 @@ _ENTRIES = (
                    action_forward_solution),
     CatalogueEntry("ac_state", f"AC-State: both ends encoded, gaps 1..{LAYERED_GAPS}",
                    "Lamb et al. 2022 (AC-State); Levine, Stone, Zhang 2024",
-                   partial(layered_solution, "ac_state")),
+                   partial(layered_solution, "ac_state"),
+                   layers=partial(layered_layers, "ac_state")),
     CatalogueEntry("acdf", f"ACDF: AC-State + latent forward model, gaps 1..{LAYERED_GAPS}",
-                   "Levine, Stone, Zhang 2024 (ACDF)", partial(layered_solution, "acdf")),
+                   "Levine, Stone, Zhang 2024 (ACDF)", partial(layered_solution, "acdf"),
+                   layers=partial(layered_layers, "acdf")),
 )
 
 OBJECTIVES: dict[str, CatalogueEntry] = {entry.name: entry for entry in _ENTRIES}

@@ -221,18 +221,12 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
     cells: dict[tuple[str, str], RelationCell] = {}
     for name in names:
         per_layer: list[ObjectiveSolution | None] = []
-        entry = OBJECTIVES[name]
-        for layer in range(1, mdp.horizon):
-            if layer < entry.first_layer:
+        for layer, found in enumerate(OBJECTIVES[name].solve_all(mdp), start=1):
+            if isinstance(found, str):
                 per_layer.append(None)
-                not_solved.setdefault(name, {})[layer + 1] = (
-                    f"not defined: its gap reaches back {entry.first_layer} layers")
-                continue
-            try:
-                per_layer.append(entry.solve(mdp, layer))
-            except ValueError as error:  # a layer too large for the objective's exact search
-                per_layer.append(None)
-                not_solved.setdefault(name, {})[layer + 1] = str(error)
+                not_solved.setdefault(name, {})[layer + 1] = found
+            else:
+                per_layer.append(found)
         solutions[name] = tuple(per_layer)
         blocks[name] = tuple(None if s is None else state_groups(mdp, s.layer, s.labels)
                              for s in per_layer)
