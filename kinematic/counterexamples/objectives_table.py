@@ -230,15 +230,16 @@ def objectives_table(model: BlockMDP | ExogenousBlockMDP,
         solutions[name] = tuple(per_layer)
         blocks[name] = tuple(None if s is None else state_groups(mdp, s.layer, s.labels)
                              for s in per_layer)
+        partitions = [None if s is None else _state_partition(mdp, s.layer, s.labels)
+                      for s in per_layer]
         for reference, exact in references.items():
             relations: list[str | None] = []
             witnesses: list = []
-            for solution in per_layer:
+            for solution, partition in zip(per_layer, partitions, strict=True):
                 if solution is None:
                     relations.append(None)
                     witnesses.append(None)
                     continue
-                partition = _state_partition(mdp, solution.layer, solution.labels)
                 if partition is None:
                     relations.append("unreached")
                     witnesses.append((None, None))
