@@ -79,7 +79,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from kinematic.counterexamples.objectives import ObjectiveSolution, square_loss
+from kinematic.counterexamples.objectives import ObjectiveSolution
+from kinematic.counterexamples.predictive import predictive_solution
 from kinematic.cover import policy_cover_alpha
 from kinematic.display import name_text
 from kinematic.homing import eta
@@ -474,16 +475,8 @@ def ppe_solution(mdp: BlockMDP, layer: int,
     (array([0, 0, 1]), True, Fraction(7, 12))
     """
     step = exact_ppe(mdp, elimination_constant).step(layer)
-    posterior, seen = _posteriors(step.observation_distributions)
-    numbering: dict[tuple, int] = {}
-    labels = np.array([numbering.setdefault(tuple(row) if reached else ("unseen", x),
-                                            len(numbering))
-                       for x, (row, reached) in enumerate(zip(posterior, seen, strict=True))],
-                      dtype=np.intp)
-    n = len(step.candidates)
-    joint = step.observation_distributions.T / n  # rows: x, columns: path id
-    loss = square_loss(joint, [np.flatnonzero(labels == c) for c in np.unique(labels)])
-    return ObjectiveSolution("ppe_path_prediction", layer, labels, True, loss)
+    joint = step.observation_distributions.T / len(step.candidates)  # rows: x, columns: path id
+    return predictive_solution("ppe_path_prediction", layer, joint[None])  # no context
 
 
 def ppe_objective(mdp: BlockMDP, cover: Sequence[Policy], layer: int,
