@@ -55,7 +55,11 @@ import numpy as np
 
 from kinematic.counterexamples.acdf import RELATIVE_TIE
 from kinematic.counterexamples.exploration import Objective
-from kinematic.counterexamples.objectives import ObjectiveSolution, transition_distribution
+from kinematic.counterexamples.objectives import (
+    ObjectiveSolution,
+    transition_distribution,
+    uniform_step,
+)
 from kinematic.counterexamples.partition_search import (
     ENCODER_LIMIT,
     keeps_posteriors,
@@ -88,8 +92,7 @@ def pair_joint(mdp: BlockMDP, visitation: np.ndarray, layer: int, k: int) -> np.
                          f"0..{mdp.horizon - 1}")
     reach = mdp.observation_transition_tensor(layer)
     for t in range(layer + 1, layer + k):
-        uniform = mdp.observation_transition_tensor(t).sum(axis=1) / mdp.number_of_actions
-        reach = np.einsum("xay,yz->xaz", reach, uniform)
+        reach = np.einsum("xay,yz->xaz", reach, uniform_step(mdp, t))
     return visitation[:, None, None] * reach / mdp.number_of_actions
 
 

@@ -47,13 +47,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from kinematic.counterexamples.exploration import Objective
-from kinematic.counterexamples.objectives import ObjectiveSolution
+from kinematic.counterexamples.objectives import ObjectiveSolution, roll_in, uniform_step
 from kinematic.counterexamples.predictive import (
     coarsest_optimal_abstraction,
     predictive_solution,
     require_exact,
-    roll_in,
-    uniform_step,
 )
 from kinematic.model import BlockMDP
 from kinematic.policies import Policy

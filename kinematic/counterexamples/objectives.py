@@ -41,8 +41,10 @@ __all__ = [
     "is_pcid_optimal",
     "pcid_posteriors",
     "pcid_target_abstraction",
+    "roll_in",
     "square_loss",
     "transition_distribution",
+    "uniform_step",
 ]
 
 
@@ -75,15 +77,27 @@ class ObjectiveSolution:
     loss: Fraction | float
 
 
+def roll_in(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:
+    """The distribution of the observations of ``layer`` (0-based) under ``Unf(cover)`` (the
+    uniform random policy when ``cover`` is empty)."""
+    policies = list(cover) or [uniform_policy(mdp)]
+    total = sum((observation_visitation(mdp, policy)[layer] for policy in policies),
+                mdp.mode.zeros(len(mdp.observations[layer])))
+    return total * (mdp.mode.scalar(1) / len(policies))
+
+
+def uniform_step(mdp: BlockMDP, layer: int) -> np.ndarray:
+    """``T(x' | x, Unf(A))``, shape ``(m_layer, m_{layer+1})``: one uniformly random action."""
+    return mdp.observation_transition_tensor(layer).sum(axis=1) * (
+        mdp.mode.scalar(1) / mdp.number_of_actions)
+
+
 def transition_distribution(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:
     """``J(x, a, x')`` of shape ``(m_{layer-1}, |A|, m_layer)`` for roll-in ``Unf(cover)``
     (layer 1: the start distribution; ``cover`` may be empty)."""
     if not 1 <= layer < mdp.horizon:
         raise ValueError(f"layer must lie in 1..{mdp.horizon - 1}, got {layer}")
-    roll_in = list(cover) or [uniform_policy(mdp)]
-    share = mdp.mode.scalar(1) / len(roll_in)
-    mu: np.ndarray = sum((observation_visitation(mdp, p)[layer - 1] for p in roll_in),
-                         mdp.mode.zeros(len(mdp.observations[layer - 1]))) * share
+    mu = roll_in(mdp, cover, layer - 1)
     uniform = mdp.mode.scalar(1) / mdp.number_of_actions
     return mu[:, None, None] * uniform * mdp.observation_transition_tensor(layer - 1)
 

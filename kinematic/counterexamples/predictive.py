@@ -65,7 +65,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
 
@@ -75,8 +74,6 @@ import numpy as np
 from kinematic.counterexamples.objectives import ObjectiveSolution, square_loss
 from kinematic.model import BlockMDP
 from kinematic.partition import first_appearance
-from kinematic.policies import Policy, uniform_policy
-from kinematic.visitation import observation_visitation
 
 __all__ = [
     "MAX_COMPONENT",
@@ -87,8 +84,6 @@ __all__ = [
     "posteriors",
     "predictive_solution",
     "require_exact",
-    "roll_in",
-    "uniform_step",
 ]
 
 MAX_COMPONENT = 32
@@ -251,18 +246,3 @@ def require_exact(mdp: BlockMDP) -> None:
                          "probabilities for equality, so each must be exact: write them as "
                          "strings such as \"1/3\" in the spec (one float makes the whole spec "
                          "float)")
-
-
-def roll_in(mdp: BlockMDP, cover: Sequence[Policy], layer: int) -> np.ndarray:
-    """The distribution of the observations of ``layer`` (0-based) under ``Unf(cover)`` (the
-    uniform random policy when ``cover`` is empty)."""
-    policies = list(cover) or [uniform_policy(mdp)]
-    total = sum((observation_visitation(mdp, policy)[layer] for policy in policies),
-                mdp.mode.zeros(len(mdp.observations[layer])))
-    return total * (mdp.mode.scalar(1) / len(policies))
-
-
-def uniform_step(mdp: BlockMDP, layer: int) -> np.ndarray:
-    """``T(x' | x, Unf(A))``, shape ``(m_layer, m_{layer+1})``: one uniformly random action."""
-    return mdp.observation_transition_tensor(layer).sum(axis=1) * (
-        mdp.mode.scalar(1) / mdp.number_of_actions)
