@@ -108,7 +108,7 @@ def main() -> None:
         "|---|---|---|---|---|",
     ]
     for row in rows:
-        if row["objective"] == "ppe":
+        if row["objective"] == "ppe_path_prediction":
             settings = f"{row['num_samples']} rollouts per step"
             kept = "; ".join(", ".join("".join(path) for path in step)
                              for step in row["kept_paths"])

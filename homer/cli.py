@@ -179,8 +179,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="also score phi-bar against this exact partition: endogenous, "
                               "the endogenous partition of an exogenous Block MDP, whose "
                               "factorisation --spec declares or, without --spec, the run "
-                              "records (a run of --env combolock --exogenous-bits) (default: "
-                              "the KI partitions only)")
+                              "records (a run of --env combolock --exogenous-bits); refused "
+                              "when there is none (default: endogenous whenever there is one, "
+                              "else the KI partitions only)")
     compare.add_argument("--out", type=_output_path, default=None,
                          help="directory of the report and the plots (default: "
                               "RUN_DIR/compare)")
@@ -219,7 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--against", choices=EVALUATE_AGAINST, default=None,
                           help="also score against this exact partition: endogenous, the "
                                "endogenous partition of an exogenous Block MDP, whose --spec "
-                               "declares the factorisation (default: the KI partitions only)")
+                               "declares the factorisation; refused when it declares none "
+                               "(default: endogenous whenever --spec declares one, else the KI "
+                               "partitions only)")
     evaluate.add_argument("--noise-variance", type=nonnegative(),
                           default=DEFAULT_NOISE_VARIANCE,
                           help="variance of the Gaussian noise of the encoder")
@@ -292,7 +295,7 @@ def _parser() -> argparse.ArgumentParser:
         "table.md into --out.")
     learned.add_argument("--out", type=_output_path, required=True,
                          help="directory of the records (one JSON file per objective, e.g. "
-                              "ppe.json, and table.md)")
+                              "ppe_path_prediction.json, and table.md)")
     learned.add_argument("--seed", type=random_seed(), default=0, help="seed of the learning")
     learned.add_argument("--spec", type=Path, default=None,
                          help="an exact kinematic JSON spec to learn on; one declaring a "
@@ -313,8 +316,10 @@ def _parser() -> argparse.ArgumentParser:
                          help="the probability that each bit flips at a step, exact ('1/10' or "
                               "'0.1') in [0, 1]; 1/2 makes the bits i.i.d. (Intrepid's "
                               f"exo_flip_prob is 1/10) (default: {lock['flip']})")
-    learned.add_argument("--objectives", default=",".join(LEARNED_OBJECTIVES),
-                         help="comma-separated, from " + ", ".join(LEARNED_OBJECTIVES))
+    learned.add_argument("--objective", action="append", metavar="NAME",
+                         help="an objective to learn (repeat for several; default: every one: "
+                              + ", ".join(LEARNED_OBJECTIVES) + "; the names of python -m "
+                              "kinematic objectives)")
     learned.add_argument("--episodes", type=at_least(1), default=MULTISTEP_EPISODES,
                          help="multistep_inverse: episodes of the uniformly random policy")
     learned.add_argument("--capacity", type=at_least(1), default=None,

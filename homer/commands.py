@@ -52,7 +52,7 @@ from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.exogenous_spec import load_with_factorisation
 from kinematic.families import combination_lock, exogenous_combination_lock
 from kinematic.json_input import display_path
-from kinematic.lookup import find
+from kinematic.lookup import find, unknown_name
 from kinematic.model import BlockMDP
 from kinematic.partition import Partition
 from kinematic.spec import load_spec
@@ -119,9 +119,9 @@ def _write_comparison(out: Path, report: ComparisonReport, mdp: BlockMDP,
 
 def _compared_spec(args: argparse.Namespace
                    ) -> tuple[BlockMDP | None, ExogenousBlockMDP | None]:
-    """``homer compare --spec``'s Block MDP (None without: the run's ``mdp.json``) and, with
-    ``--against endogenous``, the factorisation the spec declares (None without ``--spec``:
-    the run's recorded one is read once the run is loaded); a spec that declares none is
+    """``homer compare --spec``'s Block MDP (None without: the run's ``mdp.json``) and the
+    factorisation the spec declares (None without ``--spec``: the run's recorded one is read
+    once the run is loaded); with ``--against endogenous`` a spec that declares none is
     refused."""
     if args.spec is None:
         return None, None
@@ -130,12 +130,10 @@ def _compared_spec(args: argparse.Namespace
 
 def _spec_and_factorisation(args: argparse.Namespace
                             ) -> tuple[BlockMDP, ExogenousBlockMDP | None]:
-    """``--spec``'s Block MDP and, with ``--against endogenous``, the factorisation it declares
-    (refused, naming both flags, when it declares none)."""
-    if args.against is None:
-        return load_spec(args.spec), None
+    """``--spec``'s Block MDP and the factorisation it declares (None if it declares none; with
+    ``--against endogenous`` that is refused, naming both flags)."""
     mdp, factorisation = load_with_factorisation(args.spec)
-    if factorisation is None:
+    if args.against is not None and factorisation is None:
         raise ValueError(
             f"--against {args.against}: --spec {display_path(args.spec)} declares no "
             "factorisation, so it has no endogenous partition; give the spec of an exogenous "
@@ -144,12 +142,26 @@ def _spec_and_factorisation(args: argparse.Namespace
     return mdp, factorisation
 
 
+def _recorded(mdp: BlockMDP, required: bool) -> ExogenousBlockMDP | None:
+    """The factorisation a run of ``homer run --env combolock --exogenous-bits`` records
+    (:func:`homer.compare.recorded_factorisation`); for any other run None, or, when
+    ``--against endogenous`` asked for it, the ``ValueError`` saying why there is none."""
+    from homer.compare import recorded_factorisation
+
+    try:
+        return recorded_factorisation(mdp)
+    except ValueError:
+        if required:
+            raise
+        return None
+
+
 def _compare(args: argparse.Namespace) -> int:
     """``homer compare``: the run directory and the output directory are checked before the
     comparison (no symbolic links where files are expected, ``--out`` not a file); if writing
     fails, the comparison is still printed before the error."""
     from homer.artefacts import load_run
-    from homer.compare import compare_run, format_summary, recorded_factorisation
+    from homer.compare import compare_run, format_summary
     from homer.process_state import process_state
     from homer.run_directory import COMPARE_DIRECTORY, check_compare_outputs, check_run_directory
 
@@ -159,8 +171,8 @@ def _compare(args: argparse.Namespace) -> int:
         check_compare_outputs(out)
         mdp, factorisation = _compared_spec(args)
         artefacts = load_run(args.run_dir, mdp)
-        if args.against is not None and factorisation is None:
-            factorisation = recorded_factorisation(artefacts.mdp)
+        if factorisation is None:
+            factorisation = _recorded(artefacts.mdp, required=args.against is not None)
         with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run
             report = compare_run(artefacts, args.samples, args.transitions, args.seed,
                                  progress=lambda steps: tqdm(steps, desc="comparing",
@@ -209,8 +221,9 @@ def _evaluate_abstraction(args: argparse.Namespace, mdp: BlockMDP, encoder: Hada
 
 
 def _evaluated_spec(args: argparse.Namespace) -> tuple[BlockMDP, Partition | None]:
-    """``--spec``'s Block MDP and, with ``--against endogenous``, its endogenous partition: the
-    spec must declare a factorisation (:mod:`kinematic.exogenous_spec`)."""
+    """``--spec``'s Block MDP and the endogenous partition of the factorisation it declares
+    (:mod:`kinematic.exogenous_spec`; None if it declares none, refused under ``--against
+    endogenous``)."""
     mdp, factorisation = _spec_and_factorisation(args)
     return mdp, None if factorisation is None else endogenous_partition(factorisation)
 
@@ -365,11 +378,11 @@ def _objectives(args: argparse.Namespace) -> int:
         run_objectives_on,
     )
 
-    objectives = args.objectives.split(",")
+    objectives = list(dict.fromkeys(args.objective or LEARNED_OBJECTIVES))
     unknown = [name for name in objectives if name not in LEARNED_OBJECTIVES]
     if unknown:
-        print(f"error: --objectives: unknown objective {unknown[0]!r}; known: "
-              f"{', '.join(LEARNED_OBJECTIVES)}", file=sys.stderr)
+        print(f"error: {unknown_name('objective', unknown[0], LEARNED_OBJECTIVES, '--objective')}",
+              file=sys.stderr)
         return 2
     lock_flags = {"horizon": "--horizon", "actions": "--actions",
                   "exogenous_bits": "--exogenous-bits", "flip": "--flip",

@@ -299,7 +299,8 @@ class ComparisonReport:
     @property
     def against(self) -> list[str]:
         """The exact partitions phi-bar was also compared with beyond KI
-        (:data:`homer.settings.EVALUATE_AGAINST`: ``endogenous``), as ``--against`` asked."""
+        (:data:`homer.settings.EVALUATE_AGAINST`: ``endogenous``, whenever a factorisation was
+        given)."""
         return [kind for kind in EVALUATE_AGAINST
                 if any(kind in layer for layer in self.abstractions.values())]
 

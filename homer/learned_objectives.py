@@ -177,7 +177,7 @@ def run_objectives_on(model: BlockMDP | ExogenousBlockMDP, seed: int,
 
     >>> from kinematic import deterministic_combination_lock
     >>> [row] = run_objectives_on(deterministic_combination_lock(3, 2, seed=0), seed=0,
-    ...                           objectives=["ppe"], num_samples=40, samples=5)
+    ...                           objectives=["ppe_path_prediction"], num_samples=40, samples=5)
     >>> row["kept_paths"], row["prediction"]["as_predicted"]
     ([[['a1'], ['a2']], [['a1', 'a1'], ['a2', 'a2']]], True)
     """
@@ -197,7 +197,7 @@ def run_objectives(horizon: int, actions: int, bits: int, flip: Fraction, seed: 
     bits, flip)`` (``lock_seed`` defaults to ``seed``, as ``homer run``'s), each learned from
     ``seed``; ``settings`` go to :func:`learned_row`.
 
-    >>> rows = run_objectives(3, 2, 1, Fraction(1, 10), seed=0, objectives=["ppe"],
+    >>> rows = run_objectives(3, 2, 1, Fraction(1, 10), seed=0, objectives=["ppe_path_prediction"],
     ...                       num_samples=40, samples=5)
     >>> rows[0]["kept_paths"][0], rows[0]["steps"][1]["scores"]["endogenous"]["exact_classes"]
     ([['a1']], 3)
@@ -298,7 +298,7 @@ def exact_prediction(noisy: BlockMDP | ExogenousBlockMDP, objective: str
 
     >>> from kinematic import exogenous_combination_lock
     >>> partition, kept = exact_prediction(exogenous_combination_lock(3, 2, seed=0, bits=1),
-    ...                                    "ppe")
+    ...                                    "ppe_path_prediction")
     >>> partition.blocks(2), kept
     ([['s2a|0', 's2a|1', 's2b|0', 's2b|1', 's2c|0', 's2c|1']], [[('a1',)], [('a1', 'a1')]])
     """

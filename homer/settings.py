@@ -57,9 +57,11 @@ DEFAULT_INTRINSIC_COEFFICIENT = 100.0
 """RND's intrinsic reward coefficient in the same tables; every record without one ran with
 it."""
 
-LEARNED_OBJECTIVES = ("multistep_inverse", "ppe")
+LEARNED_OBJECTIVES = ("multistep_inverse", "ppe_path_prediction")
 """The objectives ``homer objectives`` learns (:mod:`homer.learned_objectives`): the multi-step
-inverse objective (MusIK / AC-State) and PPE's path prediction."""
+inverse objective (MusIK / AC-State) and PPE's path prediction, named as
+``python -m kinematic objectives`` names their exact solutions
+(:data:`kinematic.counterexamples.catalogue.OBJECTIVES`)."""
 
 MULTISTEP_EPISODES = 2000
 """Episodes of the uniformly random policy the multi-step inverse objective learns from: at

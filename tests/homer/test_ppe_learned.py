@@ -136,16 +136,21 @@ def test_the_command_writes_a_record_and_the_table(tmp_path, capsys):
     from homer.cli import main
 
     out = tmp_path / "runs"
-    assert main(["objectives", "--out", str(out), "--objectives", "ppe", "--horizon", "2",
+    assert main(["objectives", "--out", str(out), "--objective", "ppe_path_prediction",
+                 "--horizon", "2",
                  "--exogenous-bits", "1", "--num-samples", "40", "--samples", "5"]) == 0
     printed = capsys.readouterr().out
-    record = json.loads((out / "ppe.json").read_text())
+    record = json.loads((out / "ppe_path_prediction.json").read_text())
     assert record["kept_paths"] == [[["a1"], ["a2"]]]  # seed 0: a2 live surely, a1 dead
     assert record["cover_alpha"] == "1" and len(record["counts"]) == 2
-    assert "| ppe | 2 | 2 of 2 |" in printed
-    assert "| ppe | 2 | 2 of 2 |" in (out / "table.md").read_text()
-    assert main(["objectives", "--out", str(out), "--objectives", "ppe,musik"]) == 2
-    assert "--objectives: unknown objective 'musik'" in capsys.readouterr().err
+    assert "| ppe_path_prediction | 2 | 2 of 2 |" in printed
+    assert "| ppe_path_prediction | 2 | 2 of 2 |" in (out / "table.md").read_text()
+    assert main(["objectives", "--out", str(out), "--objective", "ppe_path_prediction",
+                 "--objective", "musik"]) == 2
+    assert "--objective: unknown objective 'musik'" in capsys.readouterr().err
+    assert main(["objectives", "--out", str(out), "--objective", "ppe"]) == 2
+    assert ("--objective: unknown objective 'ppe' (the objectives are 'multistep_inverse', "
+            "'ppe_path_prediction')" in capsys.readouterr().err)
     (tmp_path / "file").write_text("")
     assert main(["objectives", "--out", str(tmp_path / "file")]) == 2
     assert "file: cannot write there" in capsys.readouterr().err
@@ -162,7 +167,7 @@ def test_each_row_is_judged_against_its_objectives_exact_solution():
     partition, kept = exact_prediction(noisy, "multistep_inverse")
     assert kept is None and partition.blocks(1) == [list(noisy.mdp.layers[0])]
     assert partition.blocks(3) == [["s3a|0", "s3a|1", "s3b|0", "s3b|1"], ["s3c|0", "s3c|1"]]
-    _, ppe_kept = exact_prediction(noisy, "ppe")
+    _, ppe_kept = exact_prediction(noisy, "ppe_path_prediction")
     assert ppe_kept == [[("a1",)], [("a1", "a1")]]
 
     def row(label):
@@ -184,14 +189,14 @@ def test_a_ppe_row_that_decodes_as_the_exact_decoder_is_as_predicted_step_by_ste
     from homer.learned_objectives import exact_prediction, judge
 
     noisy = exogenous_combination_lock(3, 3, seed=1, bits=1)
-    partition, kept = exact_prediction(noisy, "ppe")
+    partition, kept = exact_prediction(noisy, "ppe_path_prediction")
     assert [len(partition.blocks(h)) for h in (1, 2, 3)] == [1, 2, 1]
     ppe = exact_ppe(noisy.mdp)
     counts = [{x: {"0": 10} for x in noisy.mdp.observations[0]}] + [
         {x: {str(label): 10} for x, label in zip(noisy.mdp.observations[h],
                                                  ppe.step(h).decoder_labels, strict=True)}
         for h in (1, 2)]
-    row = {"objective": "ppe", "merge_threshold": 0.05, "capacity": [1, 2, 1],
+    row = {"objective": "ppe_path_prediction", "merge_threshold": 0.05, "capacity": [1, 2, 1],
            "counts": counts, "kept_paths": [[list(p) for p in step] for step in kept]}
     assert judge(noisy, row)["steps"] == [True, True, True]
     row["kept_paths"][1] = [["a3", "a3"]]
@@ -214,16 +219,17 @@ def test_the_command_learns_on_a_users_spec(tmp_path, capsys):
     assert kinematic_main(["family", "combolock", "--horizon", "3", "--actions", "2", "--seed",
                            "1", "--exogenous-bits", "1", "--out", str(noisy)]) == 0
     capsys.readouterr()
-    small = ["--objectives", "ppe", "--num-samples", "60", "--samples", "5"]
+    small = ["--objective", "ppe_path_prediction", "--num-samples", "60", "--samples", "5"]
     assert main(["objectives", "--out", str(tmp_path / "a"), "--spec", str(plain), *small]) == 0
     printed = capsys.readouterr().out
-    record = json.loads((tmp_path / "a" / "ppe.json").read_text())
+    record = json.loads((tmp_path / "a" / "ppe_path_prediction.json").read_text())
     assert record["mdp"] == "combolock-H3-K2-seed1"
     assert "endogenous" not in record["steps"][1]["scores"]
-    assert "| ppe | 2 | " in printed and " | - | - | " in printed  # no endogenous columns
+    assert "| ppe_path_prediction | 2 | " in printed
+    assert " | - | - | " in printed  # no endogenous columns
     assert record["prediction"]["kept_paths"] is not None
     assert main(["objectives", "--out", str(tmp_path / "b"), "--spec", str(noisy), *small]) == 0
-    record = json.loads((tmp_path / "b" / "ppe.json").read_text())
+    record = json.loads((tmp_path / "b" / "ppe_path_prediction.json").read_text())
     assert record["steps"][1]["scores"]["endogenous"]["exact_classes"] == 3
     capsys.readouterr()
     assert main(["objectives", "--out", str(tmp_path / "c"), "--spec", str(plain),
