@@ -50,6 +50,7 @@ from kinematic.cli import (
     EXOGENOUS_BITS_HELP,
     FLIP_HELP,
     LOCK_VARIANT_HELP,
+    CommandParser,
     DefaultsHelpFormatter,
     flip_probability,
 )
@@ -121,7 +122,7 @@ def _lock_variants(text: str) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m homer",
+    parser = CommandParser(prog="python -m homer",
                                      description="HOMER on rich-observation Block MDPs.")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -317,9 +318,9 @@ def _parser() -> argparse.ArgumentParser:
                               "'0.1') in [0, 1]; 1/2 makes the bits i.i.d. (Intrepid's "
                               f"exo_flip_prob is 1/10) (default: {lock['flip']})")
     learned.add_argument("--objective", action="append", metavar="NAME",
-                         help="an objective to learn (repeat for several; default: every one: "
-                              + ", ".join(LEARNED_OBJECTIVES) + "; the names of python -m "
-                              "kinematic objectives)")
+                         help="an objective to learn, named as python -m kinematic "
+                              "objectives names it; repeat for several (default: every one: "
+                              + ", ".join(LEARNED_OBJECTIVES) + ")")
     learned.add_argument("--episodes", type=at_least(1), default=MULTISTEP_EPISODES,
                          help="multistep_inverse: episodes of the uniformly random policy")
     learned.add_argument("--capacity", type=at_least(1), default=None,

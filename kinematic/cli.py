@@ -20,15 +20,15 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.families import LOCK_VARIANTS
 from kinematic.gymnasium_family import env_argument
 from kinematic.numbers import DEFAULT_ATOL, parse_exact
 
-__all__ = ["MAX_EXAMPLES", "CommandLine", "DefaultsHelpFormatter", "flip_probability",
-           "interruptible", "main"]
+__all__ = ["MAX_EXAMPLES", "USAGE_LINES", "CommandLine", "CommandParser", "DefaultsHelpFormatter",
+           "flip_probability", "interruptible", "main"]
 
 MAX_EXAMPLES = WorkCount(high=1_000_000, seconds_per_unit=0.02, unit="generated MDP")
 """``find-counterexample --max-examples``: about 20 ms per generated MDP (1,000 took 19 s with
@@ -45,6 +45,37 @@ class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
                 or "default" in (action.help or "")):
             return action.help
         return super()._get_help_string(action)
+
+
+USAGE_LINES = 3
+"""The longest usage a command-line error still prints in full."""
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of ``python -m kinematic``, ``homer`` and ``proofs_checks`` and their
+    subcommands: an argument error prints the usage as argparse does when it fits in
+    :data:`USAGE_LINES` lines, else a one-line usage pointing to ``--help``, so that the error
+    is not the last of 30 lines of options.
+
+    >>> import contextlib, io
+    >>> parser = CommandParser(prog="demo")
+    >>> for flag in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"):
+    ...     _ = parser.add_argument(f"--{flag}-with-a-long-name", type=int, metavar="N")
+    >>> stderr = io.StringIO()
+    >>> with contextlib.redirect_stderr(stderr), contextlib.suppress(SystemExit):
+    ...     parser.parse_args(["--beta-with-a-long-name", "x"])
+    >>> print(stderr.getvalue(), end="")
+    usage: demo [options]  (demo --help lists them)
+    demo: error: argument --beta-with-a-long-name: invalid int value: 'x'
+    """
+
+    def error(self, message: str) -> NoReturn:
+        usage = self.format_usage()
+        if usage.count("\n") > USAGE_LINES:
+            positionals = "".join(f" {action.metavar or action.dest}"
+                                  for action in self._get_positional_actions())
+            usage = f"usage: {self.prog} [options]{positionals}  ({self.prog} --help lists them)\n"
+        self.exit(2, f"{usage}{self.prog}: error: {message}\n")
 
 
 LOCK_VARIANT_HELP = (
@@ -98,7 +129,7 @@ def _threshold(text: str) -> Fraction:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="python -m kinematic",
         description="Exact ground truth of small Block MDPs (Misra et al., Sections 2-3).",
         formatter_class=DefaultsHelpFormatter,

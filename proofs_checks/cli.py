@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kinematic.arguments import WorkCount
-from kinematic.cli import DefaultsHelpFormatter, interruptible
+from kinematic.cli import CommandParser, DefaultsHelpFormatter, interruptible
 from proofs_checks.sample_sizes import PARAMETERS
 
 __all__ = ["EXAMPLES", "main"]
@@ -26,7 +26,7 @@ is about 3.5 days; ``--only`` runs a share of that."""
 
 
 def _sample_sizes_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="python -m proofs_checks sample-sizes",
         description="Sample sizes of alg:learn_homing_policy and alg:oracle-exp.",
         formatter_class=DefaultsHelpFormatter,
@@ -51,7 +51,7 @@ def _sample_sizes_parser() -> argparse.ArgumentParser:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="python -m proofs_checks",
         description="Check every registered claim of the paper, with its negative control, on "
                     "generated instances, or (--spec) every claim that applies to one Block MDP. "
