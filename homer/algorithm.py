@@ -482,8 +482,10 @@ def run_homer(
                         sample_rewards, resume, force)
         steps = range(run.checkpoint.completed_step + 1, mdp.horizon)
         # Closed on Ctrl-C too, so the bar's line ends before the command's last line.
-        with tqdm(steps, disable=not progress, desc="HOMER time steps", unit="step") as bar:
+        # Named by the layer each step learns, as the fallback warnings name it.
+        with tqdm(steps, disable=not progress, desc="HOMER", unit="step") as bar:
             for step in bar:
+                bar.set_description(f"HOMER, layer {step + 1} of {mdp.horizon}")
                 _learn_step(run, step)
                 bar.set_postfix_str(episodes_postfix(run.sampler.episodes))
         return _finish(run)
