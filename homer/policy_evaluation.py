@@ -46,7 +46,7 @@ from kinematic.visitation import policy_value, state_visitation
 
 __all__ = ["CoverReport", "LatentPolicies", "ObservationPolicy", "PolicyCover", "cover_step",
            "evaluate_policies", "float_model", "read_cover", "returned_array",
-           "smallest_alpha"]
+           "smallest_alpha", "steps_named"]
 
 ObservationPolicy = Callable[[np.ndarray, int], ArrayLike]
 """``pi(observations, step)``: encoded observations ``(n, d)`` of time step ``step`` (1-based)
@@ -288,6 +288,20 @@ def read_cover(mdp: BlockMDP, policies: Sequence[ObservationPolicy]
     return PolicyCover(mdp.horizon, unique, names, steps, uncovered)
 
 
+def steps_named(numbers: Sequence[int]) -> str:
+    """``step 3``, ``steps 2-4`` (consecutive) or ``steps 2, 4, 6, ...`` (the first 6 named):
+    how a cover report and the summaries name steps.
+
+    >>> steps_named([3]), steps_named([2, 3, 4]), steps_named([2, 4])
+    ('step 3', 'steps 2-4', 'steps 2, 4')
+    """
+    if len(numbers) == 1:
+        return f"step {numbers[0]}"
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return f"steps {numbers[0]}-{numbers[-1]}"
+    return f"steps {listed(map(str, numbers), 6)}"
+
+
 def smallest_alpha(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int]
                    ) -> float | None:
     """The smallest alpha of a cover (``def:policy-cover``) over the scored ``steps``
@@ -321,9 +335,7 @@ class CoverReport:
         value = ("" if self.values is None else
                  f"; best value {max(self.values):.3f} of V* {self.optimal_value:.3f}")
         if self.uncovered:
-            steps = listed(map(str, self.uncovered), 6)
-            alpha = (f"no alpha: no policies for step{'s' if len(self.uncovered) > 1 else ''} "
-                     f"{steps}")
+            alpha = f"no alpha: no policies for {steps_named(self.uncovered)}"
         else:
             later = [step for step in self.steps if step["step"] >= 2] or self.steps
             lowest = min(later, key=lambda step: step["alpha_min"])

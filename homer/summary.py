@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from homer.evaluate import AbstractionComparison, AbstractionReport, MergeRate
-from homer.policy_evaluation import CoverReport
+from homer.policy_evaluation import CoverReport, steps_named
 from homer.wording import setting
 from kinematic.display import listed, name_text
 from kinematic.json_input import display_path
@@ -162,23 +162,10 @@ def merge_lines(rows: Mapping[str, Mapping[int, AbstractionComparison]],
     return lines
 
 
-def _steps_named(numbers: Sequence[int]) -> str:
-    """``step 3``, ``steps 2-4`` (consecutive) or ``steps 2, 4, 6, ...`` (the first 6 named).
-
-    >>> _steps_named([3]), _steps_named([2, 3, 4]), _steps_named([2, 4])
-    ('step 3', 'steps 2-4', 'steps 2, 4')
-    """
-    if len(numbers) == 1:
-        return f"step {numbers[0]}"
-    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
-        return f"steps {numbers[0]}-{numbers[-1]}"
-    return f"steps {listed(map(str, numbers), 6)}"
-
-
 def _smallest_alpha(later: Sequence[Mapping[str, Any]]) -> str:
     """The smallest alpha of the steps ``later`` (at least one) and where it is."""
     lowest = min(later, key=lambda s: s["alpha_min"])
-    named = _steps_named([s["step"] for s in later])
+    named = steps_named([s["step"] for s in later])
     if len(later) == 1:
         return f"alpha {lowest['alpha_min']:.3f} at {named}"
     if all(s["alpha_min"] == lowest["alpha_min"] for s in later):
@@ -202,7 +189,7 @@ def cover_lines(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int],
     later = [s for s in steps if s["step"] >= 2]
     if uncovered:
         have = "has" if len(uncovered) == 1 else "have"
-        lines = [f"policy cover: alpha not defined - {_steps_named(uncovered)} {have} no "
+        lines = [f"policy cover: alpha not defined - {steps_named(uncovered)} {have} no "
                  f"policies{why}"]
         if later:
             lines.append(f"  the steps with policies: {_smallest_alpha(later)}")

@@ -96,7 +96,7 @@ def test_the_python_api_reads_covers_as_the_command_does():
                              f"for step 2; best value {max(partial.values):.3f} of V* 1.000>")
     only_first = evaluate_policies(mdp, {1: [first]}, samples=2)
     assert repr(only_first).startswith("<CoverReport on 'combolock-H3-K2-seed0': no alpha: no "
-                                       "policies for steps 2, 3; best value ")
+                                       "policies for steps 2-3; best value ")
     # an empty list is no policy: the same as a step left out
     assert evaluate_policies(mdp, {2: [], 3: [first]}, samples=2).uncovered == [2]
     # step 1 needs none: its alpha is 1 whatever the policies
