@@ -50,19 +50,20 @@ class CoverReport(PrintsAsRepr):
 
 def policy_cover_alpha(
     mdp: BlockMDP,
-    policies: Iterable[Policy],
+    policies: Iterable[Policy] | Mapping[object, Policy],
     eta_per_layer: tuple[np.ndarray, ...] | None = None,
 ) -> CoverReport:
     """The cover quality of ``policies`` (``def:policy-cover``), exactly in exact mode.
 
-    ``policies`` is a non-empty list (or other iterable, but not a dict) of :class:`Policy`;
-    anything else is refused, naming the entry at fault. ``eta_per_layer`` may pass
+    ``policies`` is a non-empty list (or other iterable) of :class:`Policy`, or a dict whose
+    values are (such as :func:`kinematic.homing.homing_policies` returns); anything else is
+    refused, naming the entry at fault. ``eta_per_layer`` may pass
     :func:`kinematic.homing.eta` if already computed.
 
     >>> from kinematic.families import combination_lock
     >>> from kinematic.homing import homing_policies
     >>> lock = combination_lock(3, 2, seed=0)
-    >>> policy_cover_alpha(lock, list(homing_policies(lock).values())).alpha
+    >>> policy_cover_alpha(lock, homing_policies(lock)).alpha
     Fraction(1, 1)
     >>> report = policy_cover_alpha(lock, [homing_policies(lock)["s3c"]])
     >>> report.alpha, report.alpha_per_state["s3c"]
@@ -84,21 +85,26 @@ def policy_cover_alpha(
 
 
 def _policy_list(policies: object) -> list[Policy]:
-    """``policies`` (any iterable but a mapping) as a non-empty list of :class:`Policy`."""
-    if isinstance(policies, Mapping) or not isinstance(policies, Iterable):
+    """``policies`` (an iterable, or a mapping's values) as a non-empty list of
+    :class:`Policy`; an entry that is not one is named by its index or key."""
+    if isinstance(policies, Mapping):
+        entries = [(repr(key), policy) for key, policy in policies.items()]
+    elif isinstance(policies, Iterable):
+        entries = [(str(k), policy) for k, policy in enumerate(policies)]
+    else:
         raise TypeError(
-            "policies must be Policy objects in a list (or another iterable, not a dict), e.g. "
-            f"[policy] or list(homing_policies(mdp).values()), got {type(policies).__name__}")
-    listed = list(policies)
-    if not listed:
+            "policies must be Policy objects in a list (or another iterable, or a dict's "
+            f"values), e.g. [policy] or homing_policies(mdp), got {type(policies).__name__}")
+    if not entries:
         raise ValueError("a policy cover needs at least one policy")
-    for k, policy in enumerate(listed):
+    for where, policy in entries:
         if not isinstance(policy, Policy):
-            raise TypeError(f"policies[{k}] must be a Policy, got {type(policy).__name__}")
-    return listed
+            raise TypeError(f"policies[{where}] must be a Policy, got {type(policy).__name__}")
+    return [policy for _, policy in entries]
 
 
-def is_policy_cover(mdp: BlockMDP, policies: Iterable[Policy], alpha: Number) -> bool:
+def is_policy_cover(mdp: BlockMDP, policies: Iterable[Policy] | Mapping[object, Policy],
+                    alpha: Number) -> bool:
     """Whether ``policies`` is an ``alpha``-policy cover (``def:policy-cover``)."""
     report = policy_cover_alpha(mdp, policies)
     return report.alpha >= alpha or mdp.mode.equal(report.alpha, alpha)

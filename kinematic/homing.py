@@ -343,8 +343,8 @@ def _every_homing_policy_choices(mdp: BlockMDP) -> dict[str, dict[str, str]]:
 def homing_policies(mdp: BlockMDP) -> dict[str, Policy]:
     """The homing policy ``pi_s`` (``def:homing``) of every state ``s``, as ``{s: Policy}``:
     :func:`homing_policy` of each state, from one batched induction per layer. Together they
-    are a 1-policy cover (``def:policy-cover``): pass ``list(homing_policies(mdp).values())``
-    to :func:`kinematic.cover.policy_cover_alpha`. Their decisions alone:
+    are a 1-policy cover (``def:policy-cover``): pass ``homing_policies(mdp)`` to
+    :func:`kinematic.cover.policy_cover_alpha`. Their decisions alone:
     :func:`homing_policy_choices`.
 
     >>> from kinematic.cover import policy_cover_alpha
@@ -353,7 +353,7 @@ def homing_policies(mdp: BlockMDP) -> dict[str, Policy]:
     >>> policies = homing_policies(lock)
     >>> policies["s2a"].at("s1a"), policies["s2a"].at("s1b")
     ({'a1': Fraction(0, 1), 'a2': Fraction(1, 1)}, {'a1': Fraction(1, 1), 'a2': Fraction(0, 1)})
-    >>> policy_cover_alpha(lock, list(policies.values())).alpha
+    >>> policy_cover_alpha(lock, policies).alpha
     Fraction(1, 1)
     """
     return {state: _lifted(mdp, choices)

@@ -62,17 +62,18 @@ def test_empty_cover_is_rejected():
 
 LOCK = combination_lock(3, 2, 0)
 HOMING = homing_policies(LOCK)
-NOT_A_LIST = (r"^policies must be Policy objects in a list \(or another iterable, not a dict\), "
-              r"e\.g\. \[policy\] or list\(homing_policies\(mdp\)\.values\(\)\), got {}$")
+NOT_A_LIST = (r"^policies must be Policy objects in a list \(or another iterable, or a dict's "
+              r"values\), e\.g\. \[policy\] or homing_policies\(mdp\), got {}$")
 
 
 @pytest.mark.parametrize("given, message", [
-    (HOMING, NOT_A_LIST.format("dict")),
     (HOMING["s2a"], NOT_A_LIST.format("Policy")),
     (None, NOT_A_LIST.format("NoneType")),
     ([HOMING["s2a"], "s3c"], r"^policies\[1\] must be a Policy, got str$"),
     (list(HOMING), r"^policies\[0\] must be a Policy, got str$"),
-], ids=["dict of policies", "one policy", "None", "a name among policies", "the dict's keys"])
+    ({"s2a": HOMING["s2a"], "s3c": [HOMING["s3c"]]},
+     r"^policies\['s3c'\] must be a Policy, got list$"),
+], ids=["one policy", "None", "a name among policies", "the dict's keys", "a list in a dict"])
 def test_a_cover_that_is_not_policies_is_refused_naming_the_entry(given, message):
     for check in (policy_cover_alpha, lambda mdp, policies: is_policy_cover(mdp, policies, 1)):
         with pytest.raises(TypeError, match=message):
@@ -84,6 +85,8 @@ def test_any_iterable_of_policies_is_a_cover():
     assert listed.alpha == 1
     assert policy_cover_alpha(LOCK, iter(HOMING.values())) == listed
     assert policy_cover_alpha(LOCK, (HOMING[s] for s in LOCK.states)) == listed
+    assert policy_cover_alpha(LOCK, HOMING) == listed  # a dict: its values
+    assert is_policy_cover(LOCK, HOMING, 1)
 
 
 @given(st.data())
