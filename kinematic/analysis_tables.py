@@ -93,7 +93,13 @@ _LATEX_SPECIAL = str.maketrans({
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "#": r"\#", "%": r"\%",
     "&": r"\&", "$": r"\$", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
     "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+    "`": r"\textasciigrave{}", "'": r"\textquotesingle{}", '"': r'\texttt{"}',
 })
+"""LaTeX text for each character that does not print as itself: TeX's specials and the quotes
+(TeX prints ``'`` and ``"`` curly, and joins ``````, ``''`` and ``!```` into other marks)."""
+
+_LIGATURE = re.compile(r"-(?=-)|,(?=,)")
+"""A character TeX would join with the next into a dash (``--``) or a low quote (``,,``)."""
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~$#&"})
 
@@ -117,7 +123,8 @@ def _visible(text: str) -> str:
 
 def latex_escape(text: str) -> str:
     """``text`` as LaTeX text on one line, in ASCII: every character LaTeX treats specially is
-    escaped, and every character other than printable ASCII (a control character, a line break,
+    escaped, quotes and the pairs TeX would join (``--``, ``,,``) print as typed, and every
+    character other than printable ASCII (a control character, a line break,
     a letter such as ``\u00e9``) is shown as its Python escape (``\\n``, ``\\xe9``), which
     compiles under any font encoding.
 
@@ -125,9 +132,12 @@ def latex_escape(text: str) -> str:
     s\\_1\\#\\&\\%\\{x\\}
     >>> print(latex_escape("s\\n1\u00e9"))
     s\\textbackslash{}n1\\textbackslash{}xe9
+    >>> print(latex_escape("s--1 'a'"))
+    s-{}-1 \\textquotesingle{}a\\textquotesingle{}
     """
-    return "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1]
-                   for c in text).translate(_LATEX_SPECIAL)
+    escaped = "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1]
+                      for c in text).translate(_LATEX_SPECIAL)
+    return _LIGATURE.sub(r"\g<0>{}", escaped)
 
 
 def _math_name(name: str) -> str | None:

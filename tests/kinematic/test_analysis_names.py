@@ -375,7 +375,8 @@ def check_markdown_report(analysis: dict, merged_only: bool = False) -> None:
 
 LATEX_ESCAPES = {r"\textbackslash{}": "\\", r"\textasciicircum{}": "^",
                  r"\textasciitilde{}": "~", r"\textless{}": "<", r"\textgreater{}": ">",
-                 r"\textbar{}": "|"}
+                 r"\textbar{}": "|", r"\textasciigrave{}": "`", r"\textquotesingle{}": "'",
+                 r'\texttt{"}': '"', "-{}": "-", ",{}": ","}
 
 
 def latex_unescaped(text: str) -> str:

@@ -134,3 +134,19 @@ def test_every_hostile_name_compiles(tmp_path):
 def test_generated_mdps_with_hostile_names_compile(tmp_path, specs):
     compile_latex(tmp_path, [latex_report(analyze(from_spec(spec), policies=True))
                              for spec in specs])
+
+
+LIGATURES = ["s--1", "s---2", "a``b", "a''b", "x!`y", "q?`r", 'a"b', "c,,d", "e<<f", "g>>h",
+             "i'j"]
+"""Names TeX would print otherwise: dashes (``--``), curly or low quotes (``````, ``'``, ``"``,
+``,,``), inverted marks (``!````), guillemets (``<<``)."""
+
+
+def test_names_that_tex_would_join_or_curl_read_as_typed(tmp_path):
+    """Fails when ``--`` prints an en dash, ``''`` a closing quote, ``!``` an inverted mark..."""
+    lock = combination_lock(horizon=4, actions=2, seed=0)
+    renamed = relabel_states(lock, dict(zip(lock.states, LIGATURES, strict=True)))
+    compile_latex(tmp_path, [latex_report(analyze(renamed))])
+    text = re.sub(r"\s", "", pdf_text(tmp_path))
+    for name in LIGATURES:
+        assert name in text, name
