@@ -209,11 +209,11 @@ def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
                   contents: Sequence[PanelContent], placed: dict[str, tuple[float, float]],
                   columns: int, width: float, asked: str, heading: str,
                   options: dict[str, Any]) -> tuple[Figure, bool]:
-    """The figure of :func:`_paper_panels` in rows of ``columns``, and whether every panel (its
-    title and legend too) fits in its share of a row."""
+    """The figure of :func:`_paper_panels` in rows of ``columns``, and whether every panel fits
+    in its share of a row, its title on one line (a legend may wrap its entries)."""
     what = f"{asked}: {mdp.name!r}" + (f" in {columns} columns" if columns > 1 else "")
     share = panel_width(width, columns)
-    plan = plan_drawing(mdp, contents[0], placed, share, what)
+    plan = plan_drawing(mdp, contents[0], placed, share, what, columns)
     figure = new_figure(figsize=(width / 72, 1.0), layout="none")  # the axes placed here
     colours = colour_blocks(partitions)
     slots = []
@@ -229,7 +229,8 @@ def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],
     total = arrange(figure, rows, width, columns, header)
     if title:
         figure.suptitle(title, fontsize=PAPER.title_font, y=1 - 2 / total, va="top")
-    return figure, all(slot.extent <= share + 0.5 for slot in slots)
+    return figure, all(slot.extent <= share + 0.5 and "\n" not in slot.axes.get_title()
+                       for slot in slots)
 
 
 def _fits(mdp: BlockMDP, content: PanelContent, placed: dict[str, tuple[float, float]],

@@ -126,18 +126,19 @@ def _display_names(mdp: BlockMDP, labels: object) -> dict[str, str]:
 
 
 def plan_drawing(mdp: BlockMDP, content: PanelContent, placed: Mapping[str, Position],
-                 width: float, what: str) -> PanelPlan:
+                 width: float, what: str, panels: int = 1) -> PanelPlan:
     """The plan of a drawing ``width`` points wide (:func:`kinematic.paper_layout.plan_panel`,
-    its error naming ``what``) with rows spread apart, a little at a time, until the edge labels
-    are clear of each other and of the nodes (or spread 4-fold: then some may still touch,
-    which the drawings of the test suite never need)."""
+    its error naming ``what`` and the width of ``panels`` side by side) with rows spread
+    apart, a little at a time, until the edge labels are clear of each other and of the nodes
+    (or spread 4-fold: then some may still touch, which the drawings of the test suite never
+    need)."""
     sizes = (placed, {s: d for s, (_, d) in content.fits.items()}, content.under_sizes,
              content.label_sizes, width, what)
-    plan = plan_panel(mdp.layers, *sizes)
+    plan = plan_panel(mdp.layers, *sizes, panels=panels)
     spread = 1.0
     while spread < 4 and not place_edge_labels(content, placed, plan.scale)[1]:
         spread *= 1.15
-        plan = plan_panel(mdp.layers, *sizes, spread=spread)
+        plan = plan_panel(mdp.layers, *sizes, spread=spread, panels=panels)
     return plan
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kinematic.display import listed, name_text
-from kinematic.graph_style import SINGLE_STATE_COLOUR
+from kinematic.graph_style import SINGLE_STATE_COLOUR, text_size, wrap_text
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -46,7 +46,8 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
     """The legend ``below`` points under the axes (under the layer ticks): the merged blocks
     by colour (the first few, each by its first few states), the colour of a state alone in its
     block (when one is), and what edge labels and the text under a node mean. In up to three
-    columns; with a ``width`` (points), in as many as fit in it, down to one."""
+    columns; with a ``width`` (points), in as many as fit in it, down to one, its entries
+    wrapped at spaces if one column is still wider."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -70,10 +71,17 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
         handles.append(Patch(visible=False, label="under a state s: observations x: q(x | s)"))
     if not handles:
         return
+    font = content.style.legend_font
     for columns in range(min(_COLUMNS, len(handles)), 0, -1):
-        legend = _legend(ax, handles, columns, below, content.style.legend_font)
+        legend = _legend(ax, handles, columns, below, font)
         if width is None or _width(legend) <= width:
             return
+    # one column is still too wide: its entries wrapped in the room their symbols leave
+    labels = [str(handle.get_label()) for handle in handles]
+    room = width - (_width(legend) - max(text_size(label, font)[0] for label in labels))
+    for handle, label in zip(handles, labels, strict=True):
+        handle.set_label(wrap_text(label, font, room))
+    _legend(ax, handles, 1, below, font)
 
 
 def _legend(ax: Axes, handles: list[Artist], columns: int, below: float,

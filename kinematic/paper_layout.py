@@ -61,13 +61,14 @@ class PanelPlan:
 def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position],
                diameters: Mapping[str, float], under: Mapping[str, Size],
                edge_labels: Mapping[tuple[str, str], Size], width: float,
-               what: str, spread: float = 1.0) -> PanelPlan:
+               what: str, spread: float = 1.0, panels: int = 1) -> PanelPlan:
     """The plan of a drawing ``width`` points wide: nodes of ``diameters`` at ``positions``
     (layer by layer, ``layers``), a text of size ``under[s]`` under node ``s`` (when given) and a
     label of size ``edge_labels[s, t]`` along each labelled edge; rows ``spread`` times as far
     apart as the nodes and texts need (room for the labels of crossing edges). Raises
     ValueError (``what``: the option asked for and the drawing) when the layers cannot stand
-    far enough apart.
+    far enough apart, with the width the figure needs: ``panels`` such drawings side by side
+    (:func:`panel_width`).
 
     >>> plan = plan_panel([["s1"], ["s2"]], {"s1": (1, 0), "s2": (2, 0)},
     ...                   {"s1": 22.0, "s2": 22.0}, {}, {}, 100.0, "mdp")
@@ -83,11 +84,13 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     if needed > width + 1e-9:
         fewer = [option for option, shown in (("edge_labels=False", edge_labels),
                                               ("observations=False", under)) if shown]
+        gaps = _PANEL_GAP * (panels - 1)
         raise ValueError(
-            f"{what} needs {math.ceil(needed / 7.2) / 10} inches to draw {len(layers)} layers "
-            f"with text of at least 7 points, not {round(width / 72, 2)}: give a width of at "
-            "least that" + (f", or fewer labels ({', '.join(fewer)})" if fewer else
-                            ", or shorter names (labels=)"))
+            f"{what} needs {math.ceil((needed * panels + gaps) / 7.2) / 10} inches to draw "
+            f"{len(layers)} layers with text of at least 7 points, not "
+            f"{round((width * panels + gaps) / 72, 2)}: give a width of at least that"
+            + (f", or fewer labels ({', '.join(fewer)})" if fewer else
+               ", or shorter names (labels=)"))
     x_scale = (width - 2 * side) / span if span else 1.0
     ys = [y for _, y in positions.values()]
     y_pitch = max(diameters[s] + under.get(s, (0.0, 0.0))[1] + UNDER_GAP + _ROW_GAP

@@ -20,6 +20,9 @@ from kinematic import (
     combination_lock,
     draw_block_mdp,
     draw_partitions,
+    endogenous_partition,
+    exogenous_block_mdp,
+    exogenous_chain,
     figure2_split,
     ki_partition,
 )
@@ -67,8 +70,12 @@ def layout_problems(figure: Figure) -> list[str]:
                 problems.append(f"{name!r} overlaps {other!r}")
     for axes in figure.axes:
         legend = axes.get_legend()
-        if legend is not None and legend.get_window_extent(renderer).width > width + 0.5:
-            problems.append("the legend is wider than the figure")
+        if legend is not None:
+            box = legend.get_window_extent(renderer)
+            if box.width > width + 0.5:
+                problems.append("the legend is wider than the figure")
+            elif box.x0 < -0.5 or box.x1 > width + 0.5:
+                problems.append("the legend reaches out of the figure")
     return problems
 
 
@@ -217,6 +224,45 @@ def test_a_width_with_given_axes_is_refused():
         draw_block_mdp(LOCK, ax=new_figure().add_subplot(), size="column")
     with pytest.raises(ValueError, match=r"^axes: a figure at a given width or size is laid "):
         draw_partitions(LOCK, axes=new_figure().subplots(1, 3), size="column")
+
+
+WEATHER = exogenous_block_mdp(
+    from_spec({"name": "courier", "horizon": 3, "actions": ["L", "R"],
+               "layers": [["a", "b"], ["c", "d", "e"], ["f", "g"]],
+               "start": {"a": "1/3", "b": "2/3"},
+               "transitions": {"a": {"L": {"c": "1"}, "R": {"d": "1/2", "e": "1/2"}},
+                               "b": {"L": {"c": "1/2", "d": "1/2"}, "R": {"e": "1"}},
+                               "c": {"L": {"f": "1"}, "R": {"g": "1"}},
+                               "d": {"L": {"f": "1"}, "R": {"g": "1"}},
+                               "e": {"L": {"f": "1/2", "g": "1/2"}, "R": {"g": "1"}}}}),
+    exogenous_chain(["sun", "cloud", "rain"], {"sun": "1/2", "cloud": "1/4", "rain": "1/4"},
+                    {"sun": {"sun": "7/10", "cloud": "3/10"},
+                     "cloud": {"sun": "3/10", "cloud": "4/10", "rain": "3/10"},
+                     "rain": {"cloud": "3/10", "rain": "7/10"}}, horizon=3))
+"""A courier in the weather: 21 states whose names (``a|cloud``) make a panel narrow enough at
+two columns for its legend's one entry (``every state alone in its block``) to need two lines."""
+
+
+@pytest.mark.parametrize("options", [{"width": 3.5, "columns": 2}, {"width": 3.5}])
+def test_a_legend_wider_than_its_panel_wraps_within_the_figure(options):
+    """Its one entry on two lines, inside the figure (it reached out of it), so that the panels
+    stand side by side at 3.5 inches also when the layout is left to the function."""
+    partitions = [ki_partition(WEATHER.mdp), endogenous_partition(WEATHER)]
+    figure = draw_partitions(WEATHER.mdp, partitions, title="", **options)
+    assert figure.axes[0].get_legend().get_texts()[-1].get_text() == (
+        "every state alone in its\nblock")
+    assert figure.get_size_inches()[1] < 7  # side by side
+    assert layout_problems(figure) == []
+
+
+def test_a_too_narrow_width_names_the_width_of_the_whole_figure():
+    """In two columns, the width the refusal asks for is the figure's (both panels and the gap
+    between them), and it is enough."""
+    partitions = [ki_partition(WEATHER.mdp), endogenous_partition(WEATHER)]
+    with pytest.raises(ValueError, match=r"in 2 columns needs 3\.5 inches .* not 3\.4: "):
+        draw_partitions(WEATHER.mdp, partitions, size="column", columns=2)
+    figure = draw_partitions(WEATHER.mdp, partitions, width=3.5, columns=2)
+    assert figure.get_size_inches()[0] == pytest.approx(3.5)
 
 
 def test_an_mdp_too_long_for_the_width_is_refused_with_the_width_it_needs():
