@@ -72,9 +72,12 @@ def draw_legend(ax: Axes, partition: Partition | None, colours: Mapping[str, str
     if not handles:
         return
     font = content.style.legend_font
+    if width is None:
+        _legend(ax, handles, min(_COLUMNS, len(handles)), below, font)
+        return
     for columns in range(min(_COLUMNS, len(handles)), 0, -1):
         legend = _legend(ax, handles, columns, below, font)
-        if width is None or _width(legend) <= width:
+        if _width(legend) <= width:
             return
     # one column is still too wide: its entries wrapped in the room their symbols leave
     labels = [str(handle.get_label()) for handle in handles]
