@@ -210,6 +210,16 @@ class ExogenousBlockMDP:
     chain: ExogenousChain
     parts: Mapping[str, tuple[str, str]]
 
+    def __getattr__(self, name: str) -> object:
+        """An attribute of a Block MDP asked of the factorisation (by a function of Block MDPs
+        given it whole) is refused saying where the Block MDP is."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"'ExogenousBlockMDP' object has no attribute {name!r}: it is a Block MDP with its "
+            "factorisation, the Block MDP being its .mdp - give a function of Block MDPs "
+            "model.mdp (ki_partition(model.mdp)); analyze and draw_partitions take it whole")
+
     def __repr__(self) -> str:
         sizes = "/".join(str(len(layer)) for layer in self.endogenous.layers)
         values = "/".join(str(len(layer)) for layer in self.chain.layers)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kinematic.errors import InvalidPartition, short_repr
+from kinematic.exogenous import ExogenousBlockMDP, endogenous_partition
 from kinematic.graph import (
     draw_block_mdp,
     draw_checked,
@@ -103,7 +104,7 @@ def new_figure(**options: Any) -> Figure:
 
 
 def draw_partitions(
-    mdp: BlockMDP,
+    mdp: BlockMDP | ExogenousBlockMDP,
     partitions: Sequence[Partition] | None = None,
     *,
     columns: int | None = None,
@@ -114,7 +115,9 @@ def draw_partitions(
     **options: Any,
 ) -> Figure | SubFigure:
     """Drawings of ``mdp`` with each of ``partitions``, in one figure (default: its backward,
-    forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``).
+    forward and full KI partitions, ``def:bki``, ``def:fki``, ``def:ki``, and for an exogenous
+    Block MDP, an :class:`~kinematic.exogenous.ExogenousBlockMDP`, its endogenous partition:
+    its ``.mdp`` is drawn).
 
     A block found in several partitions has the same colour in each panel, so that a split or a
     merge shows as a change of colour. The panels of a new figure, titled by ``title``
@@ -140,10 +143,18 @@ def draw_partitions(
     ...                          size="column")
     >>> float(figure.get_size_inches()[0]), len(figure.axes)
     (3.4, 3)
+    >>> from kinematic import exogenous_combination_lock
+    >>> figure = draw_partitions(exogenous_combination_lock(3, 2, seed=0, bits=1))
+    >>> [axes.get_title() for axes in figure.axes][-1]
+    'endogenous partition'
     """
+    if isinstance(mdp, ExogenousBlockMDP):
+        if partitions is None:
+            partitions = [*_ki_partitions(mdp.mdp), endogenous_partition(mdp)]
+        return draw_partitions(mdp.mdp, partitions, columns=columns, axes=axes, width=width,
+                               size=size, title=title, **options)
     if partitions is None:
-        backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
-        partitions = [backward, forward, ki_partition(mdp, backward, forward)]
+        partitions = _ki_partitions(mdp)
     if not isinstance(partitions, Sequence) or isinstance(partitions, str):
         raise InvalidPartition(f"partitions must be a list of Partitions ([partition] for one), "
                                f"got {short_repr(partitions)}")
@@ -203,6 +214,12 @@ def _paper_panels(mdp: BlockMDP, partitions: Sequence[Partition], columns: int |
             return figure
     return _paper_figure(mdp, partitions, contents, placed, 1, width, asked, heading,
                          options)[0]
+
+
+def _ki_partitions(mdp: BlockMDP) -> list[Partition]:
+    """The backward, forward and full KI partitions of ``mdp``."""
+    backward, forward = backward_ki_partition(mdp), forward_ki_partition(mdp)
+    return [backward, forward, ki_partition(mdp, backward, forward)]
 
 
 def _paper_figure(mdp: BlockMDP, partitions: Sequence[Partition],

@@ -75,3 +75,21 @@ def test_a_quotient_by_it_is_refused_with_the_reason_when_the_noise_has_memory()
     iid = noisy("1/2")
     assert quotient(iid.mdp, endogenous_partition(iid)).mdp.layers[0] == ("s1a|0+s1a|1",
                                                                           "s1b|0+s1b|1")
+
+
+def test_draw_partitions_takes_the_factorisation_whole_and_adds_the_endogenous_panel():
+    model = noisy("1/10")
+    figure = draw_partitions(model, size="page")
+    assert [axes.get_title() for axes in figure.axes] == [
+        "backward KI partition", "forward KI partition", "KI partition", "endogenous partition"]
+    given = draw_partitions(model, [endogenous_partition(model)], title="")
+    assert [axes.get_title() for axes in given.axes] == ["endogenous partition"]
+
+
+@pytest.mark.parametrize("function", [ki_partition, backward_ki_partition, forward_ki_partition])
+def test_a_function_of_block_mdps_given_the_factorisation_says_where_the_block_mdp_is(function):
+    with pytest.raises(AttributeError, match=r"^'ExogenousBlockMDP' object has no attribute "
+                                             r"'\w+': it is a Block MDP with its factorisation, "
+                                             r"the Block MDP being its \.mdp - give a function "
+                                             r"of Block MDPs model\.mdp"):
+        function(noisy("1/10"))
