@@ -202,8 +202,9 @@ def cover_lines(steps: Sequence[Mapping[str, Any]], uncovered: Sequence[int],
 @dataclass(frozen=True)
 class Evaluation:
     """What ``homer evaluate`` reports: the abstraction ``abstraction`` (a reference learner's
-    name or ``MODULE:FUNCTION``; ``capacity`` its classes, for the reference learners that take
-    one) and, when policies were given, their cover."""
+    name or ``MODULE:FUNCTION``; ``capacity`` the most classes it may use, for the reference
+    learners that take one: k-means clusters a step into fewer when the step has fewer
+    observations) and, when policies were given, their cover."""
 
     abstraction: str
     capacity: int | None
@@ -266,7 +267,7 @@ def format_evaluation(evaluation: Evaluation) -> str:
     and, with policies, their cover's alpha after step 1 (not defined when a step after the
     first has no policies: those steps are named instead) and their values against V*."""
     report = evaluation.report
-    capacity = "" if evaluation.capacity is None else f" into {evaluation.capacity} classes"
+    capacity = "" if evaluation.capacity is None else f" (capacity {evaluation.capacity})"
     rows = {name: {h: step[kind] for h, step in enumerate(report.steps, start=1) if kind in step}
             for kind, name in EVALUATION_NAMES.items()}
     lines = [f"phi = {display_path(evaluation.abstraction)}{capacity} on "

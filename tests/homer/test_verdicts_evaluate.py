@@ -748,7 +748,7 @@ def evaluation(cover: CoverReport | None, capacity: int | None = 3) -> Evaluatio
 
 def test_format_evaluation_without_policies():
     text = format_evaluation(evaluation(None)).splitlines()
-    assert text[:2] == ["phi = mod:phi into 3 classes on lock vs the exact answers:",
+    assert text[:2] == ["phi = mod:phi (capacity 3) on lock vs the exact answers:",
                         "  3 time steps, 7 encodings of each latent observation (seed 2)"]
     assert text[2:11] == [
         "  learned vs exact     steps with wrong merges   wrong merges   steps with splits   "
