@@ -14,13 +14,14 @@ before anything heavy loads (``tests/test_cli_startup.py``); the commands' work 
 from __future__ import annotations
 
 import argparse
+import difflib
 import functools
 import os
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol
 
 from kinematic.arguments import WorkCount, at_least, nonnegative, random_seed, tolerance
 from kinematic.families import LOCK_VARIANTS
@@ -55,7 +56,8 @@ class CommandParser(argparse.ArgumentParser):
     """The parser of ``python -m kinematic``, ``homer`` and ``proofs_checks`` and their
     subcommands: an argument error prints the usage as argparse does when it fits in
     :data:`USAGE_LINES` lines, else a one-line usage pointing to ``--help``, so that the error
-    is not the last of 30 lines of options.
+    is not the last of 30 lines of options; a subcommand's unknown flag is its subcommand's
+    error, not the program's; a flag that is not one gets the closest flags as suggestions.
 
     >>> import contextlib, io
     >>> parser = CommandParser(prog="demo")
@@ -67,7 +69,54 @@ class CommandParser(argparse.ArgumentParser):
     >>> print(stderr.getvalue(), end="")
     usage: demo [options]  (demo --help lists them)
     demo: error: argument --beta-with-a-long-name: invalid int value: 'x'
+    >>> with contextlib.redirect_stderr(io.StringIO()) as stderr, contextlib.suppress(SystemExit):
+    ...     parser.parse_args(["--zeta-with-a-lng-name", "1"])
+    >>> print(stderr.getvalue().splitlines()[-1].replace(" (", "\\n("))
+    demo: error: unrecognized arguments: --zeta-with-a-lng-name 1
+    (did you mean --zeta-with-a-long-name for --zeta-with-a-lng-name?)
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._given: list[str] = []  # the arguments this parser was given, for suggestions
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = self._chosen(parsed)
+            chosen._given = [*chosen._given, *extras]
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> CommandParser:
+        """The subcommand's parser that parsed ``parsed`` (this one when it has none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(str(getattr(parsed, action.dest, "")))
+                if isinstance(chosen, CommandParser):
+                    return chosen._chosen(parsed)
+        return self
+
+    def _suggestions(self) -> str:
+        """`` (did you mean --flag for --flg?)``: for each given flag that is none of this
+        parser's, the closest of its flags."""
+        if any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            return ""  # the subcommand's flags are its own
+        known = list(self._option_string_actions)
+        hints = []
+        for given in dict.fromkeys(self._given):
+            flag = given.split("=", 1)[0]
+            if flag.startswith("--") and flag not in known:
+                hints += [f"{close} for {flag}"
+                          for close in difflib.get_close_matches(flag, known, n=1, cutoff=0.6)]
+        return f" (did you mean {', '.join(hints)}?)" if hints else ""
 
     def error(self, message: str) -> NoReturn:
         usage = self.format_usage()
@@ -75,7 +124,7 @@ class CommandParser(argparse.ArgumentParser):
             positionals = "".join(f" {action.metavar or action.dest}"
                                   for action in self._get_positional_actions())
             usage = f"usage: {self.prog} [options]{positionals}  ({self.prog} --help lists them)\n"
-        self.exit(2, f"{usage}{self.prog}: error: {message}\n")
+        self.exit(2, f"{usage}{self.prog}: error: {message}{self._suggestions()}\n")
 
 
 LOCK_VARIANT_HELP = (

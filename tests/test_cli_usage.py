@@ -55,3 +55,30 @@ def test_a_short_usage_is_printed_as_argparse_prints_it(capsys):
     assert lines[0].startswith("usage: python -m kinematic objectives [-h] [--objective NAME]")
     assert lines[-1] == ("python -m kinematic objectives: error: argument --objective: expected "
                          "one argument")
+
+
+@pytest.mark.parametrize(("program", "argv", "error"), [
+    ("kinematic", ["analyze", "spec.json", "--latx"],
+     "python -m kinematic analyze: error: unrecognized arguments: --latx (did you mean --latex "
+     "for --latx?)"),
+    ("kinematic", ["--jsn", "analyze", "spec.json"],
+     "python -m kinematic analyze: error: unrecognized arguments: --jsn (did you mean --json "
+     "for --jsn?)"),
+    ("homer", ["evaluate", "--spec", "s.json", "--abstracton", "kmeans"],
+     "python -m homer evaluate: error: the following arguments are required: --abstraction "
+     "(did you mean --abstraction for --abstracton?)"),
+    ("homer", ["run", "--env", "combolock", "--out", "o", "--hiden=3", "--lerning-rate", "2"],
+     "python -m homer run: error: unrecognized arguments: --hiden=3 --lerning-rate 2 (did you "
+     "mean --hidden for --hiden, --learning-rate for --lerning-rate?)"),
+    ("proofs_checks", ["--exampls", "3"],
+     "python -m proofs_checks: error: unrecognized arguments: --exampls 3 (did you mean "
+     "--examples for --exampls?)"),
+    ("homer", ["run", "--env", "combolock", "--out", "o", "--zzzzzz"],
+     "python -m homer run: error: unrecognized arguments: --zzzzzz"),
+], ids=["a subcommand's flag", "before the subcommand", "a required flag misspelt",
+        "two at once", "no subcommand", "nothing close"])
+def test_a_misspelt_flag_is_its_subcommands_error_with_the_closest_flag(program, argv, error,
+                                                                          capsys):
+    """argparse reported a subcommand's unknown flag as the program's, under the program's
+    usage, and suggested nothing."""
+    assert error_of(program, argv, capsys).splitlines()[-1] == error
