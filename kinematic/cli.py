@@ -277,6 +277,12 @@ def _parser() -> argparse.ArgumentParser:
     objectives_cmd = commands.add_parser(
         "objectives", help="solve the representation objectives (Section 5's and after) exactly "
         "on a spec and compare each with backward KI, KI and the endogenous partition",
+        description="Solve each representation objective exactly on every layer from 2 of an "
+                    "exact spec - its coarsest abstraction attaining the Bayes-optimal loss - "
+                    "and compare it with backward KI, KI and, when the spec declares a "
+                    "factorisation, the endogenous partition. Prints a Markdown table (a | in a "
+                    "state name escaped), a legend and each objective's title and citation; "
+                    "--json prints the same as one object.",
         formatter_class=DefaultsHelpFormatter,
     )
     objectives_cmd.add_argument("spec", type=Path, help="an exact kinematic JSON spec (one "

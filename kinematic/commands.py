@@ -65,7 +65,8 @@ def _objectives(args: argparse.Namespace) -> int:
                          "in float mode); the exact objectives compare probabilities for "
                          "equality: write every one as a string such as \"1/3\"")
     table = objectives_table(factorisation or mdp, args.objective)
-    print(json.dumps(table.as_json()) if args.json else table.markdown(blocks=args.blocks))
+    print(json.dumps(table.as_json()) if args.json
+          else table.markdown(blocks=args.blocks, legend=True))
     return 0
 
 

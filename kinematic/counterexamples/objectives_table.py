@@ -109,8 +109,8 @@ class ObjectivesTable:
                 f"against {', '.join(self.references)}>")
 
     def __str__(self) -> str:
-        """:meth:`markdown`."""
-        return self.markdown()
+        """:meth:`markdown` with its legend."""
+        return self.markdown(legend=True)
 
     def cell(self, objective: str, reference: str) -> RelationCell:
         """The cell of ``objective`` against ``reference``."""
@@ -152,11 +152,13 @@ class ObjectivesTable:
                 for name, solutions in self.solutions.items()},
         }
 
-    def markdown(self, blocks: bool = False) -> str:
+    def markdown(self, blocks: bool = False, legend: bool = False) -> str:
         """A Markdown table: one row per objective, its number of classes per layer (``-``:
         no solution there, the reason in a note under the table) and one column per
         reference; a ``|`` in a state name is escaped. With ``blocks``, the classes of every
-        objective on every layer follow as a list."""
+        objective on every layer follow as a list; with ``legend`` (before that list), what
+        the columns say and each objective's title and citation
+        (:data:`~kinematic.counterexamples.catalogue.OBJECTIVES`)."""
         head = ["objective", "classes h=2.."] + [f"vs {r}" for r in self.references]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for name in self.solutions:
@@ -173,9 +175,19 @@ class ObjectivesTable:
         listed = [f"- {name}, h={i + 2}: " + " / ".join("{" + ", ".join(b) + "}" for b in layer)
                   for name, per_layer in self.blocks.items()
                   for i, layer in enumerate(per_layer) if layer is not None] if blocks else []
-        for section in (notes, listed):
+        for section in (notes, self._legend() if legend else [], listed):
             lines += ["", *section] if section else []
         return "\n".join(lines)
+
+    def _legend(self) -> list[str]:
+        return [
+            "classes h=2..: the objective's classes on each layer from 2 ('-': no solution "
+            "there). Against each reference: equal, or on each layer that differs, merges x, "
+            "y (x and y in one class of the objective, apart in the reference) and splits x, "
+            "y (apart in the objective, together in the reference), one pair each; (one of "
+            "several): the objective has other coarsest optima there.", "",
+            *[f"- {name}: {OBJECTIVES[name].title} - {OBJECTIVES[name].citation}"
+              for name in self.solutions if name in OBJECTIVES]]
 
 
 def _state_partition(mdp: BlockMDP, layer: int, labels: np.ndarray) -> Partition | None:

@@ -78,3 +78,17 @@ def test_an_unknown_objective_and_a_float_spec_exit_2_naming_them(tmp_path, caps
                                   "transitions": {"s": {"a": {"t": 1.0}}}}))
     assert main(["objectives", str(floats)]) == 2
     assert "floats.json: a probability is a float" in capsys.readouterr().err
+
+
+def test_the_table_says_what_its_columns_mean_and_names_each_objective(tmp_path, capsys):
+    path = lock_spec(tmp_path)
+    capsys.readouterr()
+    assert main(["objectives", str(path), "--objective", "inverse_dynamics", "--objective",
+                 "ppe_path_prediction"]) == 0
+    printed = capsys.readouterr().out
+    assert "merges x, y (x and y in one class of the objective, apart in the reference)" in printed
+    assert printed.splitlines()[-2:] == [
+        "- inverse_dynamics: inverse dynamics (one step) - Pathak et al. 2017 (curiosity); "
+        "paper, Section 5",
+        "- ppe_path_prediction: PPE's path prediction - Efroni, Misra, Krishnamurthy, Agarwal, "
+        "Langford 2022 (PPE)"]
