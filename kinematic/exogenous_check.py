@@ -171,6 +171,18 @@ def _step(mdp: BlockMDP, h: int, grid: _Layer, following: _Layer,
                                                         by_endogenous=True)
     for x in grid.ex_values:
         step.exogenous[x] = following.sums(tensor[grid.index[e0, x], 0], by_endogenous=False)
+    for i, state in enumerate(grid.states):  # the exogenous part moves whatever s and a are
+        x = grid.ex[i]
+        for a, action in enumerate(actions):
+            moved = following.sums(tensor[i, a], by_endogenous=False)
+            if not all(close(p, step.exogenous[x][x2]) for x2, p in moved.items()):
+                reference = grid.states[grid.index[e0, x]]
+                raise NotFactorised(
+                    f"transitions[{state!r}][{action!r}]: the next exogenous value is "
+                    f"{_distribution(moved)}, but from {reference!r} with action "
+                    f"{actions[0]!r} {_distribution(step.exogenous[x])}: it depends on the "
+                    f"{'action' if state == reference else 'endogenous state or the action'}, "
+                    "so it is not exogenous")
     for i, state in enumerate(grid.states):
         e, x = grid.en[i], grid.ex[i]
         for a, action in enumerate(actions):
@@ -186,6 +198,12 @@ def _step(mdp: BlockMDP, h: int, grid: _Layer, following: _Layer,
                         f"{grid.states[grid.index[e, x0]]!r}, T_ex as from "
                         f"{grid.states[grid.index[e0, x]]!r} with action {actions[0]!r})")
     return step
+
+
+def _distribution(probabilities: Mapping[Hashable, Number]) -> str:
+    """``{'sun': 7/10, 'rain': 3/10}``: the values of positive probability."""
+    return "{" + ", ".join(f"{value!r}: {number_text(p)}" for value, p in probabilities.items()
+                           if p) + "}"
 
 
 def _endogenous_rewards(mdp: BlockMDP, grids: list[_Layer],

@@ -144,10 +144,25 @@ def test_a_broken_factorisation_is_refused_naming_the_entry():
 def test_an_exogenous_part_that_the_action_moves_is_refused():
     moved = block_mdp("moved", [["s"], ["x", "y"]], ["a", "b"], {"s": 1},
                       {"s": {"a": {"x": 1}, "b": {"y": 1}}})
-    with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['b'\]\['x'\]: 0 is not "
-                                            r"T_en\('e' \| 's', 'b'\) T_ex\('x' \| '-'\)"):
+    with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['b'\]: the next exogenous "
+                                            r"value is \{'y': 1\}, but from 's' with action 'a' "
+                                            r"\{'x': 1\}: it depends on the action, so it is not "
+                                            r"exogenous$"):
         check_factorisation(moved, {"s": "s", "x": "e", "y": "e"},
                             {"s": "-", "x": "x", "y": "y"})
+
+
+def test_parts_that_move_together_are_refused_naming_the_entry_off_the_product():
+    """Each part's marginal is a chain of its own, but they move together: (e0, 0) or (e1, 1)
+    under one action, (e0, 1) or (e1, 0) under the other."""
+    together = block_mdp("together", [["s"], ["e0|0", "e0|1", "e1|0", "e1|1"]], ["a", "b"],
+                         {"s": 1}, {"s": {"a": {"e0|0": "1/2", "e1|1": "1/2"},
+                                          "b": {"e0|1": "1/2", "e1|0": "1/2"}}})
+    with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['a'\]\['e0\|0'\]: 1/2 is "
+                                            r"not T_en\('e0' \| 's', 'a'\) T_ex\('0' \| '-'\) "
+                                            r"= 1/2 \* 1/2"):
+        check_factorisation(together, {"s": "s", **{z: z[:2] for z in together.layers[1]}},
+                            {"s": "-", **{z: z[-1] for z in together.layers[1]}})
 
 
 def test_rewards_that_depend_on_the_exogenous_part_are_refused():

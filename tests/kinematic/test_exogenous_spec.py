@@ -147,8 +147,9 @@ MALFORMED = [
      InvalidBlockMDP, r"transitions\['s1a\|0'\]\['a2'\] sums to 21/20, not 1"),
     (_declared(lambda s: s["transitions"]["s1a|0"]["a2"].update(
         {"s2a|0": "1/20", "s2a|1": "9/20"})),  # the sum kept, the exogenous bit's memory lost
-     NotFactorised, r"factorisation does not hold: transitions\['s1a\|0'\]\['a2'\]\['s2a\|0'\]: "
-                    r"1/20 is not T_en\('s2a' \| 's1a', 'a2'\) T_ex\('0' \| '0'\) = 1/2 \* 9/10"),
+     NotFactorised, r"factorisation does not hold: transitions\['s1a\|0'\]\['a2'\]: the next "
+                    r"exogenous value is \{'0': 1/2, '1': 1/2\}, but from 's1a\|0' with action "
+                    r"'a1' \{'0': 9/10, '1': 1/10\}: it depends on the action"),
     (_declared(lambda s: s["factorisation"]["endogenous"].update({"zz": "s1a"})),
      InvalidBlockMDP, r"factorisation: endogenous labels: unknown state 'zz'"),
     (_declared(lambda s: s["factorisation"]["exogenous"].pop("s3c|1")),
