@@ -27,13 +27,14 @@ A :class:`~kinematic.model.BlockMDP` is kept as it is; the factorisation lives b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from kinematic.errors import InvalidBlockMDP, require_mapping, short_repr
 from kinematic.lookup import find
 from kinematic.model import BlockMDP, block_mdp
+from kinematic.number_mixing import number_mode
 from kinematic.numbers import DEFAULT_ATOL, Number, number_text, parse_number
 from kinematic.partition import Partition
 from kinematic.spec import to_spec
@@ -171,12 +172,23 @@ def exogenous_chain(values: Sequence[str] | Sequence[Sequence[str]], start: Mapp
                                            f"exogenous transitions[{h + 1}][{value!r}]", atol)
                      for value in layers[h]})
     chain = ExogenousChain(layers, first, tuple(rows))
+    numbers = list(_numbers(chain))
+    number_mode([p for _, p in numbers], lambda: iter(numbers), atol)  # floats and 1/3 refused
     for h, marginal in enumerate(_marginals(chain)):
         for value, p in marginal.items():
             if p <= (0 if isinstance(p, Fraction) else atol):
                 raise InvalidBlockMDP(f"exogenous value {value!r} of layer {h + 1} has "
                                       "probability 0: its product states would be unreachable")
     return chain
+
+
+def _numbers(chain: ExogenousChain) -> Iterator[tuple[str, Number]]:
+    """Every probability of ``chain`` with its entry (``exogenous transitions[1]['0']['1']``,
+    steps counted from 1)."""
+    yield from ((f"exogenous start[{value!r}]", p) for value, p in chain.start.items())
+    for h, step in enumerate(chain.transitions):
+        yield from ((f"exogenous transitions[{h + 1}][{value!r}][{nxt!r}]", p)
+                    for value, row in step.items() for nxt, p in row.items())
 
 
 def _marginals(chain: ExogenousChain) -> list[dict[str, Number]]:
@@ -292,9 +304,25 @@ def exogenous_block_mdp(endogenous: BlockMDP, chain: ExogenousChain,
         h = _layer_of(endogenous, key)
         for xi in chain.layers[h]:
             rewards[f"{key}{SEPARATOR}{xi}"] = row
+    floats = [(where, p) for where, p in _numbers(chain) if isinstance(p, float)]
+    if floats and endogenous.mode.exact:  # the parts are each of one kind: is the product?
+        number_mode([*start.values(), *(p for rows in transitions.values()
+                                        for row in rows.values() for p in row.values())],
+                    lambda: iter([(f"{floats[0][0]} (the chain)", floats[0][1]),
+                                  *((f"the endogenous Block MDP's {where}", p)
+                                    for where, p in _exact_numbers(spec))]))
     mdp = block_mdp(name or f"{endogenous.name}+exogenous", layers, endogenous.actions, start,
                     transitions, emissions, rewards, atol=endogenous.mode.atol)
     return ExogenousBlockMDP(mdp, endogenous, chain, parts)
+
+
+def _exact_numbers(spec: Mapping) -> Iterator[tuple[str, Number]]:
+    """The start and transition probabilities of an exact Block MDP's ``spec``, as numbers,
+    with their entries."""
+    yield from ((f"start[{state!r}]", parse_number(p, "")) for state, p in spec["start"].items())
+    yield from ((f"transitions[{state!r}][{action!r}][{nxt!r}]", parse_number(p, ""))
+                for state, row in spec["transitions"].items() for action, nexts in row.items()
+                for nxt, p in nexts.items())
 
 
 def _layer_of(mdp: BlockMDP, name: str) -> int:

@@ -19,7 +19,7 @@ from kinematic import (
     ki_partition,
     quotient,
 )
-from kinematic.spec import to_spec
+from kinematic.spec import from_spec, to_spec
 
 
 def flips(p: str, horizon: int = 3):
@@ -172,3 +172,29 @@ def test_rewards_that_depend_on_the_exogenous_part_are_refused():
                                             r"0 for '00' \(both endogenous label '0'\)"):
         check_factorisation(independent, {"s": "s", "00": "0", "01": "0"},
                             {"s": "-", "00": "0", "01": "1"})
+
+
+def test_numbers_that_mix_floats_and_fractions_are_refused_naming_the_part_they_are_in():
+    """A float beside 7/10 in the chain is the chain's error; a float of the chain beside 1/3
+    of the endogenous MDP names both parts (the product's entries were named, which the user
+    never wrote); floats against the endogenous fractions put the product in float mode."""
+    with pytest.raises(InvalidBlockMDP, match=r"^numbers mix floats and exact fractions: "
+                                              r"exogenous start\['0'\] is the float 0\.5 but "
+                                              r"exogenous transitions\[1\]\['0'\]\['0'\] is the "
+                                              r"exact '9/10'"):
+        exogenous_chain(["0", "1"], {"0": 0.5, "1": 0.5},
+                        {"0": {"0": "9/10", "1": "1/10"}, "1": {"0": 0.5, "1": 0.5}}, horizon=3)
+    thirds = from_spec({"name": "thirds", "horizon": 2, "actions": ["a"],
+                        "layers": [["s", "t"], ["u"]], "start": {"s": "1/3", "t": "2/3"},
+                        "transitions": {"s": {"a": {"u": 1}}, "t": {"a": {"u": 1}}}})
+    half_float = exogenous_chain(["x", "y"], {"x": 0.5, "y": "1/2"},
+                                 {"x": {"x": 0.75, "y": 0.25}, "y": {"x": 0.5, "y": 0.5}},
+                                 horizon=2)
+    with pytest.raises(InvalidBlockMDP, match=r"^numbers mix floats and exact fractions: "
+                                              r"exogenous start\['x'\] \(the chain\) is the "
+                                              r"float 0\.5 but the endogenous Block MDP's "
+                                              r"start\['s'\] is the exact '1/3'"):
+        exogenous_block_mdp(thirds, half_float)
+    floats = exogenous_chain(["x", "y"], {"x": 0.5, "y": 0.5},
+                             {"x": {"x": 0.75, "y": 0.25}, "y": {"x": 0.5, "y": 0.5}}, horizon=2)
+    assert not exogenous_block_mdp(thirds, floats).mdp.mode.exact

@@ -139,7 +139,8 @@ MALFORMED = [
     (_compact(lambda s: s.update({"endogenous": copy.deepcopy(COMPACT)})),
      InvalidBlockMDP, r"endogenous: a Block MDP spec, not an exogenous one"),
     (_compact(lambda s: s["exogenous"].update({"start": {"0": 0.5, "1": 0.5}})),
-     InvalidBlockMDP, r"the product of endogenous and exogenous: numbers mix floats and exact"),
+     InvalidBlockMDP, r"numbers mix floats and exact fractions: exogenous start\['0'\] is the "
+                      r"float 0\.5 but exogenous transitions\[1\]\['0'\]\['0'\] is the exact"),
     (_declared(lambda s: s["factorisation"]["exogenous"].update({"s1a|0": "1"})),
      NotFactorised, r"factorisation does not hold: layer 1: states 's1a\|0' and 's1a\|1' have the "
                     r"same labels"),
