@@ -60,6 +60,7 @@ from homer.policy_evaluation import (
 from homer.run_directory import mdp_fingerprint
 from homer.sampler import BatchSampler, LinearPolicy, batch_bytes
 from homer.summary import (
+    ENDOGENOUS_LEGEND,
     abstraction_table,
     agreement_lines,
     cover_lines,
@@ -439,14 +440,9 @@ def summary_legend(merge_threshold: float, against: Sequence[str] = ()) -> tuple
     """What the summary's abstraction table counts, printed below it
     (:func:`homer.summary.table_legend`, and what phi-bar is; with ``against`` holding
     ``endogenous``, what its row means)."""
-    endogenous = ("  phi-bar vs endogenous: a wrong merge joins two endogenous states (what the "
-                  "decoder x -> s",
-                  "  keeps apart); a split keeps exogenous values of one endogenous state apart, "
-                  "as KI does",
-                  "  when the noise has memory.")
     return (*table_legend(merge_threshold),
             "  phi-bar separates what phi_F or phi_B separates; the cover is learned on phi_B's "
-            "classes.", *(endogenous if "endogenous" in against else ()))
+            "classes.", *(ENDOGENOUS_LEGEND if "endogenous" in against else ()))
 
 
 def format_summary(report: ComparisonReport) -> str:

@@ -35,9 +35,9 @@ from kinematic.display import listed, name_text
 from kinematic.json_input import display_path
 from kinematic.partition import block_text
 
-__all__ = ["EVALUATION_NAMES", "Evaluation", "abstraction_table", "agreement_lines",
-           "class_text", "cover_lines", "format_evaluation", "merge_lines", "merge_text",
-           "steps_phrase", "table_legend"]
+__all__ = ["ENDOGENOUS_LEGEND", "EVALUATION_NAMES", "Evaluation", "abstraction_table",
+           "agreement_lines", "class_text", "cover_lines", "format_evaluation", "merge_lines",
+           "merge_text", "steps_phrase", "table_legend"]
 
 
 def table_legend(merge_threshold: float) -> tuple[str, ...]:
@@ -61,6 +61,15 @@ def table_legend(merge_threshold: float) -> tuple[str, ...]:
         "  encodings cost nothing there; - when every step has one);",
         "  a wrong merge breaks what HOMER's guarantees need; a split only costs capacity;",
     )
+
+ENDOGENOUS_LEGEND = (
+    "  the row against the endogenous partition: a wrong merge joins two endogenous states",
+    "  (what the decoder x -> s keeps apart); a split keeps exogenous values of one endogenous",
+    "  state apart, as KI does when the noise has memory - where the endogenous state is the",
+    "  target, the KI rows' wrong merges of exogenous values are what it asks for.")
+"""What the row of phi (``homer evaluate``) or phi-bar (``homer compare``) against the
+endogenous partition of an exogenous Block MDP counts, printed below the table."""
+
 
 EVALUATION_NAMES = {"ki": "phi vs KI", "backward": "phi vs backward KI",
                     "forward": "phi vs forward KI", "endogenous": "phi vs endogenous"}
@@ -276,6 +285,7 @@ def format_evaluation(evaluation: Evaluation) -> str:
              f"observation (seed {report.seed})",
              *abstraction_table(rows), *merge_lines(rows),
              *table_legend(report.merge_threshold),
+             *(ENDOGENOUS_LEGEND if rows["phi vs endogenous"] else ()),
              *agreement_lines({h: step["ki"] for h, step in enumerate(report.steps, start=1)})]
     cover = evaluation.cover
     if cover is None:

@@ -71,7 +71,8 @@ def test_phi_bar_at_the_endogenous_capacity_merges_ki_classes_and_one_endogenous
     [row] = [line for line in summary.splitlines()
              if line.startswith("  phi-bar vs endogenous ") and not line.endswith(":")]
     assert row.split()[3:8] == ["1", "of", "4", "(step", "4)"]
-    assert "  phi-bar vs endogenous: a wrong merge joins two endogenous states" in summary
+    assert "  the row against the endogenous partition: a wrong merge joins two endogenous " \
+        "states" in summary
 
 
 def test_phi_bar_with_the_bit_splits_every_endogenous_class_it_can_and_merges_none():
