@@ -88,6 +88,9 @@ def check_claims(args: argparse.Namespace) -> int:
         if mdp is not None:
             print(f"Block MDP {name_text(mdp.name)} from {display_path(args.spec)}: the claims "
                   "that apply to it, on it and on instances derived from it")
+            print("  (an instance: the MDP with the policies, covers, priors or abstractions a "
+                  "claim quantifies over drawn for it, up to --examples per claim, or a copy "
+                  "transformed as the claim says, e.g. a state split into KI halves)")
         print(f"{'label':<40} {'instances':>9} {'violations':>10} {'negative':>8} "
               f"{'seconds':>8}  statement")
     with hypothesis_files_in_user_cache():

@@ -246,5 +246,6 @@ def test_python_m_proofs_checks_spec_runs_on_the_shipped_lock(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Block MDP combolock-H3-K2-seed0 from examples/combolock-H3-K2.json")
-    assert lines[2].split()[:4] == ["def:ki", "1", "0", "yes"]
-    assert lines[3].startswith("prop:bernstein") and "skipped: needs generated families" in lines[3]
+    assert lines[1].startswith("  (an instance: the MDP with the policies, covers, priors")
+    assert lines[3].split()[:4] == ["def:ki", "1", "0", "yes"]
+    assert lines[4].startswith("prop:bernstein") and "skipped: needs generated families" in lines[4]
