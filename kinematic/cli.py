@@ -196,8 +196,10 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument(
         "spec", type=Path,
         help="a Block MDP as a JSON file: name, horizon, actions, layers, start, transitions, "
-             "optional emissions and rewards (docs/guide/spec-format.md; 'python -m "
-             "kinematic family' writes examples)")
+             "optional emissions and rewards; or an exogenous Block MDP: 'endogenous' (such a "
+             "spec) and 'exogenous' (values, start, transitions), or a spec with its "
+             "'factorisation' (docs/guide/spec-format.md; 'python -m kinematic family' writes "
+             "examples)")
     output = analyze_cmd.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print one JSON object (blocks with their layer, numbers 'p/q')")
