@@ -75,13 +75,14 @@ def _run_mdp(path: Path) -> BlockMDP:
         raise InvalidBlockMDP(str(error)) from None
 
 
-def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
+def load_run(run_dir: str | Path, mdp: BlockMDP | None = None,
+             source: str = "the given MDP") -> RunArtefacts:
     """Read a run directory written by :func:`homer.algorithm.run_homer`.
 
     ``mdp`` replaces the run's ``mdp.json``; it must be the run's MDP (same spec hash as the
-    checkpoint's). Its checkpoint is checked as ``--resume`` checks it
-    (:func:`homer.run_directory.check_run_checkpoint`); every file read must be a regular file
-    (a symlink or a FIFO is refused naming it).
+    checkpoint's; a refusal names ``source``, where ``mdp`` came from). Its checkpoint is
+    checked as ``--resume`` checks it (:func:`homer.run_directory.check_run_checkpoint`);
+    every file read must be a regular file (a symlink or a FIFO is refused naming it).
     """
     run_dir = Path(run_dir)
     checkpoint = run_dir / CHECKPOINT
@@ -92,7 +93,6 @@ def load_run(run_dir: str | Path, mdp: BlockMDP | None = None) -> RunArtefacts:
                                     "to compare)")
         raise FileNotFoundError(f"{checkpoint} not found: not a HOMER run directory")
     fields = read_checkpoint_fields(checkpoint)
-    source = "the given MDP"
     if mdp is None:
         spec = run_dir / MDP_SPEC
         mdp, source = _run_mdp(spec), str(spec)

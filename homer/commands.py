@@ -170,7 +170,7 @@ def _compare(args: argparse.Namespace) -> int:
         check_run_directory(args.run_dir)
         check_compare_outputs(out)
         mdp, factorisation = _compared_spec(args)
-        artefacts = load_run(args.run_dir, mdp)
+        artefacts = load_run(args.run_dir, mdp, f"--spec {display_path(args.spec)}")
         if factorisation is None:
             factorisation = _recorded(artefacts.mdp, required=args.against is not None)
         with process_state(DEFAULT_TORCH_THREADS):  # the threads of a run

@@ -198,6 +198,6 @@ def test_a_spec_without_factorisation_or_of_another_mdp_is_refused(capsys, noisy
     code, out, err = compare(capsys, noisy_run, "--against", "endogenous", "--spec",
                              str(noisy_run / "iid.json"))
     assert (code, out) == (2, "")
-    assert err.startswith(f"error: {noisy_run / 'run' / 'checkpoint.pt'}: the run's MDP is "
-                          "'combolock-H3-K2-seed0-exo1-flip1/10', not "
-                          "'combolock-H3-K2-seed0-exo1-flip1/2'")
+    assert err == (f"error: {noisy_run / 'run' / 'checkpoint.pt'}: the run's MDP is "
+                   "'combolock-H3-K2-seed0-exo1-flip1/10', not "
+                   f"'combolock-H3-K2-seed0-exo1-flip1/2' (--spec {noisy_run / 'iid.json'})\n")
