@@ -397,6 +397,7 @@ def test_periodic_example_exactly():
 
 
 @pytest.mark.slow
+@pytest.mark.no_mutants  # 30 s per mutant; test_exogenous_examples builds these examples in 1 s
 def test_other_examples_exactly():
     # an exact enumeration of 30 s (the double prime loop's K up to 30), not a learning run
     control = population_experiment("control_example")
