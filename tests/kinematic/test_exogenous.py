@@ -18,8 +18,9 @@ from kinematic import (
     figure2_canonical,
     ki_partition,
     quotient,
+    with_float_numbers,
 )
-from kinematic.spec import to_spec
+from kinematic.spec import from_spec, to_spec
 
 
 def flips(p: str, horizon: int = 3):
@@ -130,11 +131,15 @@ def test_a_broken_factorisation_is_refused_naming_the_entry():
     second = {z: z[1] for z in correlated.states if len(z) == 2} | {"s": "-"}
     with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['a'\]\['00'\]: 1/2 is not "
                                             r"T_en\('0' \| 's', 'a'\) T_ex\('0' \| '-'\) = "
-                                            r"1/2 \* 1/2 "):
+                                            r"1/2 \* 1/2 \(T_en as from 's', T_ex as from 's' "
+                                            r"with action 'a'\)$"):
         check_factorisation(correlated, first, second)
     independent = two_by_two({"00": "1/4", "01": "1/4", "10": "1/4", "11": "1/4"})
     assert check_factorisation(independent, first, second).chain.layers == (("-",), ("0", "1"))
-    with pytest.raises(NotFactorised, match=r"^layer 2: no state has the labels \('0', '2'\)"):
+    with pytest.raises(NotFactorised, match=r"^layer 2: no state has the labels \('0', '2'\): "
+                                            r"every pair of a layer's endogenous and exogenous "
+                                            r"labels must be one state \(the latent space of a "
+                                            r"layer is the product of the two parts'\)$"):
         check_factorisation(independent, first, second | {"11": "2"})
     with pytest.raises(NotFactorised, match=r"^layer 2: states '00' and '01' have the same "
                                             r"labels \('0', '0'\)$"):
@@ -145,7 +150,9 @@ def test_an_exogenous_part_that_the_action_moves_is_refused():
     moved = block_mdp("moved", [["s"], ["x", "y"]], ["a", "b"], {"s": 1},
                       {"s": {"a": {"x": 1}, "b": {"y": 1}}})
     with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['b'\]\['x'\]: 0 is not "
-                                            r"T_en\('e' \| 's', 'b'\) T_ex\('x' \| '-'\)"):
+                                            r"T_en\('e' \| 's', 'b'\) T_ex\('x' \| '-'\) = 1 \* 1 "
+                                            r"\(T_en as from 's', T_ex as from 's' with action "
+                                            r"'a'\)$"):
         check_factorisation(moved, {"s": "s", "x": "e", "y": "e"},
                             {"s": "-", "x": "x", "y": "y"})
 
@@ -154,6 +161,104 @@ def test_rewards_that_depend_on_the_exogenous_part_are_refused():
     independent = block_mdp("r", [["s"], ["00", "01"]], ["a"], {"s": 1},
                             {"s": {"a": {"00": "1/2", "01": "1/2"}}}, rewards={"01": {"a": 1}})
     with pytest.raises(NotFactorised, match=r"^rewards of '01' with action 'a': expected 1, but "
-                                            r"0 for '00' \(both endogenous label '0'\)"):
+                                            r"0 for '00' \(both endogenous label '0'\): the "
+                                            r"reward depends on the exogenous part$"):
         check_factorisation(independent, {"s": "s", "00": "0", "01": "0"},
                             {"s": "-", "00": "0", "01": "1"})
+
+
+def test_its_repr_gives_the_sizes_of_both_parts_per_layer():
+    """The one-line summary: the product's state count, then the endogenous states and the
+    exogenous values of each layer (a chain of 1, 2, 2 values: not the product's sizes)."""
+    chain = exogenous_chain([["u"], ["v", "w"], ["v", "w"]], {"u": 1},
+                            [{"u": {"v": "1/2", "w": "1/2"}},
+                             {"v": {"v": "1/2", "w": "1/2"}, "w": {"v": "1/2", "w": "1/2"}}])
+    assert repr(exogenous_block_mdp(LOCK, chain, name="noisy")) == (
+        "<ExogenousBlockMDP 'noisy': 14 states = endogenous 2/3/3 x exogenous 1/2/2 per layer>")
+
+
+def test_labels_are_checked_naming_the_part_and_the_state():
+    independent = two_by_two({"00": "1/4", "01": "1/4", "10": "1/4", "11": "1/4"})
+    first = {z: z[0] for z in independent.states if len(z) == 2} | {"s": "s"}
+    second = {z: z[1] for z in independent.states if len(z) == 2} | {"s": "-"}
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels must be a mapping, got list$"):
+        check_factorisation(independent, ["0"], second)
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous labels\['00'\]: \['x'\] is not "
+                                              r"hashable$"):
+        check_factorisation(independent, first, second | {"00": ["x"]})
+    seven = block_mdp("seven", [["s"], [f"w{i}" for i in range(7)]], ["a"], {"s": 1},
+                      {"s": {"a": {f"w{i}": "1/7" for i in range(7)}}})
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels: no label for state\(s\) "
+                                              r"'w0', 'w1', 'w2', 'w3', 'w4', ... \(2 more\)$"):
+        check_factorisation(seven, {"s": "s"}, {"s": "s"})
+
+
+def test_a_start_that_is_not_the_product_of_its_marginals_is_refused():
+    start = block_mdp("start", [["00", "01", "10", "11"]], ["a"],
+                      {"00": "1/2", "01": "1/6", "10": "1/6", "11": "1/6"}, {})
+    with pytest.raises(NotFactorised, match=r"^start\['00'\]: 1/2 is not mu_en\('0'\) "
+                                            r"mu_ex\('0'\) = 2/3 \* 2/3$"):
+        check_factorisation(start, {z: z[0] for z in start.states},
+                            {z: z[1] for z in start.states})
+
+
+def test_exact_numbers_are_compared_exactly_and_floats_within_the_mdps_atol():
+    """An exact product with one entry moved by 10^-12 does not factorise; a float MDP (atol
+    10^-3) whose rows sum to 1.0004 does, and its parts keep that atol (with the default 10^-9
+    their rows would not sum to 1); the float lock times a bit flipping with probability 0.1,
+    whose products are rounded, factorises."""
+    spec = to_spec(exogenous_block_mdp(LOCK, flips("1/10")).mdp)
+    row = spec["transitions"]["s1a|0"]["a1"]
+    first, second = sorted(row)[:2]
+    row[first] = str(Fraction(row[first]) + Fraction(1, 10 ** 12))
+    row[second] = str(Fraction(row[second]) - Fraction(1, 10 ** 12))
+    moved = from_spec(spec)
+    with pytest.raises(NotFactorised, match=r"^transitions\['s1a\|0'\]\['a2'\]\['s2a\|0'\]: "
+                                            r"9/20 is not T_en"):
+        check_factorisation(moved, *labels(exogenous_block_mdp(LOCK, flips("1/10"))))
+    loose = block_mdp("grid", [["s"], ["00", "01", "10", "11"]], ["a", "b"], {"s": 1},
+                      {"s": {"a": {"00": 0.2502, "01": 0.2502, "10": 0.25, "11": 0.25},
+                             "b": {"00": 0.5002, "01": 0.5002}}}, atol=1e-3)
+    parts = check_factorisation(loose, {z: z[0] for z in loose.states} | {"s": "s"},
+                                {z: z[-1] for z in loose.states} | {"s": "-"})
+    assert parts.endogenous.mode.atol == 1e-3
+    assert parts.chain.transitions[0]["-"] == {"0": 0.5002, "1": 0.5002}
+    chain = exogenous_chain(["0", "1"], {"0": 0.5, "1": 0.5},
+                            {"0": {"0": 0.9, "1": 0.1}, "1": {"0": 0.1, "1": 0.9}}, horizon=3)
+    model = exogenous_block_mdp(with_float_numbers(LOCK), chain)
+    assert check_factorisation(model.mdp, *labels(model)).parts == model.parts
+
+
+def test_the_recovered_parts_are_named_after_the_mdp_and_its_labels():
+    """The endogenous Block MDP is "<name> (endogenous)"; a label used in several layers names
+    a state per layer, "label@h"; labels that print alike (1 and "1") are refused, naming the
+    part and the layer."""
+    model = exogenous_block_mdp(LOCK, flips("1/10"))
+    endogenous, exogenous = labels(model)
+    assert check_factorisation(model.mdp, endogenous, exogenous).endogenous.name == \
+        "combolock-H3-K2-seed0+exogenous (endogenous)"
+    letters = {z: "e" + label[2:] for z, label in endogenous.items()}  # ea, eb, ec per layer
+    assert check_factorisation(model.mdp, letters, exogenous).endogenous.layers == (
+        ("ea@1", "eb@1"), ("ea@2", "eb@2", "ec@2"), ("ea@3", "eb@3", "ec@3"))
+    alike = {z: 1 if z.endswith("1") else "1" for z in model.mdp.states}
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous labels of layer 1: two labels print "
+                                              r"alike \(\['1', '1'\]\)$"):
+        check_factorisation(model.mdp, endogenous, alike)
+    alike = endogenous | {z: 1 for z in model.mdp.layers[0] if z.startswith("s1a")} \
+        | {z: "1" for z in model.mdp.layers[0] if z.startswith("s1b")}
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels of layer 1: two labels print "
+                                              r"alike \(\['1@1', '1@1'\]\)$"):
+        check_factorisation(model.mdp, alike, exogenous)
+
+
+def test_product_names_that_coincide_and_a_plain_mdp_are_refused_in_words():
+    pipes = block_mdp("pipes", [["s", "s|1"]], ["a"], {"s": "1/2", "s|1": "1/2"}, {})
+    chain = exogenous_chain(["1", "1|1"], {"1": "1/2", "1|1": "1/2"}, {}, horizon=1)
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous product: the name 's\|1\|1' stands for "
+                                              r"both \('s', '1\|1'\) and \('s\|1', '1'\) \(a name "
+                                              r"holding '\|'\)$"):
+        exogenous_block_mdp(pipes, chain)
+    with pytest.raises(TypeError, match=r"^endogenous_partition needs an ExogenousBlockMDP "
+                                        r"\(exogenous_block_mdp or check_factorisation\), got "
+                                        r"BlockMDP$"):
+        endogenous_partition(LOCK)
