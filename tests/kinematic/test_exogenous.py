@@ -262,3 +262,68 @@ def test_product_names_that_coincide_and_a_plain_mdp_are_refused_in_words():
                                         r"\(exogenous_block_mdp or check_factorisation\), got "
                                         r"BlockMDP$"):
         endogenous_partition(LOCK)
+
+
+BAD_CHAINS = {  # (values, start, transitions, horizon) -> the whole message
+    "a string": ("01", {}, {}, 2, "exogenous values: a non-empty list of names (or one list per "
+                                  "layer), got '01'"),
+    "no values": ([], {}, {}, 2, "exogenous values: a non-empty list of names (or one list per "
+                                 "layer), got []"),
+    "horizon True": (["0"], {"0": 1}, {"0": {"0": 1}}, True,
+                     "exogenous chain: a stationary chain needs horizon, a positive int, got True"),
+    "horizon 0": (["0"], {"0": 1}, {"0": {"0": 1}}, 0,
+                  "exogenous chain: a stationary chain needs horizon, a positive int, got 0"),
+    "horizon 1.5": (["0"], {"0": 1}, {"0": {"0": 1}}, 1.5,
+                    "exogenous chain: a stationary chain needs horizon, a positive int, got 1.5"),
+    "names and lists": ([["0"], "1"], {"0": 1}, [], None,
+                        "exogenous values: names, or one list of names per layer, got [['0'], "
+                        "'1']"),
+    "steps missing": ([["0"], ["0"]], {"0": 1}, [], None,
+                      "exogenous transitions: one mapping per step (1) for a chain given layer by "
+                      "layer, got []"),
+    "one mapping": ([["0"], ["0"]], {"0": 1}, {"0": {"0": 1}}, None,
+                    "exogenous transitions: one mapping per step (1) for a chain given layer by "
+                    "layer, got {'0': {'0': 1}}"),
+    "repeated value": ([["0", "0"], ["1"]], {"0": 1}, [{}], None,
+                       "exogenous values of layer 1: distinct non-empty names, got ['0', '0']"),
+    "empty name": ([["0"], ["", "1"]], {"0": 1}, [{}], None,
+                   "exogenous values of layer 2: distinct non-empty names, got ['', '1']"),
+    "not a name": ([["0"], [1]], {"0": 1}, [{}], None,
+                   "exogenous values of layer 2: distinct non-empty names, got [1]"),
+    "start short": (["0", "1"], {"0": "9/10"}, {}, 1,
+                    "exogenous start: the probabilities sum to 9/10, not 1"),
+    "start 1 + 1e-12": (["0"], {"0": "1000000000001/1000000000000"}, {}, 1,
+                        "exogenous start: the probabilities sum to 1000000000001/1000000000000, "
+                        "not 1"),
+    "start a list": (["0"], ["0"], {}, 1, "exogenous start must be a mapping, got list"),
+    "start not a number": (["0"], {"0": "x"}, {}, 1,
+                           "exogenous start['0']: 'x' is not a number (use 'p/q', an int or a "
+                           "decimal)"),
+    "start negative": (["0", "1"], {"0": "-1/2", "1": "3/2"}, {}, 1,
+                       "exogenous start['0']: -1/2 is negative"),
+    "start unknown": (["0", "1"], {"0": 1, "2": 0}, {}, 1,
+                      "exogenous start: '2' is not a value of this layer ('0', '1')"),
+    "step a list": ([["0"], ["0"]], {"0": 1}, [["x"]], None,
+                    "exogenous transitions[1] must be a mapping, got list"),
+    "rows missing": (["0", "1", "2"], {"0": 1}, {"0": {"0": 1}}, 2,
+                     "exogenous transitions[1]: no row for value(s) '1', '2' of layer 1"),
+    "float value within atol of 0": (["0", "1"], {"0": 1.0, "1": 1e-12}, {}, 1,
+                                     "exogenous value '1' of layer 1 has probability 0: its "
+                                     "product states would be unreachable"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CHAINS))
+def test_a_malformed_chain_is_refused_with_the_whole_message(case):
+    """An exact row summing to 1 + 10^-12 is refused too (exact rows are compared exactly)."""
+    values, start, transitions, horizon, message = BAD_CHAINS[case]
+    with pytest.raises(InvalidBlockMDP) as raised:
+        exogenous_chain(values, start, transitions, horizon=horizon)
+    assert str(raised.value) == message
+
+
+def test_an_exact_value_of_tiny_probability_is_reachable():
+    """Exact probabilities are compared with 0 exactly (a float one within atol, above)."""
+    tiny = Fraction(1, 10 ** 12)
+    chain = exogenous_chain(["0", "1"], {"0": 1 - tiny, "1": tiny}, {}, horizon=1)
+    assert chain.start["1"] == tiny
