@@ -469,6 +469,9 @@ def test_the_one_line_forms():
 def test_float_mode_is_refused():
     with pytest.raises(ValueError, match="exact-mode"):
         exact_ppe(with_float_numbers(combination_lock(3, 2, seed=0)))
+
+
+def test_open_loop_alpha_refuses_float_mode_in_words():
     with pytest.raises(ValueError, match=r"^open_loop_alpha needs an exact-mode MDP; "
                                          r"'combolock-H3-K2-seed0' is in float mode$"):
         open_loop_alpha(with_float_numbers(combination_lock(3, 2, seed=0)))

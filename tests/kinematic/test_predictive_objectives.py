@@ -156,10 +156,15 @@ def test_compatibility_not_transitive_and_the_minimum_cover_not_unique():
     labels, unique = coarsest_optimal_abstraction(joint)
     assert labels.tolist() == [0, 0, 1] and not unique
     assert is_optimal(joint, [0, 1, 1]) and not is_optimal(joint, [0, 0, 0])
-    assert abstraction_loss(joint, [0, 0, 0]) > abstraction_loss(joint, [0, 1, 1]) == \
-        abstraction_loss(joint)
     _, fewest = brute_force_optimum(joint)
     assert sorted(map(sorted, fewest)) == [[[0], [1, 2]], [[0, 1], [2]]]
+
+
+def test_the_loss_of_coarser_labels_exceeds_the_optimum():
+    """The doctest's example: merging x1 .. x3 costs more than either optimal cover."""
+    joint = _not_transitive()
+    assert abstraction_loss(joint, [0, 0, 0]) > abstraction_loss(joint, [0, 1, 1]) == \
+        abstraction_loss(joint, [0, 0, 1]) == abstraction_loss(joint)
 
 
 def test_the_minimum_where_first_fit_is_not():
@@ -313,6 +318,10 @@ def test_errors_name_the_argument():
     with pytest.raises(ValueError, match=r"^layer must lie in 1\.\.2 \(0-based; layer 0 has no "
                                          r"earlier action\), got 3$"):
         multistep_inverse_solution(mdp, 3)
+
+
+def test_the_forward_objectives_refuse_a_layer_out_of_range():
+    mdp = curiosity_counterexample()
     for layer in (-1, 3):
         with pytest.raises(ValueError, match=rf"^layer must lie in 0\.\.2, got {layer}$"):
             forward_modelling_joint(mdp, layer)
