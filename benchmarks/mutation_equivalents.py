@@ -951,6 +951,10 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
 }
 
 LIVE: dict[str, str] = {
+    "kinematic.exogenous_spec.x__check_product_size__mutmut_31": (
+        "the memory estimate of a compact spec's product: bytes x (entries + states) -> "
+        "(entries - states): the verdict changes only for a product within 2 x states x "
+        "PRODUCT_BYTES_PER_ENTRY bytes of the machine's memory; no test builds one"),
     f"{EXO}__probabilities__mutmut_45": (
         "a float chain row's |total - 1| > atol -> >= atol: a row off by exactly atol (to the "
         "last bit) refused; no test builds such floats"),
