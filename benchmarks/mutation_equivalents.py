@@ -133,6 +133,16 @@ SUM_FROM_ZERO = ("sum(probabilities, Fraction(0)) -> sum(probabilities)",
                  "0 + Fraction is a Fraction and 0 + float a float: the same total, of the same "
                  "type (the rows are never empty)")
 
+SEARCH_ENC = "kinematic.counterexamples.partition_search.x"
+"""The start of the names of ``kinematic/counterexamples/partition_search.py``'s mutants."""
+CONFLICT_ORDER = ("a clash counted only when the first (or the second) posterior id is above 0 "
+                  "(> 0 or >= 1 for >= 0)",
+                  "the conflicts are counted over ordered pairs, and same_class is symmetric: a "
+                  "clash between id 0 and id k > 0 is still counted in the other order, so the "
+                  "count is 0 exactly when it was")
+FLOAT64_COUNTS = ("0 / 1 matrices as float32 -> float64 (astype(None))",
+                  "the same 0 / 1 entries and small integer counts, exact in both")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -948,6 +958,21 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the message of the error for a reward key that is neither a state nor an observation",
         "unreachable: the keys come from to_spec, which writes rewards under the MDP's own "
         "observation names"),
+    f"{SEARCH_ENC}__same_class__mutmut_1": FLOAT64_COUNTS,
+    f"{SEARCH_ENC}__conflicts__mutmut_11": FLOAT64_COUNTS,
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_23": (
+        "(weights > 0).astype(float) -> astype(None)", "None is float64 too"),
+    **dict.fromkeys([f"{SEARCH_ENC}__conflicts__mutmut_{k}" for k in (6, 7, 8, 9)],
+                    CONFLICT_ORDER),
+    f"{SEARCH_ENC}__same_class__mutmut_8": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_{k}" for k in (21, 38)],
+                    RESHAPE_NEGATIVE),
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_30": (
+        "index.reshape(rows, -1) -> reshape(-1)", "index is only read through index.ravel()"),
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_89": (
+        "the support's tables stacked on axis 1 (actions before the classes) -> axis 2",
+        "the support is only read by forward_deterministic, which sums over the last axis (the "
+        "classes of y) and asks all() of the two others: their order does not matter"),
 }
 
 LIVE: dict[str, str] = {
