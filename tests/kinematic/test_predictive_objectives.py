@@ -36,6 +36,9 @@ from kinematic.counterexamples.multistep_inverse import (
 )
 from kinematic.counterexamples.objectives import (
     inverse_dynamics_posteriors,
+    is_pcid_optimal,
+    pcid_posteriors,
+    pcid_target_abstraction,
     transition_distribution,
 )
 from kinematic.counterexamples.ppe import open_loop_policy
@@ -378,3 +381,21 @@ def test_every_objective_takes_its_data_from_the_cover():
     assert multistep_inverse_objective(inverse, (), 2, None).tolist() == [0, 1]
     assert multistep_inverse_objective(inverse, [open_loop_policy(inverse, ["a1"])], 2,
                                        None).tolist() == [0, 0]
+
+
+def test_pcid_groups_the_targets_by_their_posterior_and_leaves_unseen_ones_alone():
+    """x'0 and x'1 have the same posterior over (class of x, a) (1/2 each on (0, a0) and
+    (1, a1)), x'2 another ((0, a1)), x'3 and x'4 are never seen: {x'0, x'1}, {x'2}, {x'3},
+    {x'4}; merging x'1 with x'2 is not optimal, merging x'2 with the unseen x'3 is (it changes
+    no posterior: the unseen stay alone by convention only)."""
+    joint = np.full((2, 2, 5), Fraction(0), dtype=object)  # (x, a, x')
+    joint[0, 0, 0] = joint[1, 1, 0] = Fraction(1, 8)
+    joint[0, 0, 1] = joint[1, 1, 1] = Fraction(1, 4)
+    joint[0, 1, 2] = Fraction(1, 4)
+    previous = np.array([0, 1])
+    assert pcid_target_abstraction(joint, previous).tolist() == [0, 0, 1, 2, 3]
+    assert pcid_posteriors(joint, previous, np.array([0, 0, 1, 2, 3])) == {
+        0: (Fraction(1, 2), 0, 0, Fraction(1, 2)), 1: (0, 1, 0, 0)}
+    assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 2, 3]))
+    assert not is_pcid_optimal(joint, previous, np.array([0, 1, 1, 2, 3]))
+    assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 1, 2]))
