@@ -973,6 +973,22 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "the support's tables stacked on axis 1 (actions before the classes) -> axis 2",
         "the support is only read by forward_deterministic, which sums over the last axis (the "
         "classes of y) and asks all() of the two others: their order does not matter"),
+    "kinematic.counterexamples.objectives.x_inverse_dynamics_abstraction__mutmut_8": (
+        "labels not yet given: -1 -> -2", "they are only tested with < 0"),
+    "kinematic.counterexamples.objectives.x_pcid_posteriors__mutmut_25": (
+        "reshape(-1) -> reshape(-2)", "NumPy treats any negative size as 'infer'"),
+    **dict.fromkeys([f"kinematic.counterexamples.objectives.x_pcid_target_abstraction__mutmut_{k}"
+                     for k in (16, 17)], (
+        "the key of an unseen x', ('unseen', y) -> ('XXunseenXX', y) / ('UNSEEN', y)",
+        "any tag keeps the key distinct for each y and from every posterior (a tuple of "
+        "numbers)")),
+    "kinematic.counterexamples.objectives.x_inverse_dynamics_abstraction__mutmut_36": (
+        "members.append(y) -> members.append(None)",
+        "a class's members are only read as 'members and reached[members[0]]': the first "
+        "member, put there when the class is opened, and the list's truth"),
+    "kinematic.counterexamples.objectives.x_roll_in__mutmut_9": (
+        "sum(visitations, zeros(m)) -> sum(visitations)",
+        "0 + an array is the same array: there is always one policy at least"),
 }
 
 LIVE: dict[str, str] = {

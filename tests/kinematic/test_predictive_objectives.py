@@ -35,6 +35,7 @@ from kinematic.counterexamples.multistep_inverse import (
     multistep_inverse_solution,
 )
 from kinematic.counterexamples.objectives import (
+    inverse_dynamics_abstraction,
     inverse_dynamics_posteriors,
     is_pcid_optimal,
     pcid_posteriors,
@@ -399,3 +400,16 @@ def test_pcid_groups_the_targets_by_their_posterior_and_leaves_unseen_ones_alone
     assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 2, 3]))
     assert not is_pcid_optimal(joint, previous, np.array([0, 1, 1, 2, 3]))
     assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 1, 2]))
+
+
+def test_inverse_dynamics_leaves_an_unreached_target_alone():
+    """x'0 and x'1 have the same posterior over the action (1/2, 1/2) and share a class; x'2,
+    never reached, imposes nothing but stays alone (the convention of every objective here)."""
+    joint = np.full((1, 2, 3), Fraction(0), dtype=object)  # (x, a, x')
+    joint[0, :, :2] = Fraction(1, 4)
+    assert inverse_dynamics_abstraction(joint).tolist() == [0, 0, 1]
+
+
+def test_the_transition_table_refuses_a_layer_out_of_range():
+    with pytest.raises(ValueError, match=r"^layer must lie in 1\.\.2, got 3$"):
+        transition_distribution(curiosity_counterexample(), [], 3)
