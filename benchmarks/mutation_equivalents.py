@@ -77,6 +77,72 @@ NO_RND_PREDICTOR_STEP = ("PPO without RND steps the predictor too (step(both) / 
                          "average (0.99 x 0 + 0.01 x 0) as they were, and the predictor is never "
                          "read")
 
+EXO_KI = "kinematic.exogenous_ki.x"
+EXO_CHECK = "kinematic.exogenous_check.x"
+EXO_SEARCH = "kinematic.exogenous_search.x"
+"""The start of the names of the exogenous modules' mutants."""
+FALSY_FLAG = ("f(..., flag=False) -> flag=None",
+              "the flag is only tested for truth (if / conditional expression): None is False")
+ADMISSIBLE_BOUND = ("the A* bound total + k + (layers left) lowered (minus the layers left, or "
+                    "one less)",
+                    "a lower bound stays admissible: every prefix whose bound is at most the "
+                    "best total is still popped before the loop stops, and a complete "
+                    "factorisation's own bound is its exact total, so completes are popped in "
+                    "order of their totals: the same coarsest prefixes are found (later)")
+SEARCH_PRUNE = ("a pruning shortcut of the search weakened (the partner count read over the "
+                "whole matrix, or without the next layer's restriction; a restriction "
+                "'&=' on an all-true mask written '=')",
+                "the shortcut only skips a size whose grids would all fail; every grid is still "
+                "built from blocks filtered by the same restrictions (_within), so the grids "
+                "found are the same")
+TOGETHER_ANY_ACTION = ("which states share an exogenous block: the exogenous blocks' "
+                       "probabilities compared under every action (flag falsy) or under the "
+                       "second action, rather than the first",
+                       "an exogenous block exists only when its probability is the same under "
+                       "every action from every state of the layer before (_exogenous_blocks), "
+                       "so every action gives the same comparison (a single-action MDP, where "
+                       "there is no second action, is tested)")
+
+PPE = "kinematic.counterexamples.ppe.x"
+"""The start of the names of ``kinematic/counterexamples/ppe.py``'s mutants."""
+SQUARE = ("n = matrix.shape[0] -> shape[1]",
+          "the matrix is square (N x N, candidates by candidates)")
+EXACT_OBJECT = ("np.asarray / np.array(..., dtype=object) -> dtype None / absent",
+                "exact mode only (checked first): the start and the distributions hold "
+                "Fractions, which numpy keeps as an object array anyway")
+ETA_RECOMPUTED = ("policy_cover_alpha(mdp, cover, eta(mdp)) -> eta None / absent",
+                  "policy_cover_alpha computes eta(mdp) itself when not given: the same values")
+
+PREDICTIVE = "kinematic.counterexamples.predictive.x"
+"""The start of the names of ``kinematic/counterexamples/predictive.py``'s mutants."""
+COVER_SEARCH_LONGER = ("the clique cover search stops later (at 3 covers, or not at all: 'return "
+                       "True' -> 'return False' after a second cover)",
+                       "only the first cover found and whether a second exists are read "
+                       "(found[0], len(found) == 1): searching on after the second changes "
+                       "neither (a search not stopped leaves a member appended, which only "
+                       "later covers, never read, contain)")
+COVER_LOWER_BOUND = ("the number of classes tried starts lower (0, or the greedy set of pairwise "
+                     "incompatible groups left empty) or ends higher (n + 1)",
+                     "the greedy set only gives a lower bound, valid or not: fewer classes find "
+                     "no cover and the loop goes on to the same minimum; every group alone is a "
+                     "cover, so the loop never reaches n + 1")
+
+EXO = "kinematic.exogenous.x"
+"""The start of the names of ``kinematic/exogenous.py``'s mutants."""
+SUM_FROM_ZERO = ("sum(probabilities, Fraction(0)) -> sum(probabilities)",
+                 "0 + Fraction is a Fraction and 0 + float a float: the same total, of the same "
+                 "type (the rows are never empty)")
+
+SEARCH_ENC = "kinematic.counterexamples.partition_search.x"
+"""The start of the names of ``kinematic/counterexamples/partition_search.py``'s mutants."""
+CONFLICT_ORDER = ("a clash counted only when the first (or the second) posterior id is above 0 "
+                  "(> 0 or >= 1 for >= 0)",
+                  "the conflicts are counted over ordered pairs, and same_class is symmetric: a "
+                  "clash between id 0 and id k > 0 is still counted in the other order, so the "
+                  "count is 0 exactly when it was")
+FLOAT64_COUNTS = ("0 / 1 matrices as float32 -> float64 (astype(None))",
+                  "the same 0 / 1 entries and small integer counts, exact in both")
+
 EQUIVALENT: dict[str, tuple[str, str]] = {
     **dict.fromkeys([f"kinematic.inseparability.x__group_float__mutmut_{k}" for k in (6, 9, 13)],
                     ZIP_STRICT),
@@ -752,9 +818,217 @@ EQUIVALENT: dict[str, tuple[str, str]] = {
         "sum(cost or 0.0 over the open cells) -> cost or 1.0",
         "an open cell is one with a cost (not None), and a cost is positive (seconds > 0 and "
         "episodes > 0 are required to measure one): the 'or' never applies"),
+    **dict.fromkeys([f"{EXO_KI}_chain_partitions__mutmut_{k}" for k in (50, 53, 54, 57, 60, 61)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"{EXO_KI}__labels_by_name__mutmut_{k}" for k in (4, 7, 8, 11, 14, 15)],
+                    ZIP_STRICT),
+    **dict.fromkeys([f"{EXO_KI}__matrix__mutmut_{k}" for k in (4, 6)], (
+        "np.array(T_ex rows, dtype=object) -> dtype None / absent",
+        "the matrix goes through mode.array, which makes it an object array of Fractions "
+        "(exact) or float64 (float) whatever numpy inferred")),
+    **dict.fromkeys([f"{EXO_KI}_predicted_ki_partitions__mutmut_{k}" for k in (35, 36, 39)], (
+        "ki_partition(endogenous, backward, forward) -> backward or forward None / absent",
+        "ki_partition computes a partition it is not given: the same backward / forward KI "
+        "partition of the endogenous Block MDP, computed twice")),
+    **dict.fromkeys([f"{EXO_CHECK}ǁ_Layerǁ__init____mutmut_{k}" for k in (13, 16, 17)], ZIP_STRICT),
+    **dict.fromkeys([f"{EXO_CHECK}ǁ_Layerǁsums__mutmut_{k}" for k in (9, 12, 13)], ZIP_STRICT),
+    f"{EXO_CHECK}_check_factorisation__mutmut_41": FALSY_FLAG,
+    f"{EXO_CHECK}__step__mutmut_16": FALSY_FLAG,
+    f"{EXO_CHECK}__parts__mutmut_8": FALSY_FLAG,
+    **dict.fromkeys([f"{EXO_SEARCH}ǁ_Layerǁ{method}__mutmut_{k}"
+                     for method, numbers in (("_build", (30, 33, 34)),
+                                             ("_exogenous_blocks", (31, 34, 35)),
+                                             ("_endogenous", (75, 78, 79)))
+                     for k in numbers], ZIP_STRICT),
+    **dict.fromkeys([f"{EXO_SEARCH}__scaled__mutmut_{k}" for k in (3, 5)], FLOAT_ALREADY),
+    f"{EXO_SEARCH}__scaled__mutmut_14": (
+        "int64 when the scale is at most 2^30 -> object always",
+        "Python ints are exact at any size: the same comparisons, slower"),
+    f"{EXO_SEARCH}__scaled__mutmut_16": (
+        "scale <= 2^30 -> scale < 2^30 (int64 or object at exactly 2^30)",
+        "both are exact at 2^30: the products stay below 2^62 in int64, and Python ints are "
+        "exact"),
+    **dict.fromkeys([f"{EXO_SEARCH}__indicator__mutmut_{k}" for k in (7, 9)], (
+        "np.asarray(bitmasks, dtype=np.int64) -> dtype None / absent",
+        "the bitmasks are Python ints below 2^12 (MAX_STATES_PER_LAYER bits): numpy makes them "
+        "int64 itself")),
+    f"{EXO_SEARCH}__indicator__mutmut_11": RESHAPE_NEGATIVE,
+    f"{EXO_SEARCH}ǁ_Layerǁ__init____mutmut_40": RESHAPE_NEGATIVE,
+    f"{EXO_SEARCH}ǁ_Layerǁtogether__mutmut_21": RESHAPE_NEGATIVE,
+    f"{EXO_SEARCH}ǁ_Layerǁ__init____mutmut_42": (
+        "self.rows = np.unique(rows) -> the rows with their repetitions",
+        "the rows are only read by _endogenous, which asks that every row pass: a repeated row "
+        "passes or fails as its first copy does"),
+    f"{EXO_SEARCH}ǁ_Layerǁ__init____mutmut_55": (
+        "expected reward += p r -> -= p r",
+        "the expected rewards are only compared for equality (same_rewards): negating every "
+        "one keeps which are equal"),
+    **dict.fromkeys([f"{EXO_SEARCH}ǁ_Layerǁtogether__mutmut_{k}" for k in (7, 10)], (
+        "the indicator in the incoming rows' dtype -> int64 (dtype None / absent)",
+        "an int64 indicator times int64 rows is int64, times object rows Python ints: the same "
+        "exact sums")),
+    **dict.fromkeys([f"{EXO_SEARCH}ǁ_Layerǁtogether__mutmut_{k}" for k in (12, 14)],
+                    TOGETHER_ANY_ACTION),
+    **dict.fromkeys([f"{EXO_SEARCH}__together__mutmut_{k}" for k in (2, 5, 7)],
+                    TOGETHER_ANY_ACTION),
+    f"{EXO_SEARCH}ǁ_Layerǁgrids__mutmut_4": (
+        "the cache key b'' of an unrestricted search -> b'XXXX'",
+        "any key that no restriction's bytes (0 / 1 bytes of boolean arrays) can equal: the "
+        "same cache"),
+    **dict.fromkeys([f"{EXO_SEARCH}ǁ_Layerǁ_build__mutmut_{k}" for k in (4, 6, 8, 20)],
+                    SEARCH_PRUNE),
+    f"{EXO_SEARCH}ǁ_Layerǁ_build__mutmut_11": (
+        "n // size -> n / size", "size divides n (the search tries divisors only)"),
+    **dict.fromkeys([f"{EXO_SEARCH}ǁ_Layerǁ_endogenous__mutmut_{k}" for k in (10, 12)], (
+        "np.array(single bits, dtype=np.int64) -> dtype None / absent",
+        "Python ints below 2^12: numpy makes them int64 itself")),
+    f"{EXO_SEARCH}__within__mutmut_2": (
+        "(~together).astype(np.int64) -> astype(None) (float64)",
+        "0 / 1 entries: the products and sums are small integers, exact in float64, and only "
+        "compared with 0"),
+    f"{EXO_SEARCH}_exact_covers__mutmut_8": (
+        "(block & -block).bit_length() - 1 -> (block | -block).bit_length() - 1",
+        "for block > 0, block | -block = -(block & -block), and bit_length ignores the sign: "
+        "the same index of the lowest bit"),
+    f"{EXO_SEARCH}_exact_covers__mutmut_21": (
+        "(~covered & (covered + 1)).bit_length() - 1 -> (~covered | (covered + 1))...",
+        "with k the lowest zero bit of covered, ~covered | (covered + 1) = -(2^k) (bits below k "
+        "are 0 in both, bit k and every bit above are 1 in one of them), whose bit_length is "
+        "k + 1: the same index"),
+    f"{EXO_SEARCH}__search__mutmut_9": (
+        "divisors of n among range(1, n + 1) -> range(1, n + 2)", "n + 1 never divides n"),
+    **dict.fromkeys([f"{EXO_SEARCH}__search__mutmut_{k}" for k in (22, 23, 64, 66)],
+                    ADMISSIBLE_BOUND),
+    f"{EXO_SEARCH}__search__mutmut_52": (
+        "best = total if best is None else best -> best = total always",
+        "a complete factorisation is popped only when its bound, its exact total, is at most "
+        "best (else the loop stops), and completes are popped in order of their totals: "
+        "total is best whenever it is reassigned"),
+    **dict.fromkeys([f"{EXO_SEARCH}_endogenous_factorisations__mutmut_{k}" for k in (9, 11)], (
+        "the search tolerance in exact mode: 0 -> SLACK * width * atol or 1",
+        "exact mode compares with == (_Numbers.equal), never with the tolerance")),
+    f"{EXO_SEARCH}_endogenous_factorisations__mutmut_21": (
+        "_Numbers(exact, 0.0) -> _Numbers(None, 0.0) in exact mode",
+        "|a - b| <= 0 for integers (int64 or Python ints) is a == b"),
+    **dict.fromkeys([f"{EXO_SEARCH}_endogenous_factorisations__mutmut_{k}" for k in (30, 35)], (
+        "islice(chains, max_partitions + 1) -> islice(chains, None) / max_partitions + 2",
+        "more than max_partitions chains is refused either way, with the same message (it "
+        "names the classes, not the count); at most max_partitions are kept whole")),
+    **dict.fromkeys([f"{PPE}ǁPPEResultǁ__str____mutmut_{k}" for k in (26, 29, 30)], ZIP_STRICT),
+    f"{PPE}__distance_lines__mutmut_2": SQUARE,
+    f"{PPE}_eliminate_paths__mutmut_2": SQUARE,
+    f"{PPE}_eliminate_paths__mutmut_18": (
+        "alive[j] = False -> None", "alive is only tested for truth: None is False"),
+    **dict.fromkeys([f"{PPE}_open_loop_policy__mutmut_{k}" for k in (17, 20)], (
+        "np.full(shape, 1 / K, dtype=mode.dtype) -> dtype None / absent",
+        "the fill is the mode's own number (a Fraction: object array; a float: float64)")),
+    **dict.fromkeys([f"{PPE}_open_loop_policy__mutmut_{k}" for k in (30, 32)], (
+        "Policy(tables, mdp) -> Policy(tables) / mdp None",
+        "the MDP only lets Policy check the tables' shapes, which are built from that MDP's "
+        "observations and actions; no caller prints the policy by name")),
+    f"{PPE}__posteriors__mutmut_14": (
+        "posterior rows of the observations no candidate reaches: 0 -> 1",
+        "the gaps read the reached rows only, and the decoder's argmax of a constant row is "
+        "the first kept path either way (0)"),
+    **dict.fromkeys([f"{PPE}_exact_ppe__mutmut_{k}" for k in (9, 11, 25, 27)], EXACT_OBJECT),
+    **dict.fromkeys([f"{PPE}_open_loop_alpha__mutmut_{k}" for k in (7, 9)], EXACT_OBJECT),
+    **dict.fromkeys([f"{PPE}_exact_ppe__mutmut_{k}" for k in (75, 83, 86)], ETA_RECOMPUTED),
+    **dict.fromkeys([f"{PREDICTIVE}__covers__mutmut_{k}" for k in (10, 11, 30, 36)],
+                    COVER_SEARCH_LONGER),
+    **dict.fromkeys([f"{PREDICTIVE}__minimum_cover__mutmut_{k}" for k in (2, 11, 14)],
+                    COVER_LOWER_BOUND),
+    **dict.fromkeys([f"{PREDICTIVE}__minimum_cover__mutmut_{k}" for k in (27, 28, 29)], (
+        "the message of AssertionError('every group alone is a cover')",
+        "unreachable: the loop tries up to one class per group, and every group alone is a "
+        "cover")),
+    **dict.fromkeys([f"{PREDICTIVE}_coarsest_optimal_abstraction__mutmut_{k}" for k in (23, 25)], (
+        "np.empty(m, dtype=np.intp) -> dtype None (float64) for the class of each observation",
+        "every entry is assigned a class index, and first_appearance renumbers the values as "
+        "np.intp labels: the same labels")),
+    "kinematic.counterexamples.multistep_inverse.x_multistep_inverse_joint__mutmut_10": (
+        "identity * scalar(1) -> identity / scalar(1)", "both are the identity of Fractions"),
+    "kinematic.counterexamples.multistep_inverse.x_multistep_inverse_joint__mutmut_38": (
+        "einsum('xay,yz->xza') -> einsum('XAY,YZ->XZA')",
+        "the same contraction with the subscripts renamed"),
+    **dict.fromkeys([f"{EXO}_exogenous_block_mdp__mutmut_{k}" for k in (19, 22, 24, 40, 43, 46)],
+                    ZIP_STRICT),
+    f"{EXO}__probabilities__mutmut_32": SUM_FROM_ZERO,
+    f"{EXO}__marginals__mutmut_11": SUM_FROM_ZERO,
+    f"{EXO}__layer_of__mutmut_5": (
+        "the message of the error for a reward key that is neither a state nor an observation",
+        "unreachable: the keys come from to_spec, which writes rewards under the MDP's own "
+        "observation names"),
+    f"{SEARCH_ENC}__same_class__mutmut_1": FLOAT64_COUNTS,
+    f"{SEARCH_ENC}__conflicts__mutmut_11": FLOAT64_COUNTS,
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_23": (
+        "(weights > 0).astype(float) -> astype(None)", "None is float64 too"),
+    **dict.fromkeys([f"{SEARCH_ENC}__conflicts__mutmut_{k}" for k in (6, 7, 8, 9)],
+                    CONFLICT_ORDER),
+    f"{SEARCH_ENC}__same_class__mutmut_8": RESHAPE_NEGATIVE,
+    **dict.fromkeys([f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_{k}" for k in (21, 38)],
+                    RESHAPE_NEGATIVE),
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_30": (
+        "index.reshape(rows, -1) -> reshape(-1)", "index is only read through index.ravel()"),
+    f"{SEARCH_ENC}ǁLatentTablesǁ__init____mutmut_89": (
+        "the support's tables stacked on axis 1 (actions before the classes) -> axis 2",
+        "the support is only read by forward_deterministic, which sums over the last axis (the "
+        "classes of y) and asks all() of the two others: their order does not matter"),
+    "kinematic.counterexamples.objectives.x_inverse_dynamics_abstraction__mutmut_8": (
+        "labels not yet given: -1 -> -2", "they are only tested with < 0"),
+    "kinematic.counterexamples.objectives.x_pcid_posteriors__mutmut_25": (
+        "reshape(-1) -> reshape(-2)", "NumPy treats any negative size as 'infer'"),
+    **dict.fromkeys([f"kinematic.counterexamples.objectives.x_pcid_target_abstraction__mutmut_{k}"
+                     for k in (16, 17)], (
+        "the key of an unseen x', ('unseen', y) -> ('XXunseenXX', y) / ('UNSEEN', y)",
+        "any tag keeps the key distinct for each y and from every posterior (a tuple of "
+        "numbers)")),
+    "kinematic.counterexamples.objectives.x_inverse_dynamics_abstraction__mutmut_36": (
+        "members.append(y) -> members.append(None)",
+        "a class's members are only read as 'members and reached[members[0]]': the first "
+        "member, put there when the class is opened, and the list's truth"),
+    "kinematic.counterexamples.objectives.x_roll_in__mutmut_9": (
+        "sum(visitations, zeros(m)) -> sum(visitations)",
+        "0 + an array is the same array: there is always one policy at least"),
 }
 
 LIVE: dict[str, str] = {
+    "kinematic.exogenous_spec.x__check_product_size__mutmut_31": (
+        "the memory estimate of a compact spec's product: bytes x (entries + states) -> "
+        "(entries - states): the verdict changes only for a product within 2 x states x "
+        "PRODUCT_BYTES_PER_ENTRY bytes of the machine's memory; no test builds one"),
+    f"{EXO}__probabilities__mutmut_45": (
+        "a float chain row's |total - 1| > atol -> >= atol: a row off by exactly atol (to the "
+        "last bit) refused; no test builds such floats"),
+    f"{EXO_CHECK}ǁ_Comparisonǁ__call____mutmut_8": (
+        "float entries compared |a - b| <= atol -> < atol: entries exactly atol apart (to the "
+        "last bit) refused; no test builds such floats"),
+    f"{EXO_SEARCH}ǁ_Numbersǁequal__mutmut_7": (
+        "the float search's |a - b| <= tol -> < tol: differences of exactly SLACK * width * "
+        "atol (to the last bit) left out; no test builds such floats"),
+    f"{EXO_SEARCH}__scaled__mutmut_12": (
+        "scale // denominator -> scale / denominator: exact while the rows fit int64 (scale <= "
+        "2^30, below 2^53), but beyond 2^30 the object rows hold floats, inexact past 2^53; the "
+        "lock with a bit flipping with probability 3^-41 still finds its partition (the "
+        "roundings agree on both sides of each comparison)"),
+    **dict.fromkeys([f"{EXO_SEARCH}__scaled__mutmut_{k}" for k in (13, 19, 21)], (
+        "the rows' dtype int64 or object by the scale -> numpy's choice (int64 whenever the "
+        "scaled rows fit): beyond a scale of 2^31 the products of two scaled entries wrap "
+        "modulo 2^64 in _endogenous, so a product check can pass falsely only when the two "
+        "sides differ by a multiple of 2^64; the 2^-40 lock of the tests does not")),
+    f"{EXO_SEARCH}ǁ_Layerǁ_exogenous_blocks__mutmut_17": (
+        "the indicator in the rows' dtype -> float64: exact for int64 rows (sums below 2^53), "
+        "but object rows (scale beyond 2^30) times floats are floats, inexact past 2^53; the "
+        "3^-41 lock's sums still compare as they should"),
+    **dict.fromkeys([f"{EXO_SEARCH}__search__mutmut_{k}" for k in (21, 33, 56, 63)], (
+        "the A* stops at the first complete class count (break for continue, bound >= best, "
+        "or bounds raised by 2, which makes them inadmissible): other class counts per layer "
+        "with the same total are lost. Only an MDP whose coarsest factorisations differ in "
+        "their classes per layer kills it; no tested MDP has one, nor did 11,201 random "
+        "horizon-3 MDPs of widths 1, 2, 4")),
+    **dict.fromkeys([f"{EXO_SEARCH}ǁEndogenousFactorisationsǁ__repr____mutmut_{k}"
+                     for k in (3, 4)], (
+        "' or ' between the classes per layer of coarsest partitions -> 'XX or XX' / ' OR ': "
+        "printed only when they differ in their classes per layer (see _search above)")),
     **dict.fromkeys([f"homer.sweep.x__local_results__mutmut_{k}" for k in (30, 32, 34)], (
         "pool.shutdown(wait=True, cancel_futures=True) -> wait False / None / absent: a "
         "stopped local sweep returns while its workers finish the task they run (its record "

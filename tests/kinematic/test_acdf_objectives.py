@@ -397,6 +397,7 @@ def test_periodic_example_exactly():
 
 
 @pytest.mark.slow
+@pytest.mark.no_mutants  # 30 s per mutant; test_exogenous_examples builds these examples in 1 s
 def test_other_examples_exactly():
     # an exact enumeration of 30 s (the double prime loop's K up to 30), not a learning run
     control = population_experiment("control_example")
@@ -453,3 +454,24 @@ def test_per_layer_form_counts_the_earlier_layers_gaps(objective):
         assert len(set(solution.labels.tolist())) == 3  # s7, s8, s9 apart
         without = solve(mdp, [], 2, np.array(previous), 2)
         assert len(set(without.labels.tolist())) == 2  # k = 1's terms alone merge s7 and s8
+
+
+def test_the_exhaustive_search_refuses_in_words_and_takes_exactly_its_limit():
+    """Bell(5) = 52 partitions: a limit of 52 lists them, 51 refuses; no partition of nothing;
+    row-by-row encoders in pairs only."""
+    assert len(set_partitions(5, limit=52)) == 52
+    with pytest.raises(ValueError, match=r"^5 observations have more than 51 partitions \(the "
+                                         r"limit of an exhaustive search\)$"):
+        set_partitions(5, limit=51)
+    with pytest.raises(ValueError, match=r"^size must be at least 1, got 0$"):
+        set_partitions(0)
+    with pytest.raises(ValueError, match=r"^row by row needs as many left as right encoders, got "
+                                         r"1 and 2$"):
+        keeps_posteriors(np.array([[0, 1]]), np.array([[0, 0]]), np.array([[0, 0], [0, 1]]))
+
+
+def test_a_pair_without_mass_has_no_posterior_id():
+    """``-1`` where ``J(x, ., y) = 0``, as documented."""
+    half, zero = Fraction(1, 2), Fraction(0)
+    joint = np.array([[[half, zero], [half, zero]]], dtype=object)  # x, a, y
+    assert posterior_ids(joint).tolist() == [[0, -1]]

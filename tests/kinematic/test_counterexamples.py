@@ -198,6 +198,7 @@ def test_finder_shrinks_the_one_class_failure_to_its_three_state_core():
 
 
 @pytest.mark.slow  # 43-51 s, mostly shrinking; the fast test above covers the search
+@pytest.mark.no_mutants  # for each mutant of counterexamples/objectives.py it would run 45 s
 def test_finder_records_a_shrunk_non_trivial_robust_counterexample(tmp_path, capsys):
     record = tmp_path / "found.json"
     assert cli_main(["find-counterexample", "--objective", "inverse_dynamics", "--non-trivial",

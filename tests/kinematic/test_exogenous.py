@@ -18,6 +18,7 @@ from kinematic import (
     figure2_canonical,
     ki_partition,
     quotient,
+    with_float_numbers,
 )
 from kinematic.spec import from_spec, to_spec
 
@@ -130,11 +131,15 @@ def test_a_broken_factorisation_is_refused_naming_the_entry():
     second = {z: z[1] for z in correlated.states if len(z) == 2} | {"s": "-"}
     with pytest.raises(NotFactorised, match=r"^transitions\['s'\]\['a'\]\['00'\]: 1/2 is not "
                                             r"T_en\('0' \| 's', 'a'\) T_ex\('0' \| '-'\) = "
-                                            r"1/2 \* 1/2 "):
+                                            r"1/2 \* 1/2 \(T_en as from 's', T_ex as from 's' "
+                                            r"with action 'a'\)$"):
         check_factorisation(correlated, first, second)
     independent = two_by_two({"00": "1/4", "01": "1/4", "10": "1/4", "11": "1/4"})
     assert check_factorisation(independent, first, second).chain.layers == (("-",), ("0", "1"))
-    with pytest.raises(NotFactorised, match=r"^layer 2: no state has the labels \('0', '2'\)"):
+    with pytest.raises(NotFactorised, match=r"^layer 2: no state has the labels \('0', '2'\): "
+                                            r"every pair of a layer's endogenous and exogenous "
+                                            r"labels must be one state \(the latent space of a "
+                                            r"layer is the product of the two parts'\)$"):
         check_factorisation(independent, first, second | {"11": "2"})
     with pytest.raises(NotFactorised, match=r"^layer 2: states '00' and '01' have the same "
                                             r"labels \('0', '0'\)$"):
@@ -169,7 +174,8 @@ def test_rewards_that_depend_on_the_exogenous_part_are_refused():
     independent = block_mdp("r", [["s"], ["00", "01"]], ["a"], {"s": 1},
                             {"s": {"a": {"00": "1/2", "01": "1/2"}}}, rewards={"01": {"a": 1}})
     with pytest.raises(NotFactorised, match=r"^rewards of '01' with action 'a': expected 1, but "
-                                            r"0 for '00' \(both endogenous label '0'\)"):
+                                            r"0 for '00' \(both endogenous label '0'\): the "
+                                            r"reward depends on the exogenous part$"):
         check_factorisation(independent, {"s": "s", "00": "0", "01": "0"},
                             {"s": "-", "00": "0", "01": "1"})
 
@@ -198,3 +204,167 @@ def test_numbers_that_mix_floats_and_fractions_are_refused_naming_the_part_they_
     floats = exogenous_chain(["x", "y"], {"x": 0.5, "y": 0.5},
                              {"x": {"x": 0.75, "y": 0.25}, "y": {"x": 0.5, "y": 0.5}}, horizon=2)
     assert not exogenous_block_mdp(thirds, floats).mdp.mode.exact
+
+
+def test_its_repr_gives_the_sizes_of_both_parts_per_layer():
+    """The one-line summary: the product's state count, then the endogenous states and the
+    exogenous values of each layer (a chain of 1, 2, 2 values: not the product's sizes)."""
+    chain = exogenous_chain([["u"], ["v", "w"], ["v", "w"]], {"u": 1},
+                            [{"u": {"v": "1/2", "w": "1/2"}},
+                             {"v": {"v": "1/2", "w": "1/2"}, "w": {"v": "1/2", "w": "1/2"}}])
+    assert repr(exogenous_block_mdp(LOCK, chain, name="noisy")) == (
+        "<ExogenousBlockMDP 'noisy': 14 states = endogenous 2/3/3 x exogenous 1/2/2 per layer>")
+
+
+def test_labels_are_checked_naming_the_part_and_the_state():
+    independent = two_by_two({"00": "1/4", "01": "1/4", "10": "1/4", "11": "1/4"})
+    first = {z: z[0] for z in independent.states if len(z) == 2} | {"s": "s"}
+    second = {z: z[1] for z in independent.states if len(z) == 2} | {"s": "-"}
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels must be a mapping, got list$"):
+        check_factorisation(independent, ["0"], second)
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous labels\['00'\]: \['x'\] is not "
+                                              r"hashable$"):
+        check_factorisation(independent, first, second | {"00": ["x"]})
+    seven = block_mdp("seven", [["s"], [f"w{i}" for i in range(7)]], ["a"], {"s": 1},
+                      {"s": {"a": {f"w{i}": "1/7" for i in range(7)}}})
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels: no label for state\(s\) "
+                                              r"'w0', 'w1', 'w2', 'w3', 'w4', ... \(2 more\)$"):
+        check_factorisation(seven, {"s": "s"}, {"s": "s"})
+
+
+def test_a_start_that_is_not_the_product_of_its_marginals_is_refused():
+    start = block_mdp("start", [["00", "01", "10", "11"]], ["a"],
+                      {"00": "1/2", "01": "1/6", "10": "1/6", "11": "1/6"}, {})
+    with pytest.raises(NotFactorised, match=r"^start\['00'\]: 1/2 is not mu_en\('0'\) "
+                                            r"mu_ex\('0'\) = 2/3 \* 2/3$"):
+        check_factorisation(start, {z: z[0] for z in start.states},
+                            {z: z[1] for z in start.states})
+
+
+def test_exact_numbers_are_compared_exactly_and_floats_within_the_mdps_atol():
+    """An exact product with one entry moved by 10^-12 does not factorise; a float MDP (atol
+    10^-3) whose rows sum to 1.0004 does, and its parts keep that atol (with the default 10^-9
+    their rows would not sum to 1); the float lock times a bit flipping with probability 0.1,
+    whose products are rounded, factorises."""
+    spec = to_spec(exogenous_block_mdp(LOCK, flips("1/10")).mdp)
+    row = spec["transitions"]["s1a|0"]["a1"]
+    first, second = sorted(row)[:2]
+    row[first] = str(Fraction(row[first]) + Fraction(1, 10 ** 12))
+    row[second] = str(Fraction(row[second]) - Fraction(1, 10 ** 12))
+    moved = from_spec(spec)
+    with pytest.raises(NotFactorised, match=r"^transitions\['s1a\|0'\]\['a2'\]: the next "
+                                            r"exogenous value is \{'0': 9/10, '1': 1/10\}, but "
+                                            r"from 's1a\|0' with action 'a1' \{'0': "
+                                            r"900000000001/1000000000000, "):
+        check_factorisation(moved, *labels(exogenous_block_mdp(LOCK, flips("1/10"))))
+    loose = block_mdp("grid", [["s"], ["00", "01", "10", "11"]], ["a", "b"], {"s": 1},
+                      {"s": {"a": {"00": 0.2502, "01": 0.2502, "10": 0.25, "11": 0.25},
+                             "b": {"00": 0.5002, "01": 0.5002}}}, atol=1e-3)
+    parts = check_factorisation(loose, {z: z[0] for z in loose.states} | {"s": "s"},
+                                {z: z[-1] for z in loose.states} | {"s": "-"})
+    assert parts.endogenous.mode.atol == 1e-3
+    assert parts.chain.transitions[0]["-"] == {"0": 0.5002, "1": 0.5002}
+    chain = exogenous_chain(["0", "1"], {"0": 0.5, "1": 0.5},
+                            {"0": {"0": 0.9, "1": 0.1}, "1": {"0": 0.1, "1": 0.9}}, horizon=3)
+    model = exogenous_block_mdp(with_float_numbers(LOCK), chain)
+    assert check_factorisation(model.mdp, *labels(model)).parts == model.parts
+
+
+def test_the_recovered_parts_are_named_after_the_mdp_and_its_labels():
+    """The endogenous Block MDP is "<name> (endogenous)"; a label used in several layers names
+    a state per layer, "label@h"; labels that print alike (1 and "1") are refused, naming the
+    part and the layer."""
+    model = exogenous_block_mdp(LOCK, flips("1/10"))
+    endogenous, exogenous = labels(model)
+    assert check_factorisation(model.mdp, endogenous, exogenous).endogenous.name == \
+        "combolock-H3-K2-seed0+exogenous (endogenous)"
+    letters = {z: "e" + label[2:] for z, label in endogenous.items()}  # ea, eb, ec per layer
+    assert check_factorisation(model.mdp, letters, exogenous).endogenous.layers == (
+        ("ea@1", "eb@1"), ("ea@2", "eb@2", "ec@2"), ("ea@3", "eb@3", "ec@3"))
+    alike = {z: 1 if z.endswith("1") else "1" for z in model.mdp.states}
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous labels of layer 1: two labels print "
+                                              r"alike \(\['1', '1'\]\)$"):
+        check_factorisation(model.mdp, endogenous, alike)
+    alike = endogenous | {z: 1 for z in model.mdp.layers[0] if z.startswith("s1a")} \
+        | {z: "1" for z in model.mdp.layers[0] if z.startswith("s1b")}
+    with pytest.raises(InvalidBlockMDP, match=r"^endogenous labels of layer 1: two labels print "
+                                              r"alike \(\['1@1', '1@1'\]\)$"):
+        check_factorisation(model.mdp, alike, exogenous)
+
+
+def test_product_names_that_coincide_and_a_plain_mdp_are_refused_in_words():
+    pipes = block_mdp("pipes", [["s", "s|1"]], ["a"], {"s": "1/2", "s|1": "1/2"}, {})
+    chain = exogenous_chain(["1", "1|1"], {"1": "1/2", "1|1": "1/2"}, {}, horizon=1)
+    with pytest.raises(InvalidBlockMDP, match=r"^exogenous product: the name 's\|1\|1' stands for "
+                                              r"both \('s', '1\|1'\) and \('s\|1', '1'\) \(a name "
+                                              r"holding '\|'\)$"):
+        exogenous_block_mdp(pipes, chain)
+    with pytest.raises(TypeError, match=r"^endogenous_partition needs an ExogenousBlockMDP "
+                                        r"\(exogenous_block_mdp or check_factorisation\), got "
+                                        r"BlockMDP$"):
+        endogenous_partition(LOCK)
+
+
+BAD_CHAINS = {  # (values, start, transitions, horizon) -> the whole message
+    "a string": ("01", {}, {}, 2, "exogenous values: a non-empty list of names (or one list per "
+                                  "layer), got '01'"),
+    "no values": ([], {}, {}, 2, "exogenous values: a non-empty list of names (or one list per "
+                                 "layer), got []"),
+    "horizon True": (["0"], {"0": 1}, {"0": {"0": 1}}, True,
+                     "exogenous chain: a stationary chain needs horizon, a positive int, got True"),
+    "horizon 0": (["0"], {"0": 1}, {"0": {"0": 1}}, 0,
+                  "exogenous chain: a stationary chain needs horizon, a positive int, got 0"),
+    "horizon 1.5": (["0"], {"0": 1}, {"0": {"0": 1}}, 1.5,
+                    "exogenous chain: a stationary chain needs horizon, a positive int, got 1.5"),
+    "names and lists": ([["0"], "1"], {"0": 1}, [], None,
+                        "exogenous values: names, or one list of names per layer, got [['0'], "
+                        "'1']"),
+    "steps missing": ([["0"], ["0"]], {"0": 1}, [], None,
+                      "exogenous transitions: one mapping per step (1) for a chain given layer by "
+                      "layer, got []"),
+    "one mapping": ([["0"], ["0"]], {"0": 1}, {"0": {"0": 1}}, None,
+                    "exogenous transitions: one mapping per step (1) for a chain given layer by "
+                    "layer, got {'0': {'0': 1}}"),
+    "repeated value": ([["0", "0"], ["1"]], {"0": 1}, [{}], None,
+                       "exogenous values of layer 1: distinct non-empty names, got ['0', '0']"),
+    "empty name": ([["0"], ["", "1"]], {"0": 1}, [{}], None,
+                   "exogenous values of layer 2: distinct non-empty names, got ['', '1']"),
+    "not a name": ([["0"], [1]], {"0": 1}, [{}], None,
+                   "exogenous values of layer 2: distinct non-empty names, got [1]"),
+    "start short": (["0", "1"], {"0": "9/10"}, {}, 1,
+                    "exogenous start: the probabilities sum to 9/10, not 1"),
+    "start 1 + 1e-12": (["0"], {"0": "1000000000001/1000000000000"}, {}, 1,
+                        "exogenous start: the probabilities sum to 1000000000001/1000000000000, "
+                        "not 1"),
+    "start a list": (["0"], ["0"], {}, 1, "exogenous start must be a mapping, got list"),
+    "start not a number": (["0"], {"0": "x"}, {}, 1,
+                           "exogenous start['0']: 'x' is not a number (use 'p/q', an int or a "
+                           "decimal)"),
+    "start negative": (["0", "1"], {"0": "-1/2", "1": "3/2"}, {}, 1,
+                       "exogenous start['0']: -1/2 is negative"),
+    "start unknown": (["0", "1"], {"0": 1, "2": 0}, {}, 1,
+                      "exogenous start: '2' is not a value of this layer ('0', '1')"),
+    "step a list": ([["0"], ["0"]], {"0": 1}, [["x"]], None,
+                    "exogenous transitions[1] must be a mapping, got list"),
+    "rows missing": (["0", "1", "2"], {"0": 1}, {"0": {"0": 1}}, 2,
+                     "exogenous transitions[1]: no row for value(s) '1', '2' of layer 1"),
+    "float value within atol of 0": (["0", "1"], {"0": 1.0, "1": 1e-12}, {}, 1,
+                                     "exogenous value '1' of layer 1 has probability 0: its "
+                                     "product states would be unreachable"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CHAINS))
+def test_a_malformed_chain_is_refused_with_the_whole_message(case):
+    """An exact row summing to 1 + 10^-12 is refused too (exact rows are compared exactly)."""
+    values, start, transitions, horizon, message = BAD_CHAINS[case]
+    with pytest.raises(InvalidBlockMDP) as raised:
+        exogenous_chain(values, start, transitions, horizon=horizon)
+    assert str(raised.value) == message
+
+
+def test_an_exact_value_of_tiny_probability_is_reachable():
+    """Exact probabilities are compared with 0 exactly (a float one within atol, above)."""
+    tiny = Fraction(1, 10 ** 12)
+    chain = exogenous_chain(["0", "1"], {"0": 1 - tiny, "1": tiny}, {}, horizon=1)
+    assert chain.start["1"] == tiny

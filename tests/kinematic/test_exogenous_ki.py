@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kinematic import (
+    AmbiguousTolerance,
     InvalidPartition,
     Partition,
     backward_ki_partition,
@@ -263,3 +264,53 @@ def test_the_strategy_draws_twins_proportional_columns_iid_and_deterministic_ste
     draw()
     assert seen == {"iid", "deterministic", "twins", "proportional, unequal columns",
                     "one support, unequal rows"}
+
+
+def _rows_apart_by(epsilon: Fraction | float) -> ExogenousChain:
+    """Two values whose rows differ by ``epsilon``: forward KI twins iff ``epsilon`` is taken
+    for 0."""
+    half = Fraction(1, 2) if isinstance(epsilon, Fraction) else 0.5
+    return exogenous_chain(["0", "1"], {"0": half, "1": half},
+                           {"0": {"0": half + epsilon, "1": half - epsilon},
+                            "1": {"0": half, "1": half}}, horizon=3)
+
+
+def test_an_exact_chain_is_compared_exactly_and_a_float_chain_within_atol():
+    """Rows 10^-12 apart at each step: two forward classes when the chain is exact (Fractions),
+    one when it holds floats (within the default atol 10^-9), two again within atol = 10^-15; the
+    prediction for a float product uses the product's own atol. Kills a chain read as exact
+    when it holds floats, or as float when exact, and an atol left at its default."""
+    apart = Fraction(1, 10 ** 12)
+    assert chain_partitions(_rows_apart_by(apart)).forward.blocks_per_layer == (2, 2, 1)
+    close = _rows_apart_by(1e-12)
+    assert chain_partitions(close).forward.blocks_per_layer == (1, 1, 1)
+    assert chain_partitions(close, atol=1e-15).forward.blocks_per_layer == (2, 2, 1)
+    for atol, classes in ((1e-9, (2, 3, 1)), (1e-15, (4, 6, 1))):  # the lock's, or doubled
+        model = exogenous_block_mdp(with_float_numbers(LOCK, atol=atol), close)
+        assert predicted_ki_partitions(model).forward.blocks_per_layer == classes, atol
+        assert forward_ki_partition(model.mdp).blocks_per_layer == classes, atol
+
+
+def test_the_partitions_have_the_kind_of_their_relation():
+    """The chain's partitions and the predicted partitions of the product are of kind
+    ``backward``, ``forward`` and ``ki`` (what drawings and reports print), as the product's own
+    partitions are."""
+    model = exogenous_block_mdp(LOCK, flips("1/10"))
+    for relation in ("backward", "forward", "ki"):
+        assert getattr(chain_partitions(model.chain), relation).kind == relation
+        assert getattr(predicted_ki_partitions(model), relation).kind == relation
+
+
+def test_float_columns_linked_within_atol_but_apart_are_refused_naming_the_values():
+    """Backward KI of a float chain groups normalised columns within atol; columns linked by a
+    chain of close ones whose ends differ by more than atol are refused, naming two values of
+    the layer the columns lead to (here p, q, r, s of layer 2: 0.5, 0.50075, 0.5015, 0.4997 of
+    their mass from a)."""
+    chain = exogenous_chain(
+        [["a", "b"], ["p", "q", "r", "s"], ["z"]], {"a": 0.5, "b": 0.5},
+        [{"a": {"p": 0.1, "q": 0.1, "r": 0.1, "s": 0.7},
+          "b": {"p": 0.1, "q": 0.0997, "r": 0.0994, "s": 0.7009}},
+         {value: {"z": 1.0} for value in "pqrs"}])
+    with pytest.raises(AmbiguousTolerance, match=r"^states '[pqrs]' and '[pqrs]' are linked by "
+                                                 r"a chain of states within atol=0.001"):
+        chain_partitions(chain, atol=0.001)

@@ -194,7 +194,8 @@ def test_exact_covers_lists_each_partition_once():
 
 def test_more_coarsest_partitions_than_the_limit_are_refused_naming_it():
     with pytest.raises(TooLarge, match=r"^'twins\+exogenous' has more than max_partitions = 1 "
-                                       r"coarsest endogenous partitions \(5 classes in all\)"):
+                                       r"coarsest endogenous partitions \(5 classes in all\); "
+                                       r"raise max_partitions to list them$"):
         endogenous_factorisations(twins().mdp, max_partitions=1)
     assert len(endogenous_factorisations(twins().mdp, max_partitions=2).coarsest) == 2
 
@@ -239,3 +240,88 @@ def test_endogenous_paths_follow_every_exogenous_choice_of_an_endogenous_partiti
                     [[0], [1]], last)
     paths = list(_endogenous_paths(first))
     assert sorted(paths) == [[0, 0], [1, 1]]
+
+
+def test_its_repr_gives_the_classes_per_layer_whether_unique_and_the_count():
+    """The one-line summary, with the plural of one and two factorisations."""
+    assert repr(endogenous_factorisations(two_by_two(0).mdp)) == (
+        "<EndogenousFactorisations 'random-exact-H3-W2-A2-S2-D5-seed0+exogenous': endogenous "
+        "classes 2/2/2 per layer (unique; 1 factorisation)>")
+    assert repr(endogenous_factorisations(twins().mdp)) == (
+        "<EndogenousFactorisations 'twins+exogenous': endogenous classes 3/2 per layer "
+        "(2 coarsest endogenous partitions; 2 factorisations)>")
+
+
+@pytest.mark.parametrize("flip", [f"1/{2 ** 40}", f"1/{3 ** 41}"])
+def test_the_search_stays_exact_with_denominators_beyond_int64(flip):
+    """A bit flipping with probability 2^-40 (rows scaled by 2^41: products of two beyond
+    2^63) or 3^-41 (beyond 2^63 alone) on the H = 3 lock: the declared endogenous partition,
+    unique, as with 1/10. Kills int64 arithmetic (or floats) where the scaled rows or their
+    products overflow it."""
+    model = exogenous_block_mdp(combination_lock(3, 2, seed=0), flips(flip, 3))
+    found = endogenous_factorisations(model.mdp)
+    assert found.unique and found.factorisations == 1
+    assert found.partitions() == [endogenous_partition(model)]
+
+
+def test_the_endogenous_states_are_named_by_their_members_and_the_values_xi():
+    """The names the docstring promises: an endogenous state joins the states of its block with
+    ``+``, exogenous values are ``xi1``, ``xi2``, ... per layer."""
+    recovered = endogenous_factorisations(two_by_two(0).mdp).coarsest[0]
+    assert recovered.endogenous.layers[1] == ("s2_0|0+s2_0|1", "s2_1|0+s2_1|1")
+    assert recovered.chain.layers == (("xi1", "xi2"),) * 3
+
+
+def test_layers_of_different_widths_and_a_single_action():
+    """Widths 2, 4, 6 (an endogenous part of 1, 2, 3 states times a bit with memory): the
+    declared partition, 1/2/3 classes; and with one action every step is action-independent, so
+    all of a two-layer product is exogenous: one endogenous class per layer. Kills a search
+    that reads one layer's sizes or rows for another's, or a second action that is not there."""
+    widening = block_mdp("widths", [["a"], ["b", "c"], ["d", "e", "f"]], ["x", "y"], {"a": 1},
+                         {"a": {"x": {"b": 1}, "y": {"c": 1}},
+                          "b": {"x": {"d": 1}, "y": {"e": 1}},
+                          "c": {"x": {"e": 1}, "y": {"f": 1}}})
+    model = exogenous_block_mdp(widening, flips("1/10", 3))
+    found = endogenous_factorisations(model.mdp)
+    assert found.unique and found.partitions() == [endogenous_partition(model)]
+    chain = block_mdp("one action", [["p", "q"], ["u", "v"]], ["a"], {"p": "1/2", "q": "1/2"},
+                      {"p": {"a": {"u": 1}}, "q": {"a": {"v": 1}}})
+    found = endogenous_factorisations(exogenous_block_mdp(chain, flips("1/10", 2)).mdp)
+    assert found.endogenous_classes == 2 and found.partitions()[0].blocks_per_layer == (1, 1)
+
+
+def test_a_layer_as_wide_as_the_limit_is_searched():
+    assert endogenous_factorisations(two_by_two(0).mdp, max_states_per_layer=4).unique
+
+
+def test_exact_rewards_apart_by_very_little_are_apart():
+    """Two exogenous copies of an endogenous state whose rewards differ by 10^-12 cannot share
+    an endogenous block (exact rewards compare exactly): as when they differ by 1."""
+    spec = to_spec(two_by_two(0, horizon=2).mdp)
+    for reward in ("1", "1/1000000000000"):
+        spec["rewards"] = {"s2_0|1": {"a1": reward}}
+        found = endogenous_factorisations(from_spec(spec))
+        assert [partition.blocks_per_layer for partition in found.partitions()] == [(4, 4)]
+
+
+def test_float_mode_finds_the_declared_partition_despite_rounding():
+    """A float lock times a bit flipping with probability 0.1: products such as 0.9 * 0.5 are
+    rounded, so the search, which compares sums of entries, must allow for rounding."""
+    chain = exogenous_chain(["0", "1"], {"0": 0.5, "1": 0.5},
+                            {"0": {"0": 0.9, "1": 0.1}, "1": {"0": 0.1, "1": 0.9}}, horizon=3)
+    model = exogenous_block_mdp(with_float_numbers(combination_lock(3, 2, seed=0)), chain)
+    found = endogenous_factorisations(model.mdp)
+    assert found.unique and found.partitions() == [endogenous_partition(model)]
+
+
+def test_in_float_mode_a_factorisation_only_the_search_accepts_is_refused():
+    """Entries 0.005 from the product of their marginals: within the search's 4 * width * atol
+    (atol = 10^-3) but not within check_factorisation's atol, which has the last word."""
+    grid = block_mdp("grid", [["s"], ["00", "01", "10", "11"]], ["a", "b"], {"s": 1},
+                     {"s": {"a": {"00": 0.255, "01": 0.245, "10": 0.245, "11": 0.255},
+                            "b": {"00": 0.5, "01": 0.5}}}, atol=1e-3)
+    with pytest.raises(NotFactorised, match=r"^'grid': the coarsest factorisations the search "
+                                            r"found \(within 4 \* width \* atol\) fail "
+                                            r"check_factorisation within atol; give the MDP "
+                                            r"exact numbers$"):
+        endogenous_factorisations(grid)

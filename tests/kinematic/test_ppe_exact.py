@@ -21,6 +21,7 @@ from kinematic.counterexamples.exploration import explore_with_objective
 from kinematic.counterexamples.objectives import square_loss
 from kinematic.counterexamples.ppe import (
     ELIMINATION_CONSTANT,
+    eliminate_paths,
     exact_ppe,
     open_loop_alpha,
     open_loop_policy,
@@ -316,6 +317,7 @@ def test_ppe_solution_groups_by_the_posterior_over_all_candidates():
     assert square_loss(joint, [[0, 1, 2]]) > solution.loss
     assert step.kept == (0, 1)
     assert list(step.decoder_labels) == [1, 1, 0]
+    assert list(np.asarray(step.kept)[step.decoder_labels]) == [1, 1, 0]  # as homer indexes
 
 
 def test_unreached_observations_stay_alone_as_in_every_objective():
@@ -356,18 +358,104 @@ def test_open_loop_policies_reach_what_the_step_reports():
             assert list(state_visitation(lock, policy)[step.layer]) == list(
                 step.distributions[i])
     assert eta(lock)[3][0] == F(1, 2)
-    with pytest.raises(ValueError, match="path\\[1\\] = 'b7' is not an action"):
+    with pytest.raises(ValueError, match=r"^path\[1\] = 'b7' is not an action of "
+                                         r"'combolock-H\d-K3-seed1' \(a1, a2, a3\)$"):
         open_loop_policy(lock, ["a1", "b7"])
 
 
+LOCK_REPORT = """\
+PPE with exact oracles on 'combolock-H4-K3-seed1' (K = 3): path j is eliminated into a kept i < j \
+when ||P_i - P_j||_1 < 5/8
+layer 2: 3 candidate paths; Intrepid's elim_param = 5/24 on gap = ||P_i - P_j||_1 / 3
+  kept   0 (a1)  s2a 1/4, s2b 1/4, s2c 1/2
+         1 (a2)  s2a 1/4, s2b 1/4, s2c 1/2
+  kept   2 (a3)  s2c 1
+  ||P_i - P_j||_1 (* below the threshold):
+        1   2
+    0  0*   1
+    1       1
+  eliminated: 1 into 0
+  cover alpha on layer 2: 1/2
+layer 3: 6 candidate paths; Intrepid's elim_param = 5/48 on gap = ||P_i - P_j||_1 / 6
+  kept   0 (a1, a1)  s3a 1/8, s3b 1/8, s3c 3/4
+         1 (a1, a2)  s3a 1/8, s3b 1/8, s3c 3/4
+         2 (a1, a3)  s3c 1
+         3 (a3, a1)  s3c 1
+         4 (a3, a2)  s3c 1
+         5 (a3, a3)  s3c 1
+  ||P_i - P_j||_1 (* below the threshold):
+         1    2    3    4    5
+    0   0* 1/2* 1/2* 1/2* 1/2*
+    1      1/2* 1/2* 1/2* 1/2*
+    2             0*   0*   0*
+    3                  0*   0*
+    4                       0*
+  eliminated: 1 into 0, 2 into 0, 3 into 0, 4 into 0, 5 into 0
+  cover alpha on layer 3: 1/4
+layer 4: 3 candidate paths; Intrepid's elim_param = 5/24 on gap = ||P_i - P_j||_1 / 3
+  kept   0 (a1, a1, a1)  s4c 1
+         1 (a1, a1, a2)  s4c 1
+         2 (a1, a1, a3)  s4a 1/8, s4b 1/8, s4c 3/4
+  ||P_i - P_j||_1 (* below the threshold):
+         1    2
+    0   0* 1/2*
+    1      1/2*
+  eliminated: 1 into 0, 2 into 0
+  cover alpha on layer 4: 0"""
+
+
 def test_the_report_names_paths_states_merges_and_alpha():
-    text = str(exact_ppe(combination_lock(4, 3, seed=1)))
-    assert "||P_i - P_j||_1 < 5/8" in text
-    assert "layer 4: 3 candidate paths; Intrepid's elim_param = 5/24" in text
-    assert "kept   0 (a1, a1, a1)  s4c 1" in text
-    assert "2 (a1, a1, a3)  s4a 1/8, s4b 1/8, s4c 3/4" in text
-    assert "eliminated: 1 into 0, 2 into 0" in text
-    assert "cover alpha on layer 4: 0" in text
+    """The whole report of the H = 4 lock: each step's candidates (kept ones marked) with their
+    state distributions, the distances (* below 5/8), the eliminations, the cover's alpha."""
+    assert str(exact_ppe(combination_lock(4, 3, seed=1))) == LOCK_REPORT
+
+
+def spread(actions: int, twins: bool = True):
+    """One step, action ``ak`` to state ``tk``, but ``a3`` to ``t1`` 11/16, ``t2`` 5/16
+    (``||P_3 - P_1||_1 = 5/8``, the threshold itself: not below it), and with ``twins``
+    ``a2``, ``a4`` to ``t1`` as ``a1``."""
+    rows = {f"a{k}": {f"t{k}": 1} for k in range(1, actions + 1)}
+    rows["a3"] = {"t1": "11/16", "t2": "5/16"}
+    if twins:
+        rows["a2"] = rows["a4"] = {"t1": 1}
+    states = sorted({s for row in rows.values() for s in row}, key=lambda s: int(s[1:]))
+    return block_mdp(f"spread{actions}", [["s"], states], list(rows), {"s": 1}, {"s": rows})
+
+
+def test_the_distances_as_a_matrix_up_to_12_candidates_then_as_the_pairs_below_the_threshold():
+    """A distance equal to the threshold is neither starred nor listed (elimination needs
+    ``<``); 12 candidates still get the matrix, 13 the list of close pairs, or "none"."""
+    assert str(exact_ppe(spread(4))).splitlines()[7:11] == [
+        "        1   2   3",
+        "    0  0* 5/8  0*",
+        "    1     5/8  0*",
+        "    2         5/8"]
+    twelve = str(exact_ppe(spread(12))).splitlines()
+    assert twelve[14:17] == ["  ||P_i - P_j||_1 (* below the threshold):",
+                             "        1   2   3   4   5   6   7   8   9  10  11",
+                             "    0  0* 5/8  0*   2   2   2   2   2   2   2   2"]
+    assert twelve[-3] == "   10                                           2"
+    thirteen = str(exact_ppe(spread(13))).splitlines()
+    assert thirteen[-3:] == [
+        "  pairs with ||P_i - P_j||_1 below the threshold: 0-1: 0, 0-3: 0, 1-3: 0",
+        "  eliminated: 1 into 0, 3 into 0",
+        "  cover alpha on layer 2: 1"]
+    apart = exact_ppe(spread(13, twins=False))
+    assert str(apart).splitlines()[-3:-1] == [
+        "  pairs with ||P_i - P_j||_1 below the threshold: none", "  eliminated: none"]
+    assert repr(apart.step(1)) == ("<PPEStep layer 2: 13 candidates, kept 0, 1, 2, 3, 4, 5, 6, "
+                                   "7, 8, 9, 10, 11, 12; eliminated none>")
+
+
+def test_ipython_shows_the_report():
+    class Printer:  # IPython's pretty printer, as _repr_pretty_ uses it
+        def text(self, text):
+            self.shown = text
+
+    printer = Printer()
+    result = exact_ppe(combination_lock(4, 3, seed=1))
+    result._repr_pretty_(printer, False)
+    assert printer.shown == LOCK_REPORT
 
 
 def test_the_one_line_forms():
@@ -381,3 +469,41 @@ def test_the_one_line_forms():
 def test_float_mode_is_refused():
     with pytest.raises(ValueError, match="exact-mode"):
         exact_ppe(with_float_numbers(combination_lock(3, 2, seed=0)))
+
+
+def test_open_loop_alpha_refuses_float_mode_in_words():
+    with pytest.raises(ValueError, match=r"^open_loop_alpha needs an exact-mode MDP; "
+                                         r"'combolock-H3-K2-seed0' is in float mode$"):
+        open_loop_alpha(with_float_numbers(combination_lock(3, 2, seed=0)))
+
+
+def test_a_layer_without_a_step_and_a_path_too_long_are_refused_in_words():
+    lock = combination_lock(4, 3, seed=1)
+    result = exact_ppe(lock)
+    for layer in (0, 4):
+        with pytest.raises(ValueError, match=rf"^layer must lie in 1\.\.3, got {layer}$"):
+            result.step(layer)
+    assert len(open_loop_policy(lock, ["a1"] * 3).action_probabilities) == 4
+    with pytest.raises(ValueError, match=r"^path has 4 actions; the MDP 'combolock-H4-K3-seed1' "
+                                         r"has 4 layers, so at most 3$"):
+        open_loop_policy(lock, ["a1"] * 4)
+
+
+def test_an_eliminated_path_eliminates_nothing_but_the_later_ones_still_do():
+    """0 eliminates 1; 1 is skipped (eliminated paths are never compared again), and 2 still
+    eliminates 3."""
+    gaps = np.array([[0, 0.1, 1, 1], [0.1, 0, 1, 1], [1, 1, 0, 0.1], [1, 1, 0.1, 0]])
+    assert eliminate_paths(gaps, 0.2) == ([(0, 1), (2, 3)], [0, 2])
+
+
+def test_ppe_solution_uses_the_candidates_of_its_elimination_constant():
+    """With c = 0 nothing is eliminated: layer 3 of the H = 3, K = 3 lock has 9 candidates
+    (6 with c = 5/8), and the loss is the Bayes-optimal loss of predicting which of the 9."""
+    lock = combination_lock(3, 3, seed=1)
+    step = exact_ppe(lock, F(0)).step(2)
+    assert len(step.candidates) == 9 and len(exact_ppe(lock).step(2).candidates) == 6
+    joint = step.observation_distributions.T / 9
+    solution = ppe_solution(lock, 2, F(0))
+    classes = [np.flatnonzero(solution.labels == label) for label in np.unique(solution.labels)]
+    assert solution.loss == square_loss(joint, classes) == F(251, 288)
+    assert ppe_solution(lock, 2).loss == F(53, 66)

@@ -12,16 +12,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kinematic import backward_ki_partition, combination_lock, forward_ki_partition
+from kinematic import backward_ki_partition, block_mdp, combination_lock, forward_ki_partition
 from kinematic.counterexamples.curiosity import inverse_dynamics_loss
 from kinematic.counterexamples.exploration import explore_with_objective, state_groups
 from kinematic.counterexamples.forward_models import (
     action_forward_joint,
     action_forward_objective,
+    action_forward_solution,
     forward_modelling_joint,
     forward_modelling_objective,
+    forward_modelling_solution,
     temporal_contrast_joint,
     temporal_contrast_objective,
+    temporal_contrast_solution,
 )
 from kinematic.counterexamples.mdps import curiosity_counterexample
 from kinematic.counterexamples.multistep_inverse import (
@@ -32,9 +35,14 @@ from kinematic.counterexamples.multistep_inverse import (
     multistep_inverse_solution,
 )
 from kinematic.counterexamples.objectives import (
+    inverse_dynamics_abstraction,
     inverse_dynamics_posteriors,
+    is_pcid_optimal,
+    pcid_posteriors,
+    pcid_target_abstraction,
     transition_distribution,
 )
+from kinematic.counterexamples.ppe import open_loop_policy
 from kinematic.counterexamples.predictive import (
     MAX_COMPONENT,
     abstraction_loss,
@@ -156,6 +164,13 @@ def test_compatibility_not_transitive_and_the_minimum_cover_not_unique():
     assert sorted(map(sorted, fewest)) == [[[0], [1, 2]], [[0, 1], [2]]]
 
 
+def test_the_loss_of_coarser_labels_exceeds_the_optimum():
+    """The doctest's example: merging x1 .. x3 costs more than either optimal cover."""
+    joint = _not_transitive()
+    assert abstraction_loss(joint, [0, 0, 0]) > abstraction_loss(joint, [0, 1, 1]) == \
+        abstraction_loss(joint, [0, 0, 1]) == abstraction_loss(joint)
+
+
 def test_the_minimum_where_first_fit_is_not():
     """Conflicts x0-x2, x2-x3, x3-x1 (one context each): first fit in index order makes
     {x0, x1} {x2} {x3}; the minimum is {x0, x3} {x1, x2}, unique. Kills a greedy cover."""
@@ -180,14 +195,24 @@ def test_twins_together_and_unseen_observations_alone():
     _agrees_with_brute_force(joint)
 
 
-def test_refuses_a_component_beyond_the_stated_size():
-    size = MAX_COMPONENT + 1  # a star: x0 in a context of its own, the leaves all in conflict
+def star(size: int) -> np.ndarray:
+    """x0 in a context of its own, compatible with every leaf; the leaves x1 .. all in conflict
+    in the other context: a connected component of ``size`` groups of twins."""
     joint = np.zeros((2, size, size), dtype=object)
     joint[0, 0, 0] = Fraction(1, 2)
     for x in range(1, size):
         joint[1, x, x] = Fraction(1, 2 * (size - 1))
-    with pytest.raises(ValueError, match=f"{size} groups .* searches at most {MAX_COMPONENT}"):
-        coarsest_optimal_abstraction(joint)
+    return joint
+
+
+def test_refuses_a_component_beyond_the_stated_size():
+    labels, unique = coarsest_optimal_abstraction(star(MAX_COMPONENT))  # searched
+    assert len(np.unique(labels)) == MAX_COMPONENT - 1 and not unique  # x0 with any leaf
+    size = MAX_COMPONENT + 1
+    with pytest.raises(ValueError, match=rf"^joint: {size} groups of mutually compatible "
+                                         r"observations are connected \(first 0\); the exact "
+                                         rf"clique cover searches at most {MAX_COMPONENT}$"):
+        coarsest_optimal_abstraction(star(size))
 
 
 def test_gap_one_is_inverse_dynamics():
@@ -279,7 +304,11 @@ def test_action_forward_is_forward_ki_and_temporal_contrast_coarser_than_backwar
 
 def test_errors_name_the_argument():
     mdp = curiosity_counterexample()
-    with pytest.raises(ValueError, match="mdp: 'curiosity-counterexample' is a float-mode"):
+    with pytest.raises(ValueError, match=r"^mdp: 'curiosity-counterexample' is a float-mode "
+                                         r"MDP; the exact objectives compare probabilities for "
+                                         r"equality, so each must be exact: write them as "
+                                         r"strings such as \"1/3\" in the spec \(one float makes "
+                                         r"the whole spec float\)$"):
         multistep_inverse_solution(with_float_numbers(mdp), 2)
     with pytest.raises(ValueError, match=r"gap must lie in 1\.\.2 at layer 2, got 3"):
         multistep_inverse_solution(mdp, 2, gap=3)
@@ -287,5 +316,100 @@ def test_errors_name_the_argument():
         multistep_inverse_solution(mdp, 0)
     with pytest.raises(ValueError, match=r"layer must lie in 1\.\.2"):
         temporal_contrast_joint(mdp, 3)
-    with pytest.raises(ValueError, match="gap must be an int >= 1, got 0"):
-        multistep_inverse_gap_objective(0)
+    for gap in (0, True, 1.5, "2"):
+        with pytest.raises(ValueError, match=rf"^gap must be an int >= 1, got {gap!r}$"):
+            multistep_inverse_gap_objective(gap)
+    with pytest.raises(ValueError, match=r"^layer must lie in 1\.\.2 \(0-based; layer 0 has no "
+                                         r"earlier action\), got 3$"):
+        multistep_inverse_solution(mdp, 3)
+
+
+def test_the_forward_objectives_refuse_a_layer_out_of_range():
+    mdp = curiosity_counterexample()
+    for layer in (-1, 3):
+        with pytest.raises(ValueError, match=rf"^layer must lie in 0\.\.2, got {layer}$"):
+            forward_modelling_joint(mdp, layer)
+        with pytest.raises(ValueError, match=rf"^layer must lie in 0\.\.2, got {layer}$"):
+            action_forward_joint(mdp, layer)
+
+
+def test_solutions_are_named_after_their_objective():
+    """The names the objectives table prints."""
+    mdp = curiosity_counterexample()
+    assert [solution.objective for solution in (
+        forward_modelling_solution(mdp, 1), temporal_contrast_solution(mdp, 1),
+        action_forward_solution(mdp, 1), multistep_inverse_solution(mdp, 2),
+        multistep_inverse_solution(mdp, 2, gap=2))] == [
+        "forward_modelling", "temporal_contrast", "action_forward", "multistep_inverse",
+        "multistep_inverse_k2"]
+
+
+def branch(rows_a, rows_b):
+    """s -> A under a1, A 3/4 or B 1/4 under a2; A and B lead to Z and W (or Y) by their rows:
+    the cover of the one policy a1 rolls in through A only."""
+    states = sorted({x for rows in (rows_a, rows_b) for row in rows.values() for x in row})
+    return block_mdp("branch", [["s"], ["A", "B"], states], ["a1", "a2"], {"s": 1},
+                     {"s": {"a1": {"A": 1}, "a2": {"A": "3/4", "B": "1/4"}},
+                      "A": rows_a, "B": rows_b})
+
+
+def test_every_objective_takes_its_data_from_the_cover():
+    """Layer 3's data collected through the cover {a1} (A only) rather than uniformly (A and
+    B): observations only B leads to are unreached and stay alone, contexts only B gives are
+    gone, and the losses are those of the cover's data."""
+    lost = branch({"a1": {"Z": 1}, "a2": {"W": 1}}, {"a1": {"Y": 1}, "a2": {"Y": 1}})  # W Y Z
+    cover = [open_loop_policy(lost, ["a1"])]
+    for solution, objective in ((forward_modelling_solution, forward_modelling_objective),
+                                (action_forward_solution, action_forward_objective)):
+        assert solution(lost, 2).labels.tolist() == [0, 0, 0]
+        assert solution(lost, 2, cover).labels.tolist() == [0, 1, 0]  # Y alone
+        assert objective(lost, cover, 2, None).tolist() == [0, 1, 0]
+    assert multistep_inverse_solution(lost, 2, 1).labels.tolist() == [0, 0, 1]  # W with Y
+    assert multistep_inverse_solution(lost, 2, 1, cover).labels.tolist() == [0, 1, 2]
+    assert multistep_inverse_gap_objective(1)(lost, cover, 2, None).tolist() == [0, 1, 2]
+    assert [temporal_contrast_solution(lost, 2, roll_in).loss for roll_in in ((), cover)] == [
+        Fraction(19, 45), Fraction(1, 2)]
+    assert [multistep_inverse_solution(lost, 2, cover=roll_in).loss
+            for roll_in in ((), cover)] == [Fraction(55, 224), Fraction(3, 14)]
+    # temporal contrast: W comes from A only, Z from B too; through A only they look alike
+    contrast = branch({"a1": {"Z": 1}, "a2": {"W": 1}}, {"a1": {"Z": 1}, "a2": {"Z": 1}})
+    assert temporal_contrast_objective(contrast, (), 2, None).tolist() == [0, 1]
+    assert temporal_contrast_objective(contrast, [open_loop_policy(contrast, ["a1"])], 2,
+                                       None).tolist() == [0, 0]
+    # every gap: only the context B tells which action led to Z or W
+    inverse = branch({"a1": {"Z": "1/2", "W": "1/2"}, "a2": {"Z": "1/2", "W": "1/2"}},
+                     {"a1": {"Z": 1}, "a2": {"W": 1}})
+    assert multistep_inverse_objective(inverse, (), 2, None).tolist() == [0, 1]
+    assert multistep_inverse_objective(inverse, [open_loop_policy(inverse, ["a1"])], 2,
+                                       None).tolist() == [0, 0]
+
+
+def test_pcid_groups_the_targets_by_their_posterior_and_leaves_unseen_ones_alone():
+    """x'0 and x'1 have the same posterior over (class of x, a) (1/2 each on (0, a0) and
+    (1, a1)), x'2 another ((0, a1)), x'3 and x'4 are never seen: {x'0, x'1}, {x'2}, {x'3},
+    {x'4}; merging x'1 with x'2 is not optimal, merging x'2 with the unseen x'3 is (it changes
+    no posterior: the unseen stay alone by convention only)."""
+    joint = np.full((2, 2, 5), Fraction(0), dtype=object)  # (x, a, x')
+    joint[0, 0, 0] = joint[1, 1, 0] = Fraction(1, 8)
+    joint[0, 0, 1] = joint[1, 1, 1] = Fraction(1, 4)
+    joint[0, 1, 2] = Fraction(1, 4)
+    previous = np.array([0, 1])
+    assert pcid_target_abstraction(joint, previous).tolist() == [0, 0, 1, 2, 3]
+    assert pcid_posteriors(joint, previous, np.array([0, 0, 1, 2, 3])) == {
+        0: (Fraction(1, 2), 0, 0, Fraction(1, 2)), 1: (0, 1, 0, 0)}
+    assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 2, 3]))
+    assert not is_pcid_optimal(joint, previous, np.array([0, 1, 1, 2, 3]))
+    assert is_pcid_optimal(joint, previous, np.array([0, 0, 1, 1, 2]))
+
+
+def test_inverse_dynamics_leaves_an_unreached_target_alone():
+    """x'0 and x'1 have the same posterior over the action (1/2, 1/2) and share a class; x'2,
+    never reached, imposes nothing but stays alone (the convention of every objective here)."""
+    joint = np.full((1, 2, 3), Fraction(0), dtype=object)  # (x, a, x')
+    joint[0, :, :2] = Fraction(1, 4)
+    assert inverse_dynamics_abstraction(joint).tolist() == [0, 0, 1]
+
+
+def test_the_transition_table_refuses_a_layer_out_of_range():
+    with pytest.raises(ValueError, match=r"^layer must lie in 1\.\.2, got 3$"):
+        transition_distribution(curiosity_counterexample(), [], 3)
