@@ -173,7 +173,7 @@ def exogenous_chain(values: Sequence[str] | Sequence[Sequence[str]], start: Mapp
                      for value in layers[h]})
     chain = ExogenousChain(layers, first, tuple(rows))
     numbers = list(_numbers(chain))
-    number_mode([p for _, p in numbers], lambda: iter(numbers), atol)  # floats and 1/3 refused
+    number_mode([p for _, p in numbers], lambda: iter(numbers))  # refuses floats beside 1/3
     for h, marginal in enumerate(_marginals(chain)):
         for value, p in marginal.items():
             if p <= (0 if isinstance(p, Fraction) else atol):
@@ -225,8 +225,6 @@ class ExogenousBlockMDP:
     def __getattr__(self, name: str) -> object:
         """An attribute of a Block MDP asked of the factorisation (by a function of Block MDPs
         given it whole) is refused saying where the Block MDP is."""
-        if name.startswith("__"):
-            raise AttributeError(name)
         raise AttributeError(
             f"'ExogenousBlockMDP' object has no attribute {name!r}: it is a Block MDP with its "
             "factorisation, the Block MDP being its .mdp - give a function of Block MDPs "
@@ -319,8 +317,8 @@ def exogenous_block_mdp(endogenous: BlockMDP, chain: ExogenousChain,
 def _exact_numbers(spec: Mapping) -> Iterator[tuple[str, Number]]:
     """The start and transition probabilities of an exact Block MDP's ``spec``, as numbers,
     with their entries."""
-    yield from ((f"start[{state!r}]", parse_number(p, "")) for state, p in spec["start"].items())
-    yield from ((f"transitions[{state!r}][{action!r}][{nxt!r}]", parse_number(p, ""))
+    yield from ((f"start[{state!r}]", Fraction(p)) for state, p in spec["start"].items())
+    yield from ((f"transitions[{state!r}][{action!r}][{nxt!r}]", Fraction(p))
                 for state, row in spec["transitions"].items() for action, nexts in row.items()
                 for nxt, p in nexts.items())
 

@@ -58,6 +58,7 @@ from homer.policy_evaluation import (
 )
 from homer.sampler import LinearPolicy
 from homer.summary import (
+    ENDOGENOUS_LEGEND,
     Evaluation,
     abstraction_table,
     agreement_lines,
@@ -807,6 +808,20 @@ def test_the_legend_defines_the_merge_rate_and_shows_the_threshold():
                                          "rate above 0.25 (--merge-threshold);")
     assert summary_legend(0.25) == (*table_legend(0.25), "  phi-bar separates what phi_F or "
                                     "phi_B separates; the cover is learned on phi_B's classes.")
+
+
+def test_the_endogenous_legend_follows_the_tables_that_have_an_endogenous_row():
+    """homer compare's legend ends with it when phi-bar was compared with the endogenous
+    partition, homer evaluate's has it after the table's legend when phi was."""
+    assert summary_legend(0.25, ["endogenous"]) == (*summary_legend(0.25), *ENDOGENOUS_LEGEND)
+    assert ENDOGENOUS_LEGEND[0].startswith("  the row against the endogenous partition: ")
+    plain = evaluation(None)
+    assert not set(ENDOGENOUS_LEGEND) & set(format_evaluation(plain).splitlines())
+    for step in plain.report.steps:
+        step["endogenous"] = comparison()
+    text = format_evaluation(plain).splitlines()
+    legend_end = text.index(table_legend(0.1)[-1])
+    assert text[legend_end + 1:legend_end + 1 + len(ENDOGENOUS_LEGEND)] == list(ENDOGENOUS_LEGEND)
 
 
 def cover_report(values: list[float] | None, errors: list[float] | None) -> CoverReport:

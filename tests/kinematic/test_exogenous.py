@@ -157,6 +157,19 @@ def test_an_exogenous_part_that_the_action_moves_is_refused():
                             {"s": "-", "x": "x", "y": "y"})
 
 
+def test_an_exogenous_part_that_the_endogenous_state_moves_is_refused():
+    """From s the bit is fair, from t it stays 0: the chain is read off s."""
+    moved = block_mdp("moved", [["s", "t"], ["e|0", "e|1"]], ["a"], {"s": "1/2", "t": "1/2"},
+                      {"s": {"a": {"e|0": "1/2", "e|1": "1/2"}}, "t": {"a": {"e|0": 1}}})
+    with pytest.raises(NotFactorised, match=r"^transitions\['t'\]\['a'\]: the next exogenous "
+                                            r"value is \{'0': 1\}, but from 's' with action 'a' "
+                                            r"\{'0': 1/2, '1': 1/2\}: it depends on the "
+                                            r"endogenous state or the action, so it is not "
+                                            r"exogenous$"):
+        check_factorisation(moved, {"s": "s", "t": "t", "e|0": "e", "e|1": "e"},
+                            {"s": "-", "t": "-", "e|0": "0", "e|1": "1"})
+
+
 def test_parts_that_move_together_are_refused_naming_the_entry_off_the_product():
     """Each part's marginal is a chain of its own, but they move together: (e0, 0) or (e1, 1)
     under one action, (e0, 1) or (e1, 0) under the other."""
