@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["UNDER_GAP", "PanelPlan", "Slot", "arrange", "panel_width", "plan_panel"]
+__all__ = ["UNDER_GAP", "PanelPlan", "Slot", "arrange", "panel_width", "plan_panel",
+           "row_width"]
 
 Position = tuple[float, float]
 Size = tuple[float, float]
@@ -68,7 +69,7 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     apart as the nodes and texts need (room for the labels of crossing edges). Raises
     ValueError (``what``: the option asked for and the drawing) when the layers cannot stand
     far enough apart, with the width the figure needs: ``panels`` such drawings side by side
-    (:func:`panel_width`).
+    (:func:`row_width`).
 
     >>> plan = plan_panel([["s1"], ["s2"]], {"s1": (1, 0), "s2": (2, 0)},
     ...                   {"s1": 22.0, "s2": 22.0}, {}, {}, 100.0, "mdp")
@@ -84,11 +85,10 @@ def plan_panel(layers: Sequence[Sequence[str]], positions: Mapping[str, Position
     if needed > width + 1e-9:
         fewer = [option for option, shown in (("edge_labels=False", edge_labels),
                                               ("observations=False", under)) if shown]
-        gaps = _PANEL_GAP * (panels - 1)
         raise ValueError(
-            f"{what} needs {math.ceil((needed * panels + gaps) / 7.2) / 10} inches to draw "
+            f"{what} needs {math.ceil(row_width(needed, panels) / 7.2) / 10} inches to draw "
             f"{len(layers)} layers with text of at least 7 points, not "
-            f"{round((width * panels + gaps) / 72, 2)}: give a width of at least that"
+            f"{round(row_width(width, panels) / 72, 2)}: give a width of at least that"
             + (f", or fewer labels ({', '.join(fewer)})" if fewer else
                ", or shorter names (labels=)"))
     x_scale = (width - 2 * side) / span if span else 1.0
@@ -141,6 +141,16 @@ def panel_width(width: float, columns: int) -> float:
     140.0
     """
     return (width - _PANEL_GAP * (columns - 1)) / columns
+
+
+def row_width(panel: float, columns: int) -> float:
+    """Points of a row of ``columns`` panels of ``panel`` points each: the inverse of
+    :func:`panel_width`.
+
+    >>> row_width(panel_width(288.0, 2), 2)
+    288.0
+    """
+    return panel * columns + _PANEL_GAP * (columns - 1)
 
 
 def arrange(figure: Figure, rows: Sequence[Sequence[Slot]], width: float, columns: int = 1,
